@@ -1,0 +1,67 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { count } from 'drizzle-orm';
+import type { AppContext } from './app.js';
+import { randomBase62 } from './lib/secrets.js';
+import { organizations } from './modules/tenancy/tenancy.tables.js';
+
+/** What `./.cadre-data/bootstrap.json` holds: secrets, hence mode 0600 and never printed. */
+export interface BootstrapFile {
+  adminToken: string;
+  organization?: { id: string; slug: string };
+  owner?: { id: string; email: string };
+  apiKey?: string;
+}
+
+export const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
+
+function readBootstrap(path: string): BootstrapFile | undefined {
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as BootstrapFile;
+}
+
+function writeBootstrap(path: string, file: BootstrapFile): void {
+  writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/** The embedded quick start's admin token: generated once, then kept in bootstrap.json across restarts. */
+export function loadOrCreateAdminToken(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const path = bootstrapPath(dataDir);
+  const existing = readBootstrap(path);
+  if (existing?.adminToken) return existing.adminToken;
+  const adminToken = randomBase62(48);
+  writeBootstrap(path, { ...existing, adminToken });
+  return adminToken;
+}
+
+/** On an empty database: organization `demo` (personal), owner `demo@localhost` and an owner API key. */
+export async function seedDemoOrganization(context: AppContext, dataDir: string): Promise<string> {
+  const path = bootstrapPath(dataDir);
+  const [row] = await context.database.db.select({ total: count() }).from(organizations);
+  if (row?.total !== 0) return path;
+  const created = await context.tenancy.createOrganization(
+    {
+      slug: 'demo',
+      name: 'Demo',
+      accountType: 'personal',
+      owner: { email: 'demo@localhost', name: 'Demo Owner' },
+    },
+    (tx, { organization, owner }) =>
+      context.apiKeys.insertKey(
+        tx,
+        { kind: 'admin' },
+        { organizationId: organization.id, userId: owner.id },
+        { name: 'bootstrap owner key', grants: { type: 'organization', permissions: ['*'] } },
+      ),
+  );
+  const file = readBootstrap(path);
+  writeBootstrap(path, {
+    adminToken: file?.adminToken ?? randomBase62(48),
+    organization: { id: created.organization.id, slug: created.organization.slug },
+    owner: { id: created.owner.id, email: created.owner.email },
+    apiKey: created.extra.key,
+  });
+  return path;
+}

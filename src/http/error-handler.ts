@@ -1,0 +1,83 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ApiError, type ErrorDetail, statusText } from './errors.js';
+
+const isRegistry = (url: string) => url === '/registry' || url.startsWith('/registry/');
+
+/** The single place where anything thrown becomes an HTTP answer in the documented shape. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error as FastifyError);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, apiError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      request,
+      reply,
+      new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+    ),
+  );
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  if (isRegistry(request.url)) {
+    // Registry convention: validation problems are plain 400s (contract §4).
+    const status = error.code === 'validation_failed' ? 400 : error.status;
+    const reason = error.details?.length
+      ? `${error.message}: ${error.details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`
+      : error.message;
+    return reply
+      .code(status)
+      .type('application/json')
+      .send({ code: status, error: statusText(status), reason });
+  }
+  return reply
+    .code(error.status)
+    .type('application/json')
+    .send({
+      error: {
+        code: error.code,
+        message: error.message,
+        requestId: request.id,
+        ...(error.details ? { details: error.details } : {}),
+      },
+    });
+}
+
+function toApiError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    // Body fields are named as they are sent (`grants.type`); other parts keep their place (`query.limit`).
+    const where =
+      error.validationContext && error.validationContext !== 'body' ? [error.validationContext] : [];
+    const details: ErrorDetail[] = error.validation.map((issue) => ({
+      path: [...where, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
+      message: issue.message ?? 'is invalid',
+    }));
+    return new ApiError('validation_failed', 'Request validation failed', details);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('bad_request', 'The request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('bad_request', 'Unsupported Content-Type: send application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The request body is too large');
+  }
+  if (error.validation) {
+    return new ApiError(
+      'validation_failed',
+      'Request validation failed',
+      error.validation.map((issue) => ({ path: issue.instancePath, message: issue.message ?? 'invalid' })),
+    );
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    // Fastify's own client errors (bad URL encoding, bad headers): answer them, in our shape.
+    return new ApiError(error.statusCode === 413 ? 'payload_too_large' : 'bad_request', error.message);
+  }
+  return new ApiError('internal_error', 'The server could not complete the request');
+}

@@ -1,0 +1,70 @@
+import { STATUS_CODES } from 'node:http';
+import { z } from 'zod';
+
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  csrf_token_invalid: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  validation_failed: 422,
+  rate_limited: 429,
+  foreign_resource_rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The one error type. Services throw it; the error handler turns it into the documented shape. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
+export const forbidden = (message = 'You do not have permission to perform this action') =>
+  new ApiError('forbidden', message);
+export const validationFailed = (path: string, message: string) =>
+  new ApiError('validation_failed', 'Request validation failed', [{ path, message }]);
+
+export const managementErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: 'validation_failed' }),
+      message: z.string(),
+      requestId: z.string(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'PublicApiError', description: 'Error body of every management, admin and auth endpoint.' });
+
+export const registryErrorSchema = z
+  .object({
+    code: z.number().int().meta({ example: 404 }),
+    error: z.string().meta({ example: 'Not Found' }),
+    reason: z.string().meta({ example: 'Expert my-expert@9.9.9 not found' }),
+  })
+  .meta({ id: 'RegistryError', description: 'Error body of every registry endpoint.' });
+
+export const statusText = (status: number): string => STATUS_CODES[status] ?? 'Error';

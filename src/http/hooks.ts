@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+
+const NO_STORE = /^\/(api|admin|auth)(\/|$)/;
+
+/** Headers every answer carries: its request id, and no caching of anything that is not public. */
+export function registerResponseHeaders(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    if (NO_STORE.test(request.url)) reply.header('Cache-Control', 'no-store');
+  });
+}

@@ -1,0 +1,38 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+/** The OpenAPI 3.1 document is generated from the same zod schemas the routes validate with. */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cadre',
+        version,
+        description:
+          'Registry of Experts (`/registry`), management API (`/api`), admin API (`/admin`). ' +
+          'Management errors use the PublicApiError shape; registry errors use `{code, error, reason}`.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key: `cadre_` followed by 40 characters.',
+          },
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The operator token (CADRE_ADMIN_TOKEN).',
+          },
+          consoleSession: { type: 'apiKey', in: 'cookie', name: 'cadre_session' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+}

@@ -1,0 +1,45 @@
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { managementErrorSchema, registryErrorSchema } from './errors.js';
+
+/** The Fastify instance every route module receives: zod schemas type its requests and replies. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+/** `{ data: … }`, the envelope of every successful single-resource management answer. */
+export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
+
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+
+/** The error answers a management route documents, each in the PublicApiError shape. */
+export const managementErrors = (...statuses: ErrorStatus[]) =>
+  Object.fromEntries(
+    [...new Set<ErrorStatus>([400, ...statuses, 429, 500, 503])].map((status) => [
+      status,
+      managementErrorSchema,
+    ]),
+  ) as Record<ErrorStatus, typeof managementErrorSchema>;
+
+export const registryErrors = (...statuses: ErrorStatus[]) =>
+  Object.fromEntries(
+    [...new Set<ErrorStatus>([400, ...statuses, 429, 500, 503])].map((status) => [
+      status,
+      registryErrorSchema,
+    ]),
+  ) as Record<ErrorStatus, typeof registryErrorSchema>;
+
+type Security = Array<Record<string, string[]>>;
+export const bearerSecurity: Security = [{ apiKey: [] }, { consoleSession: [] }];
+export const adminSecurity: Security = [{ adminToken: [] }];

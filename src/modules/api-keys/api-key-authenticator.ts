@@ -1,0 +1,160 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Change, ChangeBus } from '../../db/change-bus.js';
+import type { Database } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { safeEqual, sha256Hex } from '../../lib/secrets.js';
+import type { Grant } from '../auth/grants.js';
+import type { ApiKeyPrincipal, Role } from '../auth/permissions.js';
+import { memberships } from '../tenancy/tenancy.tables.js';
+import { isWellFormedApiKey } from './api-key-secret.js';
+import { apiKeys } from './api-keys.tables.js';
+
+interface CachedKey {
+  id: string;
+  digest: string;
+  organizationId: string;
+  userId: string;
+  role: Role;
+  grants: Grant;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface ApiKeyAuthenticatorDeps {
+  database: Database;
+  bus: ChangeBus;
+  clock: Clock;
+  flushIntervalMs: number;
+  maxCacheEntries?: number;
+  onError: (error: unknown) => void;
+}
+
+export const API_KEY_CHANGED = 'api-key';
+export const MEMBERSHIP_CHANGED = 'membership';
+
+export type ApiKeyAuthenticator = ReturnType<typeof createApiKeyAuthenticator>;
+
+/**
+ * Verifies Bearer API keys. Verified keys are cached per instance so authentication costs no query on the
+ * hot path; every revocation or role change is published on the change bus and evicts the entry on every
+ * instance. `lastUsedAt` is collected in memory and written in one batched UPDATE per interval.
+ */
+export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
+  const { db } = deps.database;
+  const maxEntries = deps.maxCacheEntries ?? 10_000;
+  const cache = new Map<string, CachedKey>();
+  // Bumped on every invalidation: a lookup that raced one must not cache what it read.
+  let generation = 0;
+  const lastUsed = new Map<string, Date>();
+  let timer: NodeJS.Timeout | undefined;
+
+  const evict = (change: Change) => {
+    generation++;
+    for (const [digest, entry] of cache) {
+      const hit =
+        change.topic === API_KEY_CHANGED
+          ? entry.id === change.id
+          : entry.userId === change.userId && entry.organizationId === change.organizationId;
+      if (hit) cache.delete(digest);
+    }
+  };
+  deps.bus.subscribe({
+    onChange: (change) => {
+      if (change.topic === API_KEY_CHANGED || change.topic === MEMBERSHIP_CHANGED) evict(change);
+    },
+    reset: () => {
+      generation++;
+      cache.clear();
+    },
+  });
+
+  async function load(digest: string): Promise<CachedKey | undefined> {
+    const [row] = await db
+      .select({
+        id: apiKeys.id,
+        digest: apiKeys.digest,
+        organizationId: apiKeys.organizationId,
+        userId: apiKeys.userId,
+        grants: apiKeys.grants,
+        expiresAt: apiKeys.expiresAt,
+        revokedAt: apiKeys.revokedAt,
+        role: memberships.role,
+      })
+      .from(apiKeys)
+      .innerJoin(
+        memberships,
+        and(eq(memberships.organizationId, apiKeys.organizationId), eq(memberships.userId, apiKeys.userId)),
+      )
+      .where(eq(apiKeys.digest, digest))
+      .limit(1);
+    return row;
+  }
+
+  async function authenticate(token: string): Promise<ApiKeyPrincipal | null> {
+    if (!isWellFormedApiKey(token)) return null;
+    const digest = sha256Hex(token);
+    let entry = deps.bus.isLive() ? cache.get(digest) : undefined;
+    if (!entry) {
+      const seen = generation;
+      entry = await load(digest);
+      if (!entry) return null;
+      if (seen === generation && deps.bus.isLive()) remember(digest, entry);
+    }
+    // The lookup is by digest; comparing it again in constant time keeps the final decision timing-flat.
+    if (!safeEqual(entry.digest, digest)) return null;
+    const now = deps.clock.now();
+    if (entry.revokedAt || (entry.expiresAt && entry.expiresAt <= now)) return null;
+    lastUsed.set(entry.id, now);
+    return {
+      kind: 'apiKey',
+      apiKeyId: entry.id,
+      userId: entry.userId,
+      organizationId: entry.organizationId,
+      role: entry.role,
+      grants: entry.grants,
+    };
+  }
+
+  function remember(digest: string, entry: CachedKey) {
+    if (cache.size >= maxEntries) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    cache.set(digest, entry);
+  }
+
+  async function flushLastUsed(): Promise<void> {
+    if (lastUsed.size === 0) return;
+    const batch = [...lastUsed];
+    lastUsed.clear();
+    const values = sql.join(
+      batch.map(([id, at]) => sql`(${id}, ${at.toISOString()}::timestamptz)`),
+      sql`, `,
+    );
+    try {
+      await db.execute(sql`
+        UPDATE api_keys SET last_used_at = v.at
+        FROM (VALUES ${values}) AS v(id, at)
+        WHERE api_keys.id = v.id AND (api_keys.last_used_at IS NULL OR api_keys.last_used_at < v.at)`);
+    } catch (error) {
+      // Keep the newest timestamps for the next attempt rather than lose them.
+      for (const [id, at] of batch) if (!lastUsed.has(id)) lastUsed.set(id, at);
+      deps.onError(error);
+    }
+  }
+
+  return {
+    authenticate,
+    flushLastUsed,
+    /** Drop a key from this instance's cache at once (the bus tells the others). */
+    forget: (id: string) => evict({ topic: API_KEY_CHANGED, id }),
+    start() {
+      timer = setInterval(() => void flushLastUsed(), deps.flushIntervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      await flushLastUsed();
+    },
+  };
+}

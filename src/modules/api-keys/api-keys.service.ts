@@ -1,0 +1,253 @@
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database, Executor } from '../../db/client.js';
+import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { Grant } from '../auth/grants.js';
+import {
+  can,
+  grantPermissions,
+  managesAllApiKeys,
+  type Principal,
+  ROLE_PERMISSIONS,
+} from '../auth/permissions.js';
+import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
+import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
+import { decodeCursor, encodeCursor } from './api-key-cursor.js';
+import { generateApiKeySecret } from './api-key-secret.js';
+import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
+import { apiKeys, auditEvents } from './api-keys.tables.js';
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** Who performed a change, for the audit trail. */
+export type Actor = { kind: 'admin' } | Principal;
+
+export interface ApiKeysServiceDeps {
+  database: Database;
+  bus: ChangeBus;
+  clock: Clock;
+  authenticator: ApiKeyAuthenticator;
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;
+
+export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  start: row.start,
+  grants: row.grants,
+  userId: row.userId,
+  organizationId: row.organizationId,
+  createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt?.toISOString() ?? null,
+  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+});
+
+export function createApiKeysService({ database, bus, clock, authenticator }: ApiKeysServiceDeps) {
+  const { db } = database;
+
+  /** Every id a grant names must exist in the organization; unknown and foreign ids read the same. */
+  async function checkGrantTargets(executor: Executor, organizationId: string, grant: Grant) {
+    const lookup = {
+      organization: undefined,
+      project: {
+        table: projects,
+        ids: grant.type === 'project' ? grant.projectIds : [],
+        field: 'projectIds',
+      },
+      environment: {
+        table: environments,
+        ids: grant.type === 'environment' ? grant.environmentIds : [],
+        field: 'environmentIds',
+      },
+      agent: { table: agents, ids: grant.type === 'agent' ? grant.agentIds : [], field: 'agentIds' },
+    }[grant.type];
+    if (!lookup) return;
+    const found = await executor
+      .select({ id: lookup.table.id })
+      .from(lookup.table)
+      .where(and(eq(lookup.table.organizationId, organizationId), inArray(lookup.table.id, lookup.ids)));
+    const known = new Set(found.map((row) => row.id));
+    const details: ErrorDetail[] = lookup.ids.flatMap((id, index) =>
+      known.has(id) ? [] : [{ path: `grants.${lookup.field}.${index}`, message: `${id} does not exist` }],
+    );
+    if (details.length) throw new ApiError('validation_failed', 'Request validation failed', details);
+  }
+
+  function resolveExpiry(input: CreateApiKeyInput): Date | null {
+    const now = clock.now();
+    if (input.expiresIn !== undefined) return new Date(now.getTime() + input.expiresIn * 1000);
+    if (input.expiresAt == null) return null;
+    const expiresAt = new Date(input.expiresAt);
+    if (expiresAt <= now) {
+      throw new ApiError('validation_failed', 'Request validation failed', [
+        { path: 'expiresAt', message: 'must be in the future' },
+      ]);
+    }
+    return expiresAt;
+  }
+
+  async function audit(
+    executor: Executor,
+    actor: Actor,
+    organizationId: string,
+    action: string,
+    keyId: string,
+  ) {
+    await executor.insert(auditEvents).values({
+      id: newId(),
+      organizationId,
+      action,
+      actorKind: actor.kind,
+      actorUserId: actor.kind === 'admin' ? null : actor.userId,
+      actorApiKeyId: actor.kind === 'apiKey' ? actor.apiKeyId : null,
+      actorSessionId: actor.kind === 'session' ? actor.sessionId : null,
+      targetType: 'apiKey',
+      targetId: keyId,
+      createdAt: clock.now(),
+    });
+  }
+
+  /** Inserts a key for `userId` in `organizationId`; the caller has checked who may do so. */
+  async function insertKey(
+    executor: Executor,
+    actor: Actor,
+    target: { organizationId: string; userId: string },
+    input: CreateApiKeyInput,
+  ) {
+    await checkGrantTargets(executor, target.organizationId, input.grants);
+    const secret = generateApiKeySecret();
+    const [row] = await executor
+      .insert(apiKeys)
+      .values({
+        id: newId(),
+        organizationId: target.organizationId,
+        userId: target.userId,
+        name: input.name ?? null,
+        start: secret.start,
+        digest: secret.digest,
+        grants: input.grants,
+        createdAt: clock.now(),
+        expiresAt: resolveExpiry(input),
+      })
+      .returning();
+    await audit(executor, actor, target.organizationId, 'api_key.created', row!.id);
+    return { ...toApiKeyRecord(row!), key: secret.key };
+  }
+
+  async function findInOrganization(organizationId: string, apiKeyId: string): Promise<ApiKeyRow> {
+    const [row] = await db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, apiKeyId), eq(apiKeys.organizationId, organizationId)));
+    if (!row) throw notFound(`API key ${apiKeyId}`);
+    return row;
+  }
+
+  function requireOnKey(
+    principal: Principal,
+    permission: 'api-keys:read' | 'api-keys:revoke',
+    row: ApiKeyRow,
+  ) {
+    const scope = { kind: 'apiKey' as const, organizationId: row.organizationId, ownerUserId: row.userId };
+    if (!can(principal, permission, scope))
+      throw forbidden(`Missing permission ${permission} on this API key`);
+  }
+
+  return {
+    insertKey,
+
+    /** Operator path (admin API): creates a key for any member, in its own transaction. */
+    createForUser(
+      actor: Actor,
+      target: { organizationId: string; userId: string },
+      input: CreateApiKeyInput,
+    ) {
+      return db.transaction((tx) => insertKey(tx, actor, target, input));
+    },
+
+    async create(principal: Principal, input: CreateApiKeyInput) {
+      const scope = { kind: 'organization' as const, organizationId: principal.organizationId };
+      if (!can(principal, 'api-keys:create', scope)) throw forbidden('Missing permission api-keys:create');
+      const ceiling = ROLE_PERMISSIONS[principal.role];
+      const beyond = grantPermissions(input.grants).filter((permission) => !ceiling.has(permission));
+      if (beyond.length) {
+        throw forbidden(`Your role (${principal.role}) cannot grant: ${beyond.join(', ')}`);
+      }
+      return db.transaction((tx) =>
+        insertKey(
+          tx,
+          principal,
+          { organizationId: principal.organizationId, userId: principal.userId },
+          input,
+        ),
+      );
+    },
+
+    async list(principal: Principal, query: { limit: number; cursor?: string | undefined }) {
+      const scope = { kind: 'organization' as const, organizationId: principal.organizationId };
+      if (!can(principal, 'api-keys:read', scope)) throw forbidden('Missing permission api-keys:read');
+      const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+      const ownOnly = !managesAllApiKeys(principal);
+      const rows = await db
+        .select()
+        .from(apiKeys)
+        .where(
+          and(
+            eq(apiKeys.organizationId, principal.organizationId),
+            ownOnly ? eq(apiKeys.userId, principal.userId) : undefined,
+            after
+              ? sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`
+              : undefined,
+          ),
+        )
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .limit(query.limit + 1);
+      const page = rows.slice(0, query.limit);
+      const hasMore = rows.length > query.limit;
+      const last = page.at(-1);
+      return {
+        apiKeys: page.map(toApiKeyRecord),
+        pagination: { limit: query.limit, hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null },
+      };
+    },
+
+    async get(principal: Principal, apiKeyId: string) {
+      const row = await findInOrganization(principal.organizationId, apiKeyId);
+      requireOnKey(principal, 'api-keys:read', row);
+      return toApiKeyRecord(row);
+    },
+
+    /** Idempotent: a second revoke answers the same record with the first `revokedAt`. */
+    async revoke(principal: Principal, apiKeyId: string) {
+      const existing = await findInOrganization(principal.organizationId, apiKeyId);
+      requireOnKey(principal, 'api-keys:revoke', existing);
+      const row = await db.transaction(async (tx) => {
+        const [revoked] = await tx
+          .update(apiKeys)
+          .set({ revokedAt: clock.now() })
+          .where(and(eq(apiKeys.id, apiKeyId), isNull(apiKeys.revokedAt)))
+          .returning();
+        if (!revoked) return undefined;
+        await audit(tx, principal, revoked.organizationId, 'api_key.revoked', revoked.id);
+        await bus.publish(tx, { topic: API_KEY_CHANGED, id: revoked.id });
+        return revoked;
+      });
+      authenticator.forget(apiKeyId);
+      return toApiKeyRecord(row ?? (await findInOrganization(principal.organizationId, apiKeyId)));
+    },
+
+    async listAuditEvents(organizationId: string, limit: number) {
+      const rows = await db
+        .select()
+        .from(auditEvents)
+        .where(eq(auditEvents.organizationId, organizationId))
+        .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
+        .limit(limit);
+      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { type Grant, PERMISSIONS, type Permission } from './grants.js';
+
+export type Role = 'owner' | 'admin' | 'member';
+
+const ALL = new Set<Permission>(PERMISSIONS);
+
+export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  owner: ALL,
+  admin: new Set(PERMISSIONS.filter((permission) => permission !== 'experts:delete')),
+  member: new Set<Permission>([
+    'api-keys:create',
+    'api-keys:read',
+    'api-keys:revoke',
+    'billing:read',
+    'experts:write',
+    'projects:operate',
+    'agents:run',
+  ]),
+};
+
+/** Members manage their own API keys only; owners and admins manage every key of the organization. */
+const OWN_KEYS_ONLY: Record<Role, boolean> = { owner: false, admin: false, member: true };
+
+interface PrincipalBase {
+  userId: string;
+  organizationId: string;
+  /** The user's current role, read at authentication time, so a demotion applies to its keys at once. */
+  role: Role;
+}
+export interface ApiKeyPrincipal extends PrincipalBase {
+  kind: 'apiKey';
+  apiKeyId: string;
+  grants: Grant;
+}
+export interface SessionPrincipal extends PrincipalBase {
+  kind: 'session';
+  sessionId: string;
+  csrfToken: string;
+}
+export type Principal = ApiKeyPrincipal | SessionPrincipal;
+
+/** Owners and admins see and manage every API key of the organization; members only their own. */
+export const managesAllApiKeys = (principal: Principal): boolean => !OWN_KEYS_ONLY[principal.role];
+
+/** What a permission is checked against. Every scope names the organization that owns the resource. */
+export type Scope =
+  | { kind: 'organization'; organizationId: string }
+  | { kind: 'project'; organizationId: string; projectId: string }
+  | { kind: 'environment'; organizationId: string; projectId: string; environmentId: string }
+  | { kind: 'agent'; organizationId: string; projectId: string; agentId: string; environmentId?: string }
+  | { kind: 'apiKey'; organizationId: string; ownerUserId: string };
+
+/** May this principal do `permission` on `scope`? Effective rights = the key's grants ∩ the user's role. */
+export function can(principal: Principal, permission: Permission, scope: Scope): boolean {
+  if (scope.organizationId !== principal.organizationId) return false;
+  if (!roleAllows(principal, permission, scope)) return false;
+  return principal.kind === 'session' || grantAllows(principal.grants, permission, scope);
+}
+
+function roleAllows(principal: Principal, permission: Permission, scope: Scope): boolean {
+  if (!ROLE_PERMISSIONS[principal.role].has(permission)) return false;
+  if (scope.kind === 'apiKey' && OWN_KEYS_ONLY[principal.role]) return scope.ownerUserId === principal.userId;
+  return true;
+}
+
+function grantAllows(grant: Grant, permission: Permission, scope: Scope): boolean {
+  switch (grant.type) {
+    case 'organization':
+      return grant.permissions.includes('*') || (grant.permissions as string[]).includes(permission);
+    case 'project':
+      return (
+        (grant.permissions as string[]).includes(permission) &&
+        (scope.kind === 'project' || scope.kind === 'environment' || scope.kind === 'agent') &&
+        grant.projectIds.includes(scope.projectId)
+      );
+    case 'environment':
+      return (
+        (grant.permissions as string[]).includes(permission) &&
+        (scope.kind === 'environment' || scope.kind === 'agent') &&
+        scope.environmentId !== undefined &&
+        grant.environmentIds.includes(scope.environmentId)
+      );
+    case 'agent':
+      return (
+        (grant.permissions as string[]).includes(permission) &&
+        scope.kind === 'agent' &&
+        grant.agentIds.includes(scope.agentId)
+      );
+  }
+}
+
+/** The permissions a grant would give if its user's role allowed everything (for ceiling checks). */
+export function grantPermissions(grant: Grant): Permission[] {
+  if (grant.type === 'organization' && grant.permissions.includes('*')) return [...PERMISSIONS];
+  return grant.permissions as Permission[];
+}

@@ -1,0 +1,49 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../../db/client.js';
+import { ApiError } from '../../http/errors.js';
+import { type App, managementErrors } from '../../http/route-kit.js';
+
+const tags = ['System'];
+const READY_TIMEOUT_MS = 2_000;
+
+export function registerSystemRoutes(app: App, database: Database): void {
+  app.get('/healthz', {
+    schema: {
+      operationId: 'health',
+      summary: 'The process is up',
+      tags,
+      response: { 200: z.object({ status: z.literal('ok') }) },
+    },
+    handler: async () => ({ status: 'ok' as const }),
+  });
+
+  app.get('/readyz', {
+    schema: {
+      operationId: 'ready',
+      summary: 'The service can answer requests (its database is reachable)',
+      tags,
+      response: { 200: z.object({ status: z.literal('ready') }), ...managementErrors(503) },
+    },
+    handler: async () => {
+      const ping = database.db.execute(sql`SELECT 1`);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('database ping timed out')), READY_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([ping, timeout]);
+      } catch {
+        ping.catch(() => undefined);
+        throw new ApiError('service_unavailable', 'The database is unreachable', undefined, {
+          'Retry-After': '5',
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      return { status: 'ready' as const };
+    },
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

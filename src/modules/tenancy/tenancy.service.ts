@@ -1,0 +1,189 @@
+import { and, eq, or } from 'drizzle-orm';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database, Executor } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { ApiError, notFound } from '../../http/errors.js';
+import { isId, newId } from '../../lib/ids.js';
+import { hashPassword } from '../../lib/secrets.js';
+import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
+import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
+import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
+
+export const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
+
+export type Organization = typeof organizations.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Project = typeof projects.$inferSelect;
+export type Environment = typeof environments.$inferSelect;
+export type Agent = typeof agents.$inferSelect;
+
+export interface TenancyServiceDeps {
+  database: Database;
+  bus: ChangeBus;
+}
+
+export type TenancyService = ReturnType<typeof createTenancyService>;
+
+/** Organizations, users, memberships, projects, environments and agents: what the admin API manages. */
+export function createTenancyService({ database, bus }: TenancyServiceDeps) {
+  const { db } = database;
+
+  async function conflictOnDuplicate<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError('conflict', `${what} already exists`);
+      throw error;
+    }
+  }
+
+  /** An existing user is reused by email, so one person can belong to several organizations. */
+  async function findOrCreateUser(tx: Executor, email: string, name: string | undefined): Promise<User> {
+    const [created] = await tx
+      .insert(users)
+      .values({ id: newId(), email, name: name ?? null })
+      .onConflictDoNothing({ target: users.email })
+      .returning();
+    if (created) return created;
+    const [existing] = await tx.select().from(users).where(eq(users.email, email));
+    if (!existing) throw new Error(`user ${email} vanished during creation`);
+    return existing;
+  }
+
+  async function getOrganization(idOrSlug: string, executor: Executor = db): Promise<Organization> {
+    const condition = isId(idOrSlug)
+      ? or(eq(organizations.id, idOrSlug), eq(organizations.slug, idOrSlug))
+      : eq(organizations.slug, idOrSlug);
+    const [organization] = await executor.select().from(organizations).where(condition).limit(1);
+    if (!organization) throw notFound(`Organization ${idOrSlug}`);
+    return organization;
+  }
+
+  async function getProject(projectId: string): Promise<Project> {
+    const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
+    if (!project) throw notFound(`Project ${projectId}`);
+    return project;
+  }
+
+  return {
+    getOrganization,
+    getProject,
+
+    /** `withinTransaction` runs in the same transaction (the owner's first API key is created there). */
+    async createOrganization<T>(
+      input: CreateOrganizationInput,
+      withinTransaction: (tx: Executor, created: { organization: Organization; owner: User }) => Promise<T>,
+    ) {
+      return conflictOnDuplicate(`Organization ${input.slug}`, () =>
+        db.transaction(async (tx) => {
+          const [organization] = await tx
+            .insert(organizations)
+            .values({ id: newId(), slug: input.slug, name: input.name, accountType: input.accountType })
+            .returning();
+          const owner = await findOrCreateUser(tx, input.owner.email, input.owner.name);
+          const [membership] = await tx
+            .insert(memberships)
+            .values({ organizationId: organization!.id, userId: owner.id, role: 'owner' })
+            .returning();
+          const extra = await withinTransaction(tx, { organization: organization!, owner });
+          return { organization: organization!, owner, membership: membership!, extra };
+        }),
+      );
+    },
+
+    async addMember(organizationIdOrSlug: string, input: AddMemberInput) {
+      const organization = await getOrganization(organizationIdOrSlug);
+      return conflictOnDuplicate(`Member ${input.email}`, () =>
+        db.transaction(async (tx) => {
+          const user = await findOrCreateUser(tx, input.email, input.name);
+          const [membership] = await tx
+            .insert(memberships)
+            .values({ organizationId: organization.id, userId: user.id, role: input.role })
+            .returning();
+          return { user, membership: membership! };
+        }),
+      );
+    },
+
+    async getMembership(organizationId: string, userId: string) {
+      const [membership] = await db
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+      return membership;
+    },
+
+    /** Changing a role evicts cached API keys of that user on every instance: the change applies at once. */
+    async setRole(organizationId: string, userId: string, role: 'admin' | 'member') {
+      await db.transaction(async (tx) => {
+        const updated = await tx
+          .update(memberships)
+          .set({ role })
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+          .returning();
+        if (updated.length === 0) throw notFound(`Member ${userId}`);
+        if (updated[0]!.role === 'owner')
+          throw new ApiError('conflict', 'The owner role cannot be changed here');
+        await bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId });
+      });
+    },
+
+    async createProject(organizationIdOrSlug: string, input: { slug: string; name: string }) {
+      const organization = await getOrganization(organizationIdOrSlug);
+      return conflictOnDuplicate(`Project ${input.slug}`, () =>
+        db.transaction(async (tx) => {
+          const [project] = await tx
+            .insert(projects)
+            .values({ id: newId(), organizationId: organization.id, slug: input.slug, name: input.name })
+            .returning();
+          const created = await tx
+            .insert(environments)
+            .values(
+              DEFAULT_ENVIRONMENTS.map((name) => ({
+                id: newId(),
+                organizationId: organization.id,
+                projectId: project!.id,
+                name,
+              })),
+            )
+            .returning();
+          return { project: project!, environments: created };
+        }),
+      );
+    },
+
+    async createEnvironment(projectId: string, name: string) {
+      const project = await getProject(projectId);
+      return conflictOnDuplicate(`Environment ${name}`, async () => {
+        const [environment] = await db
+          .insert(environments)
+          .values({ id: newId(), organizationId: project.organizationId, projectId, name })
+          .returning();
+        return environment!;
+      });
+    },
+
+    async createAgent(projectId: string, name: string) {
+      const project = await getProject(projectId);
+      return conflictOnDuplicate(`Agent ${name}`, async () => {
+        const [agent] = await db
+          .insert(agents)
+          .values({ id: newId(), organizationId: project.organizationId, projectId, name })
+          .returning();
+        return agent!;
+      });
+    },
+
+    async setPassword(userId: string, password: string) {
+      const passwordHash = await hashPassword(password);
+      const updated = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
+      if (updated.length === 0) throw notFound(`User ${userId}`);
+    },
+
+    async getUser(userId: string): Promise<User> {
+      const [user] = await db.select().from(users).where(eq(users.id, userId));
+      if (!user) throw notFound(`User ${userId}`);
+      return user;
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectApiError, expectRegistryError } from './support/assertions.js';
+import {
+  addMember,
+  createKey,
+  createOrganization,
+  createProject,
+  type TestOrganization,
+} from './support/fixtures.js';
+import { startServer, type TestServer } from './support/server.js';
+
+let server: TestServer;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  server = await startServer();
+  org = await createOrganization(server, 'team');
+});
+afterAll(() => server.close());
+
+describe('system routes', () => {
+  it('answers /healthz and /readyz', async () => {
+    expect((await server.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await server.request('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready' });
+  });
+
+  it('serves a valid OpenAPI 3.1 document generated from the route schemas', async () => {
+    const res = await server.request<Record<string, unknown>>('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(res.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    const paths = res.body.paths as Record<string, Record<string, { operationId?: string }>>;
+    expect(paths['/api/v1/api-keys']?.post?.operationId).toBe('createApiKey');
+    expect(paths['/admin/v1/organizations']?.post?.operationId).toBe('adminCreateOrganization');
+  });
+
+  it('serves the browsable reference at /docs', async () => {
+    const res = await fetch(`${server.url}/docs/`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('swagger');
+  });
+});
+
+describe('error model', () => {
+  it('answers unknown routes 404 in the management shape, with X-Request-Id', async () => {
+    const res = await server.request('GET', '/api/v1/nothing-here');
+    expectApiError(res, 404, 'not_found');
+  });
+
+  it('answers unknown registry routes in the registry shape', async () => {
+    expectRegistryError(await server.request('GET', '/registry/nothing'), 404);
+  });
+
+  it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
+    const kept = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-123.abc' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123.abc');
+    const replaced = await server.request('GET', '/healthz', {
+      headers: { 'x-request-id': 'bad id <script>' },
+    });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers malformed JSON 400 bad_request', async () => {
+    const res = await server.request('POST', '/api/v1/api-keys', {
+      key: org.ownerKey,
+      rawBody: '{"grants": ',
+    });
+    expectApiError(res, 400, 'bad_request');
+  });
+
+  it('answers a non-JSON content type 400 bad_request', async () => {
+    const res = await server.request('POST', '/api/v1/api-keys', {
+      key: org.ownerKey,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectApiError(res, 400, 'bad_request');
+  });
+
+  it('answers schema failures 422 with the paths of every problem', async () => {
+    const res = await server.request('POST', '/api/v1/api-keys', {
+      key: org.ownerKey,
+      body: { grants: { type: 'project', projectIds: [], permissions: ['billing:read'] } },
+    });
+    expectApiError(res, 422, 'validation_failed');
+    const details = (res.body as { error: { details: Array<{ path: string }> } }).error.details;
+    expect(details.map((d) => d.path).sort()).toEqual(['grants.permissions.0', 'grants.projectIds']);
+  });
+
+  it('answers bodies over the limit 413 payload_too_large', async () => {
+    const res = await server.request('POST', '/api/v1/api-keys', {
+      key: org.ownerKey,
+      rawBody: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }),
+    });
+    expectApiError(res, 413, 'payload_too_large');
+  });
+
+  it('marks management answers no-store and never says X-Powered-By', async () => {
+    const res = await server.request('GET', '/api/v1/api-keys', { key: org.ownerKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('API key authentication', () => {
+  const cases: Array<[string, Record<string, string>]> = [
+    ['no credential', {}],
+    ['an empty bearer', { authorization: 'Bearer ' }],
+    ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['a malformed key', { authorization: 'Bearer cadre_short' }],
+    ['an unknown well-formed key', { authorization: `Bearer cadre_${'A'.repeat(40)}` }],
+  ];
+  it.each(cases)('answers %s with 401 unauthorized', async (_name, headers) => {
+    const res = await server.request('GET', '/api/v1/api-keys', { headers });
+    expectApiError(res, 401, 'unauthorized');
+    expect(res.headers.get('www-authenticate')).toContain('Bearer');
+  });
+
+  it('rejects a revoked key at once', async () => {
+    const { id, key } = await createKey(server, org, org.ownerId);
+    expect((await server.request('GET', '/api/v1/api-keys', { key })).status).toBe(200);
+    expect((await server.request('DELETE', `/api/v1/api-keys/${id}`, { key: org.ownerKey })).status).toBe(
+      200,
+    );
+    expectApiError(await server.request('GET', '/api/v1/api-keys', { key }), 401, 'unauthorized');
+  });
+
+  it('stores only a SHA-256 digest and the 12-character start', async () => {
+    const { id, key } = await createKey(server, org, org.ownerId);
+    const rows = (await server.db.database.db.execute(
+      `SELECT start, digest FROM api_keys WHERE id = '${id}'` as never,
+    )) as unknown as { rows: Array<{ start: string; digest: string }> };
+    const row = rows.rows[0]!;
+    expect(row.start).toBe(key.slice(0, 12));
+    expect(row.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows.rows)).not.toContain(key);
+  });
+
+  it('records lastUsedAt in batches, not on the request path', async () => {
+    const { id, key } = await createKey(server, org, org.ownerId);
+    await server.request('GET', '/api/v1/api-keys', { key });
+    await server.context.authenticator.flushLastUsed();
+    const res = await server.request<{ data: { lastUsedAt: string | null } }>(
+      'GET',
+      `/api/v1/api-keys/${id}`,
+      {
+        key: org.ownerKey,
+      },
+    );
+    expect(res.body.data.lastUsedAt).not.toBeNull();
+  });
+
+  it('follows a demotion at once: an admin key loses what members lack', async () => {
+    const adminId = await addMember(server, org, 'admin');
+    const { key } = await createKey(server, org, adminId, {
+      type: 'organization',
+      permissions: ['api-keys:read'],
+    });
+    const other = await createKey(server, org, org.ownerId);
+    expect((await server.request('GET', `/api/v1/api-keys/${other.id}`, { key })).status).toBe(200);
+    const demoted = await server.admin('PUT', `/admin/v1/organizations/${org.id}/members/${adminId}`, {
+      role: 'member',
+    });
+    expect(demoted.status).toBe(200);
+    expectApiError(await server.request('GET', `/api/v1/api-keys/${other.id}`, { key }), 403, 'forbidden');
+  });
+});
+
+describe('admin API', () => {
+  it('requires the admin token', async () => {
+    expectApiError(
+      await server.request('POST', '/admin/v1/organizations', { body: {} }),
+      401,
+      'unauthorized',
+    );
+    const wrong = await server.request('POST', '/admin/v1/organizations', { key: 'nope', body: {} });
+    expectApiError(wrong, 401, 'unauthorized');
+    const aKey = await server.request('POST', '/admin/v1/organizations', { key: org.ownerKey, body: {} });
+    expectApiError(aKey, 401, 'unauthorized');
+  });
+
+  it.each(['personal', 'personalPlus', 'team'] as const)(
+    'creates a %s organization with an owner key',
+    async (type) => {
+      const created = await createOrganization(server, type);
+      const res = await server.request('GET', '/api/v1/api-keys', { key: created.ownerKey });
+      expect(res.status).toBe(200);
+    },
+  );
+
+  it('answers a taken slug 409 and a bad body 422', async () => {
+    const res = await server.admin('POST', '/admin/v1/organizations', {
+      slug: org.slug,
+      name: 'x',
+      accountType: 'team',
+      owner: { email: 'x@example.test' },
+    });
+    expectApiError(res, 409, 'conflict');
+    const bad = await server.admin('POST', '/admin/v1/organizations', {
+      slug: 'Bad Slug',
+      accountType: 'corp',
+    });
+    expectApiError(bad, 422, 'validation_failed');
+  });
+
+  it('creates projects with production and development environments, then environments and agents', async () => {
+    const { project, environments } = await createProject(server, org);
+    expect(environments.map((e) => e.name).sort()).toEqual(['development', 'production']);
+    const env = await server.admin('POST', `/admin/v1/projects/${project.id}/environments`, {
+      name: 'staging',
+    });
+    expect(env.status).toBe(201);
+    const agent = await server.admin('POST', `/admin/v1/projects/${project.id}/agents`, { name: 'triage' });
+    expect(agent.status).toBe(201);
+    expectApiError(
+      await server.admin('POST', '/admin/v1/projects/nope/agents', { name: 'a' }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('reaches organizations by id or slug and sets passwords', async () => {
+    const bySlug = await server.admin<{ data: { user: { id: string } } }>(
+      'POST',
+      `/admin/v1/organizations/${org.slug}/members`,
+      { email: 'pw@example.test', role: 'member' },
+    );
+    expect(bySlug.status).toBe(201);
+    const userId = bySlug.body.data.user.id;
+    expect(
+      (await server.admin('PUT', `/admin/v1/users/${userId}/password`, { password: 'correct horse battery' }))
+        .status,
+    ).toBe(200);
+    expectApiError(
+      await server.admin('PUT', `/admin/v1/users/${userId}/password`, { password: 'short' }),
+      422,
+      'validation_failed',
+    );
+  });
+});

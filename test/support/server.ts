@@ -1,0 +1,52 @@
+import { type AppContext, type AppDeps, buildApp } from '../../src/app.js';
+import type { Database } from '../../src/db/client.js';
+import type { App } from '../../src/http/route-kit.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { type HttpResult, http, type RequestOptions } from './http.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnopqrstuvwxyz';
+
+export interface TestServer {
+  url: string;
+  app: App;
+  context: AppContext;
+  db: TestDatabase;
+  request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options?: RequestOptions,
+  ): Promise<HttpResult<T>>;
+  admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends Partial<Omit<AppDeps, 'database'>> {
+  /** Serve from an existing database (a second instance); it is not dropped on close. */
+  database?: Database;
+}
+
+/** A real Cadre on 127.0.0.1 with its own database. */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const owned = options.database ? undefined : await createTestDatabase();
+  const database = options.database ?? owned!.database;
+  const { app, context } = await buildApp({
+    adminToken: ADMIN_TOKEN,
+    lastUsedFlushMs: 50,
+    ...options,
+    database,
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    app,
+    context,
+    db: owned ?? ({ database, url: undefined } as TestDatabase),
+    request: (method, path, requestOptions) => http(url, method, path, requestOptions),
+    admin: (method, path, body) =>
+      http(url, method, path, { key: ADMIN_TOKEN, ...(body === undefined ? {} : { body }) }),
+    close: async () => {
+      await app.close();
+      await owned?.drop();
+    },
+  };
+}
