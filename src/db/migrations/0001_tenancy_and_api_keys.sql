@@ -56,6 +56,8 @@ CREATE TABLE agents (
 --> statement-breakpoint
 CREATE TABLE api_keys (
   id text PRIMARY KEY,
+  -- Monotonic insertion order: the keyset for pagination (a key created later never lands behind a cursor).
+  seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
   organization_id text NOT NULL REFERENCES organizations(id),
   user_id text NOT NULL REFERENCES users(id),
   name text,
@@ -68,10 +70,9 @@ CREATE TABLE api_keys (
   revoked_at timestamptz
 );
 --> statement-breakpoint
--- Keyset pagination: newest first, id breaks ties between keys created in the same microsecond.
-CREATE INDEX api_keys_org_created ON api_keys (organization_id, created_at DESC, id DESC);
+CREATE INDEX api_keys_org_seq ON api_keys (organization_id, seq DESC);
 --> statement-breakpoint
-CREATE INDEX api_keys_user_created ON api_keys (organization_id, user_id, created_at DESC, id DESC);
+CREATE INDEX api_keys_user_seq ON api_keys (organization_id, user_id, seq DESC);
 --> statement-breakpoint
 CREATE TABLE audit_events (
   id text PRIMARY KEY,

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
@@ -199,19 +199,21 @@ export function createApiKeysService({ database, bus, clock, authenticator }: Ap
           and(
             eq(apiKeys.organizationId, principal.organizationId),
             ownOnly ? eq(apiKeys.userId, principal.userId) : undefined,
-            after
-              ? sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`
-              : undefined,
+            after === undefined ? undefined : lt(apiKeys.seq, after),
           ),
         )
-        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .orderBy(desc(apiKeys.seq))
         .limit(query.limit + 1);
       const page = rows.slice(0, query.limit);
       const hasMore = rows.length > query.limit;
       const last = page.at(-1);
       return {
         apiKeys: page.map(toApiKeyRecord),
-        pagination: { limit: query.limit, hasMore, nextCursor: hasMore && last ? encodeCursor(last) : null },
+        pagination: {
+          limit: query.limit,
+          hasMore,
+          nextCursor: hasMore && last ? encodeCursor(last.seq) : null,
+        },
       };
     },
 

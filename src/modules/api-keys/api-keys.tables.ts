@@ -1,4 +1,4 @@
-import { jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import type { Grant } from '../auth/grants.js';
 import { organizations, users } from '../tenancy/tenancy.tables.js';
 
@@ -6,6 +6,8 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 
 export const apiKeys = pgTable('api_keys', {
   id: text('id').primaryKey(),
+  /** Insertion order, assigned by the database; the pagination keyset. */
+  seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
   organizationId: text('organization_id')
     .notNull()
     .references(() => organizations.id),
