@@ -66,7 +66,8 @@ export function createChangeBus(database: Database, onError: (error: unknown) =>
     },
     stop: async () => {
       live = false;
-      await unlisten?.();
+      // The database may already be gone (shutdown after an outage): there is nothing left to unlisten.
+      await unlisten?.().catch(onError);
     },
   };
 }

@@ -1,0 +1,65 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/http/logger.js';
+import { expectApiError } from './support/assertions.js';
+import { createOrganization } from './support/fixtures.js';
+import { ADMIN_TOKEN, startServer } from './support/server.js';
+
+describe('readiness', () => {
+  it('answers /readyz 503 with Retry-After once the database is unreachable, while /healthz stays up', async () => {
+    const server = await startServer();
+    try {
+      expect((await server.request('GET', '/readyz')).status).toBe(200);
+      await server.db.database.close();
+      const res = await server.request('GET', '/readyz');
+      expectApiError(res, 503, 'service_unavailable');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await server.request('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await server.app.close();
+    }
+  });
+});
+
+describe('logs', () => {
+  it('are JSON and never contain keys, admin tokens, authorization headers or OAuth codes', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const server = await startServer({ logger: createLogger('trace', sink) });
+    try {
+      const org = await createOrganization(server, 'team');
+      const created = await server.request<{ data: { key: string } }>('POST', '/api/v1/api-keys', {
+        key: org.ownerKey,
+        body: { grants: { type: 'organization', permissions: ['billing:read'] } },
+      });
+      await server.request('GET', '/api/v1/api-keys?code=oauth-secret-code&state=st4te-value', {
+        key: created.body.data.key,
+        headers: { cookie: 'cadre_session=session-secret-value' },
+      });
+      await server.request('GET', '/api/v1/api-keys', {
+        key: 'cadre_wrongwrongwrongwrongwrongwrongwrongwron',
+      });
+      const log = lines.join('\n');
+      expect(lines.length).toBeGreaterThan(5);
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      for (const secret of [
+        org.ownerKey,
+        created.body.data.key,
+        ADMIN_TOKEN,
+        'oauth-secret-code',
+        'st4te-value',
+        'session-secret-value',
+      ]) {
+        expect(log).not.toContain(secret);
+      }
+      expect(log).toContain('[redacted]');
+    } finally {
+      await server.close();
+    }
+  });
+});

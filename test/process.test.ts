@@ -1,0 +1,146 @@
+import { statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPostgres } from './support/database.js';
+import { http } from './support/http.js';
+import { startCadre } from './support/process.js';
+
+describe('embedded quick start (npm start with no set-up)', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'cadre-start-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('creates the demo organization, writes bootstrap.json 0600, prints its path but no secret, and keeps data across restarts', async () => {
+    const first = await startCadre({ CADRE_DATA_DIR: dataDir });
+    const path = join(dataDir, 'bootstrap.json');
+    const bootstrap = JSON.parse(await readFile(path, 'utf8')) as {
+      adminToken: string;
+      apiKey: string;
+      organization: { slug: string };
+    };
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(bootstrap.organization.slug).toBe('demo');
+    expect(first.output()).toContain(path);
+    expect(first.output()).not.toContain(bootstrap.apiKey);
+    expect(first.output()).not.toContain(bootstrap.adminToken);
+
+    const keys = await http(first.url, 'GET', '/api/v1/api-keys', { key: bootstrap.apiKey });
+    expect(keys.status).toBe(200);
+    const created = await http(first.url, 'POST', '/admin/v1/organizations', {
+      key: bootstrap.adminToken,
+      body: { slug: 'acme', name: 'Acme', accountType: 'team', owner: { email: 'o@acme.test' } },
+    });
+    expect(created.status).toBe(201);
+    expect(await first.stop()).toBe(0);
+
+    const second = await startCadre({ CADRE_DATA_DIR: dataDir });
+    const again = JSON.parse(await readFile(path, 'utf8')) as typeof bootstrap;
+    expect(again).toEqual(bootstrap);
+    expect((await http(second.url, 'GET', '/api/v1/api-keys', { key: bootstrap.apiKey })).status).toBe(200);
+    const duplicate = await http(second.url, 'POST', '/admin/v1/organizations', {
+      key: bootstrap.adminToken,
+      body: { slug: 'acme', name: 'Acme', accountType: 'team', owner: { email: 'o@acme.test' } },
+    });
+    expect(duplicate.status).toBe(409);
+    expect(second.output()).not.toContain(bootstrap.apiKey);
+    expect(await second.stop()).toBe(0);
+  });
+
+  it('drains an in-flight write on SIGTERM, exits 0, and the acknowledged write is there after restart', async () => {
+    const cadre = await startCadre({ CADRE_DATA_DIR: dataDir });
+    const { adminToken } = JSON.parse(await readFile(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      adminToken: string;
+    };
+    const url = new URL(cadre.url);
+    const body = JSON.stringify({
+      slug: 'drained',
+      name: 'Drained',
+      accountType: 'team',
+      owner: { email: 'o@d.test' },
+    });
+    const answer = new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/admin/v1/organizations',
+          headers: {
+            authorization: `Bearer ${adminToken}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      // Authenticated and half-way through its body: in flight when SIGTERM arrives.
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        cadre.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 200);
+    });
+    expect(await answer).toBe(201);
+    expect(await cadre.stop()).toBe(0);
+    expect(cadre.output()).toContain('shutting down');
+
+    const restarted = await startCadre({ CADRE_DATA_DIR: dataDir });
+    const again = await http(restarted.url, 'POST', '/admin/v1/organizations', {
+      key: adminToken,
+      body: JSON.parse(body),
+    });
+    expect(again.status).toBe(409);
+    expect(await restarted.stop()).toBe(0);
+  });
+});
+
+// Several processes on one database need a server: PGlite is one process's embedded database.
+if (onPostgres())
+  describe('on a PostgreSQL server', () => {
+    const serverUrl = process.env.DATABASE_URL ?? '';
+    const name = `cadre_proc_${process.pid}`;
+    let databaseUrl: string;
+
+    beforeAll(async () => {
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      databaseUrl = url.toString();
+    });
+    afterAll(async () => {
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    });
+
+    it('two instances started at the same moment both come up; migrations apply once', async () => {
+      const env = { DATABASE_URL: databaseUrl, CADRE_ADMIN_TOKEN: 'x'.repeat(40) };
+      const [a, b] = await Promise.all([startCadre(env), startCadre(env)]);
+      for (const instance of [a, b]) expect((await http(instance.url, 'GET', '/readyz')).status).toBe(200);
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      const { rows } = await client.query(
+        'SELECT name, count(*)::int AS n FROM cadre_migrations GROUP BY name',
+      );
+      await client.end();
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) expect(row.n).toBe(1);
+      expect(a.output()).not.toContain('x'.repeat(40));
+      expect(await a.stop()).toBe(0);
+      expect(await b.stop()).toBe(0);
+    });
+  });
