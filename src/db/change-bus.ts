@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from './client.js';
 
 const CHANNEL = 'cadre_changes';
+const ACK = '_ack';
 
 export interface Change {
   topic: string;
@@ -14,12 +16,21 @@ export interface ChangeSubscriber {
   reset(): void;
 }
 
+export interface DeliveryReceipt {
+  /**
+   * Resolves once every instance listening on the database has applied the change (each acknowledges it on
+   * the bus), or after `timeoutMs` — an instance that cannot acknowledge has lost its listener, and an
+   * instance without a listener serves nothing from its caches.
+   */
+  applied(timeoutMs?: number): Promise<boolean>;
+}
+
 /**
  * Cross-instance cache invalidation over PostgreSQL LISTEN/NOTIFY. A change published inside a transaction
  * is delivered to every instance, this one included, only if and when that transaction commits.
  */
 export interface ChangeBus {
-  publish(executor: Executor, change: Change): Promise<void>;
+  publish(executor: Executor, change: Change): Promise<DeliveryReceipt>;
   subscribe(subscriber: ChangeSubscriber): () => void;
   /** False while the listener is down; caches must not serve entries then. */
   isLive(): boolean;
@@ -29,8 +40,21 @@ export interface ChangeBus {
 
 export function createChangeBus(database: Database, onError: (error: unknown) => void): ChangeBus {
   const subscribers = new Set<ChangeSubscriber>();
+  const instance = randomBytes(9).toString('base64url');
   let live = false;
   let unlisten: (() => Promise<void>) | undefined;
+  // Acknowledgements can arrive before the publisher's COMMIT returns: they are kept until claimed or stale.
+  const acks = new Map<string, { from: Set<string>; at: number; wake?: () => void }>();
+
+  const ackEntry = (nonce: string) => {
+    let entry = acks.get(nonce);
+    if (!entry) {
+      entry = { from: new Set(), at: Date.now() };
+      acks.set(nonce, entry);
+      for (const [key, value] of acks) if (Date.now() - value.at > 60_000) acks.delete(key);
+    }
+    return entry;
+  };
 
   const deliver = (payload: string) => {
     let change: Change;
@@ -40,16 +64,50 @@ export function createChangeBus(database: Database, onError: (error: unknown) =>
       onError(error);
       return;
     }
+    const nonce = change.nonce;
+    if (change.topic === ACK) {
+      if (!nonce || !change.instance) return;
+      const entry = ackEntry(nonce);
+      entry.from.add(change.instance);
+      entry.wake?.();
+      return;
+    }
     for (const subscriber of subscribers) subscriber.onChange(change);
+    if (nonce) {
+      const ack = JSON.stringify({ topic: ACK, nonce, instance });
+      database.db.execute(sql`SELECT pg_notify(${CHANNEL}, ${ack})`).catch(onError);
+    }
   };
+
+  const receipt = (nonce: string): DeliveryReceipt => ({
+    applied: async (timeoutMs = 2_000) => {
+      if (!live) return false;
+      const expected = await database.listenerCount(CHANNEL);
+      const entry = ackEntry(nonce);
+      const done = await new Promise<boolean>((resolve) => {
+        const check = () => {
+          if (entry.from.size < expected) return;
+          clearTimeout(timer);
+          resolve(true);
+        };
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        entry.wake = check;
+        check();
+      });
+      acks.delete(nonce);
+      return done;
+    },
+  });
+
   const resetAll = () => {
-    live = false;
     for (const subscriber of subscribers) subscriber.reset();
   };
 
   return {
     publish: async (executor, change) => {
-      await executor.execute(sql`SELECT pg_notify(${CHANNEL}, ${JSON.stringify(change)})`);
+      const nonce = randomBytes(9).toString('base64url');
+      await executor.execute(sql`SELECT pg_notify(${CHANNEL}, ${JSON.stringify({ ...change, nonce })})`);
+      return receipt(nonce);
     },
     subscribe: (subscriber) => {
       subscribers.add(subscriber);
@@ -57,10 +115,16 @@ export function createChangeBus(database: Database, onError: (error: unknown) =>
     },
     isLive: () => live,
     start: async () => {
-      unlisten = await database.listen(CHANNEL, deliver, () => {
-        // Called when the connection drops and again when it is back: either way, start from empty.
-        resetAll();
-        live = true;
+      unlisten = await database.listen(CHANNEL, deliver, {
+        onDown: () => {
+          live = false;
+          resetAll();
+        },
+        // Whatever was cached before the gap may be stale: start from empty.
+        onUp: () => {
+          resetAll();
+          live = true;
+        },
       });
       live = true;
     },

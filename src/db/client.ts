@@ -15,6 +15,12 @@ export type Executor = Db | Tx;
 
 export type Listener = (payload: string) => void;
 
+/** A listener connection went down (notifications may be missed from now on) or came back. */
+export interface ListenEvents {
+  onDown?: () => void;
+  onUp?: () => void;
+}
+
 /**
  * One database, whichever engine is behind it. `listen` receives NOTIFY payloads from every process that
  * shares the database (PGlite: this process only, which is all there is).
@@ -24,7 +30,9 @@ export interface Database {
   readonly db: Db;
   /** Runs raw SQL that may hold several statements (migrations). */
   exec(sqlText: string): Promise<void>;
-  listen(channel: string, listener: Listener, onReconnect?: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, listener: Listener, events?: ListenEvents): Promise<() => Promise<void>>;
+  /** How many connections (of every instance sharing the database) listen on `channel` now. */
+  listenerCount(channel: string): Promise<number>;
   /** Connections waiting for a free pool slot right now (0 for PGlite). */
   waitingCount(): number;
   close(): Promise<void>;
@@ -47,6 +55,8 @@ async function openPglite(dataDir?: string): Promise<Database> {
   if (dataDir && !dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir && !dataDir.startsWith('memory://') ? { dataDir } : {});
   const db = drizzlePglite({ client, schema }) as unknown as Db;
+  // PGlite lives in this process: its listeners are the ones registered here.
+  const listening = new Map<string, number>();
   return {
     kind: 'pglite',
     db,
@@ -55,8 +65,13 @@ async function openPglite(dataDir?: string): Promise<Database> {
     },
     listen: async (channel, listener) => {
       const unsubscribe = await client.listen(channel, listener);
-      return async () => unsubscribe();
+      listening.set(channel, (listening.get(channel) ?? 0) + 1);
+      return async () => {
+        listening.set(channel, (listening.get(channel) ?? 1) - 1);
+        await unsubscribe();
+      };
     },
+    listenerCount: async (channel) => listening.get(channel) ?? 0,
     waitingCount: () => 0,
     close: () => client.close(),
   };
@@ -78,10 +93,18 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     exec: async (sqlText) => {
       await pool.query(sqlText);
     },
-    listen: async (channel, listener, onReconnect) => {
-      const handle = await listenWithReconnect(url, channel, listener, onReconnect, options.onError);
+    listen: async (channel, listener, events) => {
+      const handle = await listenWithReconnect(url, channel, listener, events ?? {}, options.onError);
       listeners.push(handle);
       return handle;
+    },
+    listenerCount: async (channel) => {
+      // Listener connections run nothing after LISTEN, so their last statement names the channel.
+      const { rows } = await pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = $1',
+        [listenStatement(channel)],
+      );
+      return rows[0]?.n ?? 0;
     },
     waitingCount: () => pool.waitingCount,
     close: async () => {
@@ -92,20 +115,19 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 }
 
 /**
- * A dedicated connection for LISTEN. When it drops, notifications may have been missed, so `onReconnect`
- * tells the subscriber to drop whatever it cached before listening resumes.
+ * A dedicated connection for LISTEN, reconnected when it drops. Between `onDown` and `onUp` notifications
+ * may be missed, so subscribers stop trusting their caches for that time.
  */
 async function listenWithReconnect(
   url: string,
   channel: string,
   listener: Listener,
-  onReconnect: (() => void) | undefined,
+  events: ListenEvents,
   onError: ((error: Error) => void) | undefined,
 ): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
-  const quoted = `"${channel.replaceAll('"', '""')}"`;
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
@@ -118,19 +140,19 @@ async function listenWithReconnect(
     });
     next.on('end', () => scheduleReconnect());
     await next.connect();
-    await next.query(`LISTEN ${quoted}`);
+    await next.query(listenStatement(channel));
     client = next;
   };
 
   const scheduleReconnect = () => {
     if (stopped || retryTimer) return;
     client = undefined;
-    onReconnect?.();
+    events.onDown?.();
     retryTimer = setTimeout(async () => {
       retryTimer = undefined;
       try {
         await connect();
-        onReconnect?.();
+        events.onUp?.();
       } catch (error) {
         onError?.(error as Error);
         scheduleReconnect();
@@ -146,3 +168,5 @@ async function listenWithReconnect(
     await client?.end().catch(() => undefined);
   };
 }
+
+const listenStatement = (channel: string) => `LISTEN "${channel.replaceAll('"', '""')}"`;

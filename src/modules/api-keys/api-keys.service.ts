@@ -227,7 +227,7 @@ export function createApiKeysService({ database, bus, clock, authenticator }: Ap
     async revoke(principal: Principal, apiKeyId: string) {
       const existing = await findInOrganization(principal.organizationId, apiKeyId);
       requireOnKey(principal, 'api-keys:revoke', existing);
-      const row = await db.transaction(async (tx) => {
+      const result = await db.transaction(async (tx) => {
         const [revoked] = await tx
           .update(apiKeys)
           .set({ revokedAt: clock.now() })
@@ -235,10 +235,12 @@ export function createApiKeysService({ database, bus, clock, authenticator }: Ap
           .returning();
         if (!revoked) return undefined;
         await audit(tx, principal, revoked.organizationId, 'api_key.revoked', revoked.id);
-        await bus.publish(tx, { topic: API_KEY_CHANGED, id: revoked.id });
-        return revoked;
+        return { revoked, receipt: await bus.publish(tx, { topic: API_KEY_CHANGED, id: revoked.id }) };
       });
       authenticator.forget(apiKeyId);
+      // Answer only once the eviction has gone out to every instance: "revoked" then means refused everywhere.
+      await result?.receipt.applied();
+      const row = result?.revoked;
       return toApiKeyRecord(row ?? (await findInOrganization(principal.organizationId, apiKeyId)));
     },
 

@@ -115,7 +115,7 @@ export function createTenancyService({ database, bus }: TenancyServiceDeps) {
 
     /** Changing a role evicts cached API keys of that user on every instance: the change applies at once. */
     async setRole(organizationId: string, userId: string, role: 'admin' | 'member') {
-      await db.transaction(async (tx) => {
+      const receipt = await db.transaction(async (tx) => {
         const updated = await tx
           .update(memberships)
           .set({ role })
@@ -124,8 +124,9 @@ export function createTenancyService({ database, bus }: TenancyServiceDeps) {
         if (updated.length === 0) throw notFound(`Member ${userId}`);
         if (updated[0]!.role === 'owner')
           throw new ApiError('conflict', 'The owner role cannot be changed here');
-        await bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId });
+        return bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId });
       });
+      await receipt.applied();
     },
 
     async createProject(organizationIdOrSlug: string, input: { slug: string; name: string }) {
