@@ -41,7 +41,7 @@ export function registerConfigCommands(program: Command, io: CliIo = processIo()
       const paint = paintFor(io);
       printLine(
         io.stdout,
-        `${paint.bold(checked.path)} is valid: ${experts}; provider ${checked.config.provider.providerName}; model ${checked.config.model}`,
+        `${paint.bold(checked.shown)} is valid: ${experts}; provider ${checked.config.provider.providerName}; model ${checked.config.model}`,
       );
     });
 

@@ -36,7 +36,7 @@ export function resolveConfigPath(io: CliIo, explicit: string | undefined): stri
 }
 
 export type LoadedConfig = { path: string; text: string; config: CadreConfig };
-export type ConfigCheck = { path: string; text: string } & (
+export type ConfigCheck = { path: string; shown: string; text: string } & (
   | { ok: true; config: CadreConfig }
   | { ok: false; diagnostics: Diagnostic[] }
 );
@@ -51,7 +51,7 @@ export function checkConfig(io: CliIo, explicit: string | undefined): ConfigChec
   }
   // Diagnostics name the file as the user would: relative to where they are when that is shorter.
   const shown = path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path;
-  return { path, text, ...parseConfig(text, { path: shown }) };
+  return { path, shown, text, ...parseConfig(text, { path: shown }) };
 }
 
 /** Loads a valid config, or prints its diagnostics and stops the command with exit code 1. */

@@ -201,7 +201,10 @@ export class DiagnosticBuilder {
       path,
       at: 'key',
       message: `missing required key "${key}" (${expectedName(expected)})`,
-      hint: `add ${exampleFor(path, expected)} ${table ? `under [${table}]` : 'at the top of the file'}`,
+      hint:
+        expected === 'object' || expected === 'record'
+          ? `add a table [${formatPath(path)}${key === 'tools' ? '."<tool_name>"' : ''}]`
+          : `add ${exampleFor(path, expected)} ${table ? `under [${table}]` : 'at the top of the file'}`,
     });
   }
 

@@ -157,7 +157,7 @@ const FIELD_HINTS: Record<string, string> = {
   requiredEnv: 'use environment variable names such as "GITHUB_TOKEN"',
   omit: 'keep either pick (tools to use) or omit (tools to hide), not both',
   tools: 'add at least one tool: [experts."<name>".skills."<skill>".tools."<tool>"]',
-  skills: 'add the missing skill fields',
+  type: `the base skill "@service/base" is run by the runtime itself: use type = "mcpStdioSkill"`,
   'experts:key':
     'use lowercase letters, digits, "-" or "_", optionally "@scope/name"; put the version in version = "…"',
   'skills:key': 'use letters, digits, "@", "/", ".", "-" or "_" in skill names',
@@ -165,5 +165,7 @@ const FIELD_HINTS: Record<string, string> = {
 };
 
 export function fieldHint(field: string, message: string): string {
-  return FIELD_HINTS[field] ?? `fix the value: it ${message}`;
+  return (
+    FIELD_HINTS[field] ?? `change ${field || 'the value'} so that it ${message.replace(/^must /, 'will ')}`
+  );
 }

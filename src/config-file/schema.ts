@@ -138,7 +138,7 @@ export const expertConfigSchema = z.strictObject({
         ctx.addIssue({
           code: 'custom',
           path: [BASE_SKILL_KEY, 'type'],
-          message: `of "${BASE_SKILL_KEY}" must be "mcpStdioSkill"`,
+          message: `must be "mcpStdioSkill" for the base skill "${BASE_SKILL_KEY}"`,
         });
       }
     })
