@@ -298,3 +298,13 @@ it('names the file given in options in every diagnostic', () => {
     'some/dir/cadre.toml',
   ]);
 });
+
+it('names TOML-only value kinds: date-times and arrays of tables', () => {
+  const result = parseConfig('model = 1979-05-27T07:32:00Z\n[[experts]]\ninstruction = "x"\n', {
+    path: 'c.toml',
+  });
+  expect(result.ok || result.diagnostics.map((d) => [d.line, d.column, d.path, d.message])).toEqual([
+    [1, 9, 'model', 'expected a string, found a date-time'],
+    [2, 3, 'experts', 'expected a table, found an array'],
+  ]);
+});

@@ -65,6 +65,7 @@ describe('TomlLocator', () => {
   it('numbers arrays of tables', () => {
     const text = '[[items]]\nname = "a"\n[[items]]\nname = "b"\n';
     expect(at(text, ['items', 1, 'name'], 'value')).toEqual({ line: 4, column: 8, text: '"b"' });
+    expect(at(text, ['items'])).toEqual({ line: 1, column: 3, text: 'items' });
   });
 
   it('falls back to the nearest written ancestor for defaults', () => {

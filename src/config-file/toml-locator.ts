@@ -96,6 +96,7 @@ class Scanner {
     let path: PathSegment[] = keys.map((k) => k.name);
     this.recordParents(path, keys);
     if (isArray) {
+      this.record(path, { key: keys[keys.length - 1]?.span ?? { offset: start, length: 1 } });
       const id = pathId(path);
       const index = this.arrayTableCounts.get(id) ?? 0;
       this.arrayTableCounts.set(id, index + 1);
