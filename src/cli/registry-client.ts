@@ -169,6 +169,17 @@ export type RegistryClient = ReturnType<typeof createRegistryClient>;
 function errorFrom(response: Response, text: string): RegistryError {
   try {
     const body = JSON.parse(text) as { error?: unknown; reason?: unknown; message?: unknown };
+    // Registry shape: { code, error: "Not Found", reason }. Management shape (a proxy or a
+    // rate limiter in front may answer with it): { error: { code, message } }.
+    if (body.error && typeof body.error === 'object') {
+      const inner = body.error as { code?: unknown; message?: unknown };
+      const title = typeof inner.code === 'string' ? inner.code : response.statusText;
+      return new RegistryError(
+        response.status,
+        title,
+        typeof inner.message === 'string' ? inner.message : text,
+      );
+    }
     const title = typeof body.error === 'string' ? body.error : response.statusText;
     const reason =
       typeof body.reason === 'string' ? body.reason : typeof body.message === 'string' ? body.message : text;
