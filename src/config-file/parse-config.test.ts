@@ -308,3 +308,14 @@ it('names TOML-only value kinds: date-times and arrays of tables', () => {
     [2, 3, 'experts', 'expected a table, found an array'],
   ]);
 });
+
+it('reports a delegation cycle together with other errors of the file', () => {
+  const text =
+    'maxSteps = 0\n[experts.a]\ninstruction = "a"\ndelegates = ["b"]\n[experts.b]\ndelegates = ["a"]\n';
+  const result = parseConfig(text, { path: 'c.toml' });
+  expect(result.ok || result.diagnostics.map((d) => [d.kind, d.line, d.path])).toEqual([
+    ['range', 1, 'maxSteps'],
+    ['delegation', 4, 'experts.a.delegates[0]'],
+    ['missing', 5, 'experts.b.instruction'],
+  ]);
+});

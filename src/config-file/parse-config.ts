@@ -1,7 +1,7 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { findDelegationCycle, localDelegates } from './delegation.js';
 import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
-import { type CadreConfig, configFileSchema } from './schema.js';
+import { type CadreConfig, CONFIG_DEFAULTS, configFileSchema } from './schema.js';
 import { TomlLocator } from './toml-locator.js';
 
 export type ParseConfigResult = { ok: true; config: CadreConfig } | { ok: false; diagnostics: Diagnostic[] };
@@ -25,16 +25,35 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   }
   const diagnostics = new DiagnosticBuilder(options.path, new TomlLocator(text));
   const result = configFileSchema.safeParse(data);
-  if (!result.success) {
-    diagnostics.fromIssues(result.error.issues, data);
+  if (!result.success) diagnostics.fromIssues(result.error.issues, data);
+  // Cycles are checked even when other fields are wrong, so one run shows every problem.
+  checkDelegation(result.success ? result.data : lenientExperts(data), diagnostics);
+  if (!result.success || diagnostics.diagnostics.length > 0) {
     return { ok: false, diagnostics: sortByPosition(diagnostics.diagnostics) };
   }
-  checkDelegation(result.data, diagnostics);
-  if (diagnostics.diagnostics.length > 0) return { ok: false, diagnostics: diagnostics.diagnostics };
   return { ok: true, config: result.data };
 }
 
-function checkDelegation(config: CadreConfig, diagnostics: DiagnosticBuilder): void {
+/** Just enough of an invalid file's Experts to look for delegation cycles. */
+function lenientExperts(data: unknown): Pick<CadreConfig, 'experts'> {
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  const raw = (data as { experts?: unknown }).experts;
+  const experts: CadreConfig['experts'] = {};
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+      const e = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+      experts[name] = {
+        version: typeof e.version === 'string' ? e.version : CONFIG_DEFAULTS.version,
+        tags: strings(e.tags),
+        delegates: strings(e.delegates),
+      } as CadreConfig['experts'][string];
+    }
+  }
+  return { experts };
+}
+
+function checkDelegation(config: Pick<CadreConfig, 'experts'>, diagnostics: DiagnosticBuilder): void {
   const cycle = findDelegationCycle(config);
   if (!cycle) return;
   const [from, to] = cycle;
