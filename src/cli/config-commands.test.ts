@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempProject } from '../../test/support/cli-harness.js';
+import { configJsonSchema } from '../config-file/index.js';
+
+const fixtures = join(import.meta.dirname, '../../test/fixtures/config');
+const fixture = (name: string) => readFileSync(join(fixtures, name), 'utf8');
+
+describe('cadre config validate', () => {
+  it('finds cadre.toml by walking up from the working directory', async () => {
+    const dir = tempProject({ 'cadre.toml': fixture('valid/complete.toml'), 'a/b/c/.keep': '' });
+    const run = await runCli(['config', 'validate'], { cwd: join(dir, 'a/b/c') });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe(
+      `${join(dir, 'cadre.toml')} is valid: 2 Experts (researcher, writer); provider anthropic; model claude-sonnet-4-5\n`,
+    );
+  });
+
+  it('prints every diagnostic with position and exits 1', async () => {
+    const dir = tempProject({ 'cadre.toml': fixture('invalid/unknown-keys.toml') });
+    const run = await runCli(['config', 'validate'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('error[unknown-key]: unknown key "modle"\n --> cadre.toml:1:1\n');
+    expect(run.stderr).toContain('= hint: did you mean "maxSteps"?');
+    expect(run.stderr).toMatch(/\n7 errors in cadre.toml\n$/);
+    expect(run.stderr).not.toContain('\u001b['); // not a TTY: no colour
+  });
+
+  it('colours output on a terminal unless NO_COLOR is set', async () => {
+    const dir = tempProject({ 'cadre.toml': 'maxSteps = 0\n' });
+    expect((await runCli(['config', 'validate'], { cwd: dir, isTTY: true })).stderr).toContain('\u001b[31m');
+    const noColor = await runCli(['config', 'validate'], { cwd: dir, isTTY: true, env: { NO_COLOR: '1' } });
+    expect(noColor.stderr).not.toContain('\u001b[');
+  });
+
+  it('--json reports diagnostics for machines', async () => {
+    const dir = tempProject({ 'conf/my.toml': fixture('invalid/range-errors.toml') });
+    const run = await runCli(['config', 'validate', '--config', 'conf/my.toml', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.valid).toBe(false);
+    expect(report.diagnostics[0]).toEqual({
+      severity: 'error',
+      kind: 'range',
+      file: 'conf/my.toml',
+      line: 1,
+      column: 15,
+      length: 4,
+      path: 'temperature',
+      message: 'temperature must be between 0.0 and 1.0',
+      hint: 'use a number from 0.0 to 1.0, e.g. temperature = 0.3',
+    });
+    const ok = await runCli(['config', 'validate', '--json', '-c', join(fixtures, 'valid/delegation.toml')], {
+      cwd: dir,
+    });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      valid: true,
+      experts: ['writer', 'editor', 'critic', 'archivist'],
+    });
+  });
+
+  it('exits 1 with a hint when there is no config file', async () => {
+    const dir = tempProject({});
+    const missing = await runCli(['config', 'validate'], { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /no cadre.toml found in .* or any parent directory\nhint: .*--config PATH/,
+    );
+    const explicit = await runCli(['config', 'validate', '--config', 'nope.toml'], { cwd: dir });
+    expect(explicit).toMatchObject({ code: 1, stderr: 'error: config file nope.toml does not exist\n' });
+  });
+
+  it('rejects unknown options and commands as user errors', async () => {
+    const dir = tempProject({});
+    expect((await runCli(['config', 'validate', '--bogus'], { cwd: dir })).code).toBe(1);
+    expect((await runCli(['frobnicate'], { cwd: dir })).code).toBe(1);
+    expect((await runCli(['--version'], { cwd: dir })).stdout).toBe('0.0.0-test\n');
+  });
+});
+
+describe('cadre config show', () => {
+  it('prints the resolved config as TOML that parses back to the defaults-applied config', async () => {
+    const dir = tempProject({ 'cadre.toml': fixture('valid/minimal.toml'), '.env': '' });
+    const run = await runCli(['config', 'show'], { cwd: dir });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(parse(run.stdout)).toEqual({
+      model: 'claude-sonnet-4-5',
+      temperature: 0.3,
+      maxSteps: 100,
+      maxRetries: 5,
+      timeout: 300000,
+      envPath: ['.env'],
+      provider: { providerName: 'anthropic' },
+      experts: {
+        helper: {
+          version: '1.0.0',
+          minRuntimeVersion: '0.0.0',
+          description: '',
+          instruction: 'Help.',
+          delegates: [],
+          runtime: ['cadre'],
+          tags: [],
+          skills: {},
+        },
+      },
+    });
+    const json = await runCli(['config', 'show', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toEqual(parse(run.stdout));
+  });
+
+  it('warns about missing envPath files and requiredEnv variables, relative to the config file', async () => {
+    const toml = `envPath = [".env", "secrets/missing.env"]
+[experts.x]
+instruction = "x"
+[experts.x.skills.gh]
+type = "mcpStdioSkill"
+command = "npx"
+requiredEnv = ["FROM_ENV", "FROM_FILE", "NOWHERE"]
+`;
+    const dir = tempProject({ 'cadre.toml': toml, '.env': '# c\nexport FROM_FILE=1\n', 'sub/.keep': '' });
+    const run = await runCli(['config', 'show', '--json'], {
+      cwd: join(dir, 'sub'),
+      env: { FROM_ENV: 'yes' },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `warning: envPath file secrets/missing.env does not exist (looked for ${join(dir, 'secrets/missing.env')})`,
+      'warning: NOWHERE (required by skill "gh" of Expert "x") is not set in the environment or in any envPath file',
+    ]);
+  });
+
+  it('prints diagnostics instead of a config when the file is invalid', async () => {
+    const dir = tempProject({ 'cadre.toml': 'temperature = "hot"\n' });
+    const run = await runCli(['config', 'show'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('expected a number, found a string ("hot")');
+  });
+});
+
+describe('cadre config schema', () => {
+  it('prints the JSON Schema', async () => {
+    const run = await runCli(['config', 'schema'], { cwd: tempProject({}) });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(configJsonSchema());
+  });
+});

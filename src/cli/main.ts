@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { Command } from 'commander';
+import { registerConfigCommands } from './config-commands.js';
+import { processIo } from './io.js';
+import { registerRegistryCommands } from './registry-commands.js';
+import { configureRoot, runProgram } from './run.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+const io = processIo();
+const program = configureRoot(new Command(), io, version);
+
+// One line per command group; each lives in its own file.
+registerConfigCommands(program, io);
+registerRegistryCommands(program, io);
+
+process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -1,0 +1,321 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROVIDER_NAMES, parseConfig } from './index.js';
+
+const fixtures = join(import.meta.dirname, '../../test/fixtures/config');
+const read = (name: string) => readFileSync(join(fixtures, name), 'utf8');
+
+function valid(name: string) {
+  const result = parseConfig(read(name), { path: name });
+  if (!result.ok) throw new Error(`${name}: ${JSON.stringify(result.diagnostics, null, 2)}`);
+  return result.config;
+}
+
+function diagnosticsOf(name: string) {
+  const result = parseConfig(read(name), { path: name });
+  if (result.ok) throw new Error(`${name} unexpectedly valid`);
+  return result.diagnostics;
+}
+
+/** [kind, line, column, path] of every diagnostic, in order: the whole report at once. */
+const summary = (name: string) => diagnosticsOf(name).map((d) => [d.kind, d.line, d.column, d.path]);
+
+describe('valid files', () => {
+  it.each(readdirSync(join(fixtures, 'valid')))('valid/%s parses', (file) => {
+    expect(parseConfig(read(`valid/${file}`), { path: file }).ok).toBe(true);
+  });
+
+  it('applies every default to an empty file', () => {
+    expect(valid('valid/empty.toml')).toEqual({
+      model: 'claude-sonnet-4-5',
+      temperature: 0.3,
+      maxSteps: 100,
+      maxRetries: 5,
+      timeout: 300000,
+      envPath: ['.env'],
+      provider: { providerName: 'anthropic' },
+      experts: {},
+    });
+  });
+
+  it('applies Expert defaults', () => {
+    expect(valid('valid/minimal.toml').experts.helper).toEqual({
+      version: '1.0.0',
+      minRuntimeVersion: '0.0.0',
+      description: '',
+      instruction: 'Help.',
+      delegates: [],
+      runtime: ['cadre'],
+      tags: [],
+      skills: {},
+    });
+  });
+
+  it('keeps every field of the complete example', () => {
+    const config = valid('valid/complete.toml');
+    expect(config.provider).toEqual({
+      providerName: 'anthropic',
+      setting: {
+        baseUrl: 'https://api.anthropic.com/v1',
+        headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' },
+      },
+    });
+    const researcher = config.experts.researcher!;
+    expect(researcher.version).toBe('1.2.0');
+    expect(researcher.minRuntimeVersion).toBe('0.1.0');
+    expect(researcher.runtime).toEqual(['cadre', 'claude-code']);
+    expect(researcher.tags).toEqual(['stable']);
+    expect(researcher.instruction.startsWith('You are a careful researcher.')).toBe(true);
+    expect(researcher.skills['web-search']).toEqual({
+      type: 'mcpStdioSkill',
+      description: 'Web search and page fetching',
+      rule: 'Prefer primary sources; never cite a page you did not open',
+      command: 'npx',
+      packageName: '@example/mcp-web-search',
+      args: ['--safe-search', 'strict'],
+      pick: ['search', 'fetch'],
+      requiredEnv: ['SEARCH_API_KEY'],
+    });
+    expect(researcher.skills.papers).toMatchObject({ type: 'mcpSseSkill', omit: ['bulk_download'] });
+    const writer = config.experts.writer!;
+    expect(writer.delegates).toEqual(['researcher', '@acme/style-checker@1.0.0']);
+    const review = writer.skills.review;
+    expect(review?.type).toBe('interactiveSkill');
+    if (review?.type === 'interactiveSkill') {
+      expect(JSON.parse(review.tools.approve_draft!.inputJsonSchema)).toMatchObject({ required: ['draft'] });
+    }
+  });
+
+  it('the documented example is valid and identical to the fixture (minus its #:schema header)', () => {
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/examples/cadre.toml'), 'utf8');
+    expect(parseConfig(docs, { path: 'cadre.toml' }).ok).toBe(true);
+    expect(docs.endsWith(read('valid/complete.toml'))).toBe(true);
+  });
+
+  it.each(PROVIDER_NAMES)('accepts every setting of provider %s', (name) => {
+    const config = valid(`valid/provider-${name}.toml`);
+    expect(config.provider.providerName).toBe(name);
+    const expectedKeys: Record<string, string[]> = {
+      anthropic: ['baseUrl', 'headers'],
+      google: ['baseUrl', 'headers'],
+      openai: ['baseUrl', 'organization', 'project', 'name', 'headers'],
+      ollama: ['baseUrl', 'headers'],
+      'azure-openai': ['resourceName', 'apiVersion', 'baseUrl', 'headers', 'useDeploymentBasedUrls'],
+      'amazon-bedrock': ['region'],
+      'google-vertex': ['project', 'location', 'baseUrl', 'headers'],
+    };
+    expect(Object.keys(config.provider.setting ?? {}).sort()).toEqual(expectedKeys[name]!.sort());
+  });
+
+  it('accepts each skill type, inline and table tools, and a runtime given as a string', () => {
+    const toolbox = valid('valid/skills.toml').experts['@acme/toolbox']!;
+    expect(toolbox.runtime).toEqual(['cursor']);
+    expect(Object.fromEntries(Object.entries(toolbox.skills).map(([k, v]) => [k, v.type]))).toEqual({
+      '@service/base': 'mcpStdioSkill',
+      github: 'mcpStdioSkill',
+      docs: 'mcpSseSkill',
+      ui: 'interactiveSkill',
+    });
+    const ui = toolbox.skills.ui;
+    expect(ui?.type === 'interactiveSkill' && Object.keys(ui.tools)).toEqual(['choose', 'confirm']);
+  });
+
+  it('accepts values exactly at the limits (bytes for instruction, characters for description)', () => {
+    const full = valid('valid/limits-at-maximum.toml').experts.full!;
+    expect(Buffer.byteLength(full.instruction)).toBe(20480);
+    expect(full.description.length).toBe(2048);
+    expect(Buffer.byteLength(full.description)).toBe(4096);
+    expect(full.tags).toHaveLength(8);
+  });
+});
+
+describe('syntax errors point at the character', () => {
+  it.each([
+    ['syntax-unterminated-string.toml', 3, 21, /control characters/, /close the string/],
+    ['syntax-missing-equals.toml', 1, 13, /illegal character/, /key = value/],
+    ['syntax-duplicate-key.toml', 3, 1, /redefine/, /only once/],
+  ])('%s', (file, line, column, message, hint) => {
+    const [d, ...rest] = diagnosticsOf(`invalid/${file}`);
+    expect(rest).toEqual([]);
+    expect(d).toMatchObject({ kind: 'syntax', file: `invalid/${file}`, line, column, path: '' });
+    expect(d?.message).toMatch(message);
+    expect(d?.hint).toMatch(hint);
+  });
+});
+
+describe('every semantic error is reported at once, each with its position', () => {
+  it('type errors name the expected type and what was found', () => {
+    expect(summary('invalid/type-errors.toml')).toEqual([
+      ['type', 1, 9, 'model'],
+      ['type', 2, 15, 'temperature'],
+      ['type', 3, 12, 'maxSteps'],
+      ['type', 4, 14, 'maxRetries'],
+      ['type', 5, 11, 'timeout'],
+      ['type', 6, 11, 'envPath'],
+      ['type', 7, 12, 'provider'],
+      ['type', 10, 15, 'experts.writer.instruction'],
+      ['type', 11, 13, 'experts.writer.delegates'],
+      ['type', 12, 11, 'experts.writer.runtime'],
+      ['type', 13, 9, 'experts.writer.tags[0]'],
+      ['type', 17, 11, 'experts.writer.skills.gh.command'],
+      ['type', 18, 8, 'experts.writer.skills.gh.args'],
+    ]);
+    const [model, temperature, maxSteps, maxRetries] = diagnosticsOf('invalid/type-errors.toml');
+    expect(model?.message).toBe('expected a string, found an integer (42)');
+    expect(model?.hint).toBe('write it as model = "claude-sonnet-4-5"');
+    expect(temperature?.message).toBe('expected a number, found a string ("warm")');
+    expect(maxSteps?.message).toBe('expected an integer, found a float (2.5)');
+    expect(maxRetries?.message).toBe('expected an integer, found a string ("5")');
+  });
+
+  it('range errors', () => {
+    const ds = diagnosticsOf('invalid/range-errors.toml');
+    expect(ds.map((d) => [d.kind, d.line, d.column, d.path, d.message])).toEqual([
+      ['range', 1, 15, 'temperature', 'temperature must be between 0.0 and 1.0'],
+      ['range', 2, 12, 'maxSteps', 'maxSteps must be at least 1'],
+      ['range', 3, 14, 'maxRetries', 'maxRetries must be 0 or more'],
+      ['range', 4, 11, 'timeout', 'timeout must be at least 1 millisecond'],
+    ]);
+  });
+
+  it('unknown keys suggest the closest key, or say which provider or skill type owns it', () => {
+    const ds = diagnosticsOf('invalid/unknown-keys.toml');
+    expect(ds.map((d) => [d.line, d.column, d.path, d.hint])).toEqual([
+      [1, 1, 'modle', 'did you mean "model"?'],
+      [2, 1, 'max_steps', 'did you mean "maxSteps"?'],
+      [3, 1, 'colour', expect.stringMatching(/^remove it; allowed keys here: model, temperature/)],
+      [
+        7,
+        35,
+        'provider.setting.baseUrl',
+        expect.stringMatching(/setting of anthropic, .* not of amazon-bedrock/),
+      ],
+      [11, 1, 'experts.writer.descripton', 'did you mean "description"?'],
+      [
+        16,
+        1,
+        'experts.writer.skills.gh.endpoint',
+        expect.stringMatching(/field of mcpSseSkill, not of mcpStdioSkill/),
+      ],
+      [22, 1, 'experts.writer.skills.ui.tools.ask.descriptin', 'did you mean "description"?'],
+    ]);
+    expect(ds.every((d) => d.kind === 'unknown-key' && d.message.startsWith('unknown key "'))).toBe(true);
+  });
+
+  it('missing required keys point at the table that lacks them', () => {
+    expect(summary('invalid/missing-required.toml')).toEqual([
+      ['missing', 1, 2, 'provider.providerName'],
+      ['missing', 4, 10, 'experts.writer.instruction'],
+      ['missing', 7, 24, 'experts.writer.skills.gh.type'],
+      ['missing', 10, 24, 'experts.writer.skills.sse.endpoint'],
+      ['missing', 13, 24, 'experts.writer.skills.ui.tools'],
+      ['missing', 18, 34, 'experts.writer.skills.ui2.tools.ask.inputJsonSchema'],
+    ]);
+    const instruction = diagnosticsOf('invalid/missing-required.toml')[1];
+    expect(instruction?.hint).toBe('add instruction = """You are …""" under [experts.writer]');
+  });
+
+  it('invalid values: names, versions, keys, enums, URLs, tags, env names, JSON Schema strings', () => {
+    const ds = diagnosticsOf('invalid/invalid-values.toml');
+    expect(ds.map((d) => [d.kind, d.line, d.column, d.path])).toEqual([
+      ['invalid-value', 2, 16, 'provider.providerName'],
+      ['invalid-value', 4, 10, 'experts.Writer'],
+      ['invalid-value', 8, 11, 'experts.editor.version'],
+      ['invalid-value', 9, 21, 'experts.editor.minRuntimeVersion'],
+      ['invalid-value', 11, 13, 'experts.editor.delegates'],
+      ['invalid-value', 11, 14, 'experts.editor.delegates[0]'],
+      ['type', 12, 11, 'experts.editor.runtime'],
+      ['limit', 13, 8, 'experts.editor.tags'],
+      ['invalid-value', 13, 9, 'experts.editor.tags[0]'],
+      ['invalid-value', 13, 19, 'experts.editor.tags[1]'],
+      ['invalid-value', 16, 8, 'experts.editor.skills.gh.type'],
+      ['invalid-value', 21, 12, 'experts.editor.skills.sse.endpoint'],
+      ['invalid-value', 23, 8, 'experts.editor.skills.sse.omit'],
+      ['invalid-value', 28, 16, 'experts.editor.skills.env.requiredEnv[0]'],
+      ['invalid-value', 33, 19, 'experts.editor.skills.ui.tools.broken_json.inputJsonSchema'],
+      ['invalid-value', 35, 19, 'experts.editor.skills.ui.tools.not_a_schema.inputJsonSchema'],
+      ['invalid-value', 36, 33, 'experts.editor.skills.ui.tools."bad tool name"'],
+    ]);
+    const byPath = Object.fromEntries(ds.map((d) => [d.path, d]));
+    expect(byPath['provider.providerName']?.hint).toBe('did you mean "anthropic"?');
+    expect(byPath['experts.editor.skills.gh.type']?.hint).toBe('did you mean "mcpStdioSkill"?');
+    expect(byPath['experts.editor.tags[0]']?.message).toMatch(/"latest" is assigned by the registry/);
+    expect(byPath['experts.editor.tags']?.message).toMatch(/at most 8/);
+    expect(byPath['experts.editor.skills.ui.tools.broken_json.inputJsonSchema']?.message).toMatch(
+      /not valid JSON/,
+    );
+    expect(byPath['experts.editor.skills.ui.tools.not_a_schema.inputJsonSchema']?.message).toMatch(
+      /not a valid JSON Schema/,
+    );
+    expect(ds.every((d) => d.hint.length > 0 && !d.hint.includes('\n'))).toBe(true);
+  });
+
+  it('the base skill, when defined, must be an mcpStdioSkill', () => {
+    expect(summary('invalid/base-skill-type.toml')).toEqual([
+      ['invalid-value', 4, 8, 'experts.writer.skills."@service/base".type'],
+    ]);
+  });
+});
+
+describe('limits: bytes for instruction, characters for description', () => {
+  it('rejects 10,241 two-byte characters (under 20,480 characters, over 20,480 bytes)', () => {
+    const [d, ...rest] = diagnosticsOf('invalid/limit-instruction-bytes.toml');
+    expect(rest).toEqual([]);
+    expect(d).toMatchObject({ kind: 'limit', line: 3, column: 15, path: 'experts.wide.instruction' });
+    expect(d?.message).toBe('instruction must be at most 20480 bytes of UTF-8 (20 KB), is 20482 bytes');
+  });
+  it('rejects 20,481 ASCII characters', () => {
+    expect(summary('invalid/limit-instruction-ascii.toml')).toEqual([
+      ['limit', 3, 15, 'experts.long.instruction'],
+    ]);
+  });
+  it('rejects a 2049-character description', () => {
+    const [d] = diagnosticsOf('invalid/limit-description-chars.toml');
+    expect(d).toMatchObject({ kind: 'limit', line: 4, column: 15, path: 'experts.chatty.description' });
+    expect(d?.message).toBe('description must be at most 2048 characters');
+  });
+});
+
+describe('delegation', () => {
+  it('reports a cycle among the Experts of the file', () => {
+    const [d, ...rest] = diagnosticsOf('invalid/delegation-cycle.toml');
+    expect(rest).toEqual([]);
+    expect(d).toMatchObject({ kind: 'delegation', line: 3, column: 14, path: 'experts.a.delegates[0]' });
+    expect(d?.message).toBe('delegation cycle: a → b → c → a');
+  });
+  it('reports an Expert delegating to itself', () => {
+    const [d] = diagnosticsOf('invalid/self-delegation.toml');
+    expect(d).toMatchObject({ kind: 'delegation', path: 'experts.loop.delegates[0]' });
+    expect(d?.message).toBe('Expert "loop" delegates to itself');
+  });
+});
+
+it('names the file given in options in every diagnostic', () => {
+  const result = parseConfig('maxSteps = 0\nfoo = 1\n', { path: 'some/dir/cadre.toml' });
+  expect(result.ok || result.diagnostics.map((d) => d.file)).toEqual([
+    'some/dir/cadre.toml',
+    'some/dir/cadre.toml',
+  ]);
+});
+
+it('names TOML-only value kinds: date-times and arrays of tables', () => {
+  const result = parseConfig('model = 1979-05-27T07:32:00Z\n[[experts]]\ninstruction = "x"\n', {
+    path: 'c.toml',
+  });
+  expect(result.ok || result.diagnostics.map((d) => [d.line, d.column, d.path, d.message])).toEqual([
+    [1, 9, 'model', 'expected a string, found a date-time'],
+    [2, 3, 'experts', 'expected a table, found an array'],
+  ]);
+});
+
+it('reports a delegation cycle together with other errors of the file', () => {
+  const text =
+    'maxSteps = 0\n[experts.a]\ninstruction = "a"\ndelegates = ["b"]\n[experts.b]\ndelegates = ["a"]\n';
+  const result = parseConfig(text, { path: 'c.toml' });
+  expect(result.ok || result.diagnostics.map((d) => [d.kind, d.line, d.path])).toEqual([
+    ['range', 1, 'maxSteps'],
+    ['delegation', 4, 'experts.a.delegates[0]'],
+    ['missing', 5, 'experts.b.instruction'],
+  ]);
+});

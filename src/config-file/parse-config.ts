@@ -1,0 +1,100 @@
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { findDelegationCycle, localDelegates } from './delegation.js';
+import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
+import { type CadreConfig, CONFIG_DEFAULTS, configFileSchema } from './schema.js';
+import { TomlLocator } from './toml-locator.js';
+
+export type ParseConfigResult = { ok: true; config: CadreConfig } | { ok: false; diagnostics: Diagnostic[] };
+
+export type ParseConfigOptions = {
+  /** Shown in diagnostics; the file is not read (callers read it, so tests can pass text). */
+  path: string;
+};
+
+/**
+ * Parses and validates the text of a cadre.toml. Returns the typed config with every default
+ * applied, or every problem found (never only the first), each with its file position.
+ */
+export function parseConfig(text: string, options: ParseConfigOptions): ParseConfigResult {
+  let data: unknown;
+  try {
+    data = parseToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    return { ok: false, diagnostics: [syntaxDiagnostic(error, text, options.path)] };
+  }
+  const diagnostics = new DiagnosticBuilder(options.path, new TomlLocator(text));
+  const result = configFileSchema.safeParse(data);
+  if (!result.success) diagnostics.fromIssues(result.error.issues, data);
+  // Cycles are checked even when other fields are wrong, so one run shows every problem.
+  checkDelegation(result.success ? result.data : lenientExperts(data), diagnostics);
+  if (!result.success || diagnostics.diagnostics.length > 0) {
+    return { ok: false, diagnostics: sortByPosition(diagnostics.diagnostics) };
+  }
+  return { ok: true, config: result.data };
+}
+
+/** Just enough of an invalid file's Experts to look for delegation cycles. */
+function lenientExperts(data: unknown): Pick<CadreConfig, 'experts'> {
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  const raw = (data as { experts?: unknown }).experts;
+  const experts: CadreConfig['experts'] = {};
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+      const e = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+      experts[name] = {
+        version: typeof e.version === 'string' ? e.version : CONFIG_DEFAULTS.version,
+        tags: strings(e.tags),
+        delegates: strings(e.delegates),
+      } as CadreConfig['experts'][string];
+    }
+  }
+  return { experts };
+}
+
+function checkDelegation(config: Pick<CadreConfig, 'experts'>, diagnostics: DiagnosticBuilder): void {
+  const cycle = findDelegationCycle(config);
+  if (!cycle) return;
+  const [from, to] = cycle;
+  const edge = localDelegates(config, from!).find((d) => d.target === to);
+  const self = cycle.length === 2;
+  diagnostics.add({
+    kind: 'delegation',
+    path: ['experts', from!, 'delegates', edge?.index ?? 0],
+    at: 'value',
+    message: self ? `Expert "${from}" delegates to itself` : `delegation cycle: ${cycle.join(' → ')}`,
+    hint: self
+      ? 'remove it from its own delegates'
+      : 'remove one of these delegates; a cycle has no publish order (each needs the other published first)',
+  });
+}
+
+function syntaxDiagnostic(error: TomlError, text: string, file: string): Diagnostic {
+  // smol-toml's message repeats the code frame after a blank line; keep only the first line.
+  const message = error.message.replace(/^Invalid TOML document: /, '').split('\n')[0] ?? 'invalid TOML';
+  const lineText = text.split(/\r?\n/)[error.line - 1] ?? '';
+  return {
+    severity: 'error',
+    kind: 'syntax',
+    file,
+    line: error.line,
+    column: error.column,
+    length: 1,
+    path: '',
+    message: `TOML syntax error: ${message}`,
+    hint: syntaxHint(message, lineText),
+  };
+}
+
+function syntaxHint(message: string, lineText: string): string {
+  if (/unterminated|string/i.test(message)) return 'close the string with the same quote it starts with';
+  if (/duplicate|already|overwrite|redefin/i.test(message))
+    return 'each key and table may be defined only once';
+  if (/^\s*[^#=[]+$/.test(lineText) && !lineText.includes('=')) return 'write key = value';
+  return 'check the TOML syntax at the marked character (https://toml.io/en/v1.0.0)';
+}
+
+function sortByPosition(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => a.line - b.line || a.column - b.column);
+}

@@ -1,0 +1,46 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Command } from 'commander';
+import { registerConfigCommands } from '../../src/cli/config-commands.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { registerRegistryCommands } from '../../src/cli/registry-commands.js';
+import { configureRoot, runProgram } from '../../src/cli/run.js';
+
+export type CliRun = { code: number; stdout: string; stderr: string };
+
+/** Runs the cadre command tree in-process with its own directory, environment and output. */
+export async function runCli(
+  argv: string[],
+  options: { cwd: string; env?: Record<string, string>; isTTY?: boolean; confirm?: CliIo['confirm'] },
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: options.env ?? {},
+    cwd: options.cwd,
+    isTTY: options.isTTY ?? false,
+    confirm: options.confirm,
+  };
+  const program = configureRoot(new Command(), io, '0.0.0-test');
+  registerConfigCommands(program, io);
+  registerRegistryCommands(program, io);
+  const code = await runProgram(program, argv, io);
+  return { code, stdout, stderr };
+}
+
+/** A temporary directory holding the given files (paths relative to it). */
+export function tempProject(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cadre-cli-'));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
