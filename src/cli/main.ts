@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { registerAdminCommands } from './admin-commands.js';
 import { registerConfigCommands } from './config-commands.js';
 import { processIo } from './io.js';
 import { registerRegistryCommands } from './registry-commands.js';
@@ -13,5 +14,6 @@ const program = configureRoot(new Command(), io, version);
 // One line per command group; each lives in its own file.
 registerConfigCommands(program, io);
 registerRegistryCommands(program, io);
+registerAdminCommands(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

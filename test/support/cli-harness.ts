@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command } from 'commander';
+import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { registerConfigCommands } from '../../src/cli/config-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { registerRegistryCommands } from '../../src/cli/registry-commands.js';
@@ -31,6 +32,7 @@ export async function runCli(
   const program = configureRoot(new Command(), io, '0.0.0-test');
   registerConfigCommands(program, io);
   registerRegistryCommands(program, io);
+  registerAdminCommands(program, io);
   const code = await runProgram(program, argv, io);
   return { code, stdout, stderr };
 }

@@ -1,0 +1,59 @@
+import { CliError, EXIT_SERVER, EXIT_USER } from './errors.js';
+
+export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:3000';
+
+export interface AdminClientOptions {
+  baseUrl: string;
+  token: string;
+  timeoutMs?: number;
+}
+
+/** Calls the admin API; a management error becomes a CliError carrying its code and message. */
+export function createAdminClient(options: AdminClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  return {
+    async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+      let response: Response;
+      try {
+        response = await fetch(base + path, {
+          method,
+          headers: {
+            authorization: `Bearer ${options.token}`,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        });
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        throw new CliError(`cannot reach Cadre at ${base} (${cause})`, EXIT_SERVER);
+      }
+      const text = await response.text();
+      let json: {
+        data?: T;
+        error?: { code: string; message: string; details?: Array<{ path: string; message: string }> };
+      };
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new CliError(
+          `Cadre answered ${method} ${path} with ${response.status} and no JSON`,
+          EXIT_SERVER,
+        );
+      }
+      if (!response.ok || !json.data) {
+        const error = json.error;
+        const details = error?.details?.map((d) => `${d.path}: ${d.message}`).join('; ');
+        throw new CliError(
+          `${response.status} ${error?.code ?? 'error'}: ${error?.message ?? text}${details ? ` (${details})` : ''}`,
+          response.status >= 500 || response.status === 429 ? EXIT_SERVER : EXIT_USER,
+          response.status === 401
+            ? 'check --token / CADRE_ADMIN_TOKEN (embedded mode: .cadre-data/bootstrap.json)'
+            : undefined,
+        );
+      }
+      return json.data;
+    },
+  };
+}
