@@ -4,7 +4,7 @@ import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { registerResponseHeaders } from './http/hooks.js';
+import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import type { App } from './http/route-kit.js';
@@ -27,6 +27,8 @@ export interface AppDeps {
   clock?: Clock;
   /** A pino logger, or false for none (tests). */
   logger?: FastifyBaseLogger | false;
+  /** Log one line per answered request (default true when a logger is given). */
+  logRequests?: boolean;
   /** Enables the admin API when set. */
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
@@ -47,6 +49,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
+    // Fastify logs two lines per request; registerRequestLog writes one, on completion, when enabled.
+    disableRequestLogging: true,
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
     // Bound how long a slow client may hold a connection while sending its request.
     requestTimeout: 30_000,
@@ -80,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
 
   registerErrorHandling(app);
   registerResponseHeaders(app);
+  if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
   registerAuthentication(app, {
     resolvers: [createApiKeyResolver(authenticator)],
     adminToken: deps.adminToken,

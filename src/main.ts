@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     adminToken,
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
+    logRequests: env.CADRE_LOG_REQUESTS,
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);

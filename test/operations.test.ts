@@ -45,8 +45,10 @@ describe('logs', () => {
         key: 'cadre_wrongwrongwrongwrongwrongwrongwrongwron',
       });
       const log = lines.join('\n');
-      expect(lines.length).toBeGreaterThan(5);
-      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      const entries = lines.map((line) => JSON.parse(line) as { msg: string; status?: number; url?: string });
+      const requests = entries.filter((entry) => entry.msg === 'request');
+      expect(requests.map((entry) => entry.status)).toEqual([201, 200, 422, 401]); // unknown query parameters are refused
+      expect(requests[2]!.url).toBe('/api/v1/api-keys?code=[redacted]&state=[redacted]');
       for (const secret of [
         org.ownerKey,
         created.body.data.key,

@@ -22,6 +22,11 @@ export const envSchema = z.object({
   CADRE_ADMIN_TOKEN: z.string().min(32, 'CADRE_ADMIN_TOKEN must be at least 32 characters').optional(),
   CADRE_PUBLIC_URL: z.string().url().optional(),
   CADRE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** One log line per answered request (method, path, status, time). */
+  CADRE_LOG_REQUESTS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
   CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   CADRE_DB_POOL_SIZE: positiveInt.default(10),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { redactUrl } from './logger.js';
 
 const NO_STORE = /^\/(api|admin|auth)(\/|$)/;
 
@@ -16,5 +17,20 @@ export function registerResponseHeaders(app: FastifyInstance): void {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (NO_STORE.test(request.url)) reply.header('Cache-Control', 'no-store');
     if (closing) reply.header('Connection', 'close');
+  });
+}
+
+/** One line per answered request; 5xx answers are also logged with their error by the error handler. */
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
   });
 }

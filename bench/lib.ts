@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+export interface Server {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startProcess(args: string[], env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** A bare node:http server that answers `body` to everything: the baseline of every ratio. */
+export const startBare = (body: string) => startProcess(['bench/bare-server.mjs'], { BODY: body });
+
+/** The built service (`npm run build` first), embedded PGlite unless DATABASE_URL is set. */
+export async function startCadre(env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-'));
+  const server = await startProcess(['dist/main.js'], {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    CADRE_LOG_LEVEL: 'info',
+    CADRE_DATA_DIR: dataDir,
+    ...(process.env.DATABASE_URL
+      ? { DATABASE_URL: process.env.DATABASE_URL, CADRE_ADMIN_TOKEN: 'b'.repeat(40) }
+      : {}),
+    ...env,
+  });
+  const bootstrap = process.env.DATABASE_URL
+    ? { adminToken: 'b'.repeat(40) }
+    : (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+        adminToken: string;
+        apiKey?: string;
+      });
+  return { ...server, bootstrap };
+}
+
+export interface LoadResult {
+  name: string;
+  requestsPerSecond: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Loads one URL for DURATION_S seconds after a short warm-up; every answer must be a 2xx. */
+export async function load(
+  name: string,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<LoadResult> {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 });
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  const outcome = {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  if (outcome.non2xx || outcome.errors)
+    throw new Error(`${name}: ${outcome.non2xx} non-2xx, ${outcome.errors} errors`);
+  return outcome;
+}
+
+export async function getJson<T>(
+  url: string,
+  headers: Record<string, string> = {},
+  init: RequestInit = {},
+): Promise<T> {
+  const response = await fetch(url, {
+    ...init,
+    headers: { ...headers, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+  if (!response.ok)
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export const ratio = (value: number, baseline: number) => Math.round((value / baseline) * 100) / 100;
+
+export function report(title: string, rows: Array<LoadResult & { ratio?: number; target?: string }>): void {
+  console.log(`\n### ${title} (${DURATION_S}s, ${CONNECTIONS} connections)\n`);
+  console.log('| scenario | req/s | p99 ms | ratio | target |');
+  console.log('|---|---:|---:|---:|---|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.name} | ${row.requestsPerSecond} | ${row.p99Ms} | ${row.ratio ?? ''} | ${row.target ?? ''} |`,
+    );
+  }
+}
