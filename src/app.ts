@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
@@ -50,7 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
     // Fastify logs two lines per request; registerRequestLog writes one, on completion, when enabled.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
     // Bound how long a slow client may hold a connection while sending its request.
     requestTimeout: 30_000,
