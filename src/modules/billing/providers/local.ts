@@ -1,5 +1,5 @@
 import { and, eq, gt } from 'drizzle-orm';
-import type { Database } from '../../../db/client.js';
+import type { Database, Executor } from '../../../db/client.js';
 import { notFound } from '../../../http/errors.js';
 import type { Clock } from '../../../lib/clock.js';
 import { randomBase62 } from '../../../lib/secrets.js';
@@ -58,8 +58,12 @@ export function createLocalProvider({ database, clock, plans }: LocalProviderDep
     return existing;
   }
 
-  async function session(id: string, kind: LocalSession['kind']): Promise<LocalSession> {
-    const [row] = await db.select().from(billingLocalSessions).where(eq(billingLocalSessions.id, id));
+  async function session(
+    id: string,
+    kind: LocalSession['kind'],
+    executor: Executor = db,
+  ): Promise<LocalSession> {
+    const [row] = await executor.select().from(billingLocalSessions).where(eq(billingLocalSessions.id, id));
     if (!row || row.kind !== kind)
       throw notFound(kind === 'checkout' ? 'Checkout session' : 'Portal session');
     return row;
@@ -140,7 +144,7 @@ export function createLocalProvider({ database, clock, plans }: LocalProviderDep
           )
           .returning();
         if (!completed) {
-          const row = await session(id, 'checkout');
+          const row = await session(id, 'checkout', tx);
           return row.status === 'completed' ? row.successUrl : null;
         }
         await findSubscriptionForUpdate(tx, completed.organizationId);
