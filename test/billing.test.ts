@@ -1,4 +1,6 @@
+import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { billingLocalSessions } from '../src/modules/billing/billing.tables.js';
 import { expectApiError } from './support/assertions.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -272,15 +274,11 @@ describe('POST …/billing/checkout', () => {
     for (const res of inUse) expectApiError(res, 409, 'idempotency_key_in_use');
     expect(ok.filter((res) => res.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(new Set(ok.map((res) => res.body.data.sessionId)).size).toBe(1);
-    const sessions = await server.context.database.db.execute<{ n: number }>(
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: SQL text
-      `SELECT count(*)::int AS n FROM billing_local_sessions WHERE plan_key = 'team' AND user_id = '${org.ownerId}'`,
-    );
-    const rows =
-      'rows' in sessions
-        ? (sessions.rows as Array<{ n: number }>)
-        : (sessions as unknown as Array<{ n: number }>);
-    expect(rows[0]?.n).toBe(1);
+    const sessions = await server.context.database.db
+      .select({ n: count() })
+      .from(billingLocalSessions)
+      .where(and(eq(billingLocalSessions.planKey, 'team'), eq(billingLocalSessions.userId, org.ownerId)));
+    expect(sessions[0]?.n).toBe(1);
     // Once done, the key replays.
     const later = await server.request<CheckoutAnswer>('POST', `${base(org)}/checkout`, {
       key: org.ownerKey,
