@@ -203,6 +203,51 @@ describe('Stripe checkout through the official SDK', () => {
     expect(stand.requests[0]!.headers['idempotency-key']).toBe(stand.requests[1]!.headers['idempotency-key']);
   });
 
+  it('answers 409 idempotency_key_in_use while the first request is still at Stripe, then replays it', async () => {
+    const send = () =>
+      server.request<{ data: { sessionId: string } }>(
+        'POST',
+        `/api/v1/organizations/${org.id}/billing/checkout`,
+        {
+          key: org.ownerKey,
+          headers: { 'idempotency-key': 'stripe-slow' },
+          body: checkoutBody(),
+        },
+      );
+    const release = stand.holdNext();
+    const first = send();
+    await stand.held;
+    const during = await send();
+    expectApiError(during, 409, 'idempotency_key_in_use');
+    expect(during.headers.get('retry-after')).toBe('1');
+    release();
+    const done = await first;
+    expect(done.status).toBe(200);
+    const after = await send();
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+    expect(after.body).toEqual(done.body);
+  });
+
+  it('forgets keys after 24 hours: the same key then runs as a new request', async () => {
+    const send = (planKey: string) =>
+      server.request<{ data: { sessionId: string } }>(
+        'POST',
+        `/api/v1/organizations/${org.id}/billing/checkout`,
+        {
+          key: org.ownerKey,
+          headers: { 'idempotency-key': 'stripe-day-old' },
+          body: checkoutBody(planKey),
+        },
+      );
+    expect((await send('plus')).status).toBe(200);
+    clock.advance(23 * 3_600_000);
+    expectApiError(await send('team'), 422, 'idempotency_key_reused');
+    clock.advance(3_600_000);
+    const reused = await send('team');
+    expect(reused.status).toBe(200);
+    expect(reused.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('refuses the portal (409) until the organization is a Stripe customer', async () => {
     const res = await server.request('POST', `/api/v1/organizations/${org.id}/billing/portal`, {
       key: org.ownerKey,

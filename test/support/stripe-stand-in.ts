@@ -14,6 +14,10 @@ export interface StripeStandIn {
   requests: RecordedRequest[];
   /** Makes the next N requests fail with this status (Stripe error body). */
   failNext(count: number, status: number): void;
+  /** Holds the next request's answer until the returned function is called (a slow provider). */
+  holdNext(): () => void;
+  /** Resolves when the held request has arrived. */
+  held: Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const byKey = new Map<string, { status: number; body: string }>();
   let failures = { count: 0, status: 500 };
   let counter = 0;
+  let hold: { gate: Promise<void>; arrived: () => void } | undefined;
 
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -33,7 +38,13 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     req.on('data', (chunk) => {
       raw += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
+      if (hold) {
+        const { gate, arrived } = hold;
+        hold = undefined;
+        arrived();
+        await gate;
+      }
       const form = Object.fromEntries(new URLSearchParams(raw));
       const path = (req.url ?? '').split('?')[0] ?? '';
       requests.push({ method: req.method ?? '', path, headers: req.headers, form });
@@ -92,11 +103,24 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const standIn: StripeStandIn = {
     port: (server.address() as AddressInfo).port,
     requests,
     failNext(count, status) {
       failures = { count, status };
+    },
+    held: undefined,
+    holdNext() {
+      let release!: () => void;
+      let arrived!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      standIn.held = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      hold = { gate, arrived };
+      return release;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -104,4 +128,5 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+  return standIn;
 }
