@@ -139,7 +139,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   registerApiKeyRoutes(app, apiKeys);
   registerSessionRoutes(app, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
   billing.registerRoutes(app, { publicUrl: deps.publicUrl });
-  if (deps.adminToken) registerAdminRoutes(app, { tenancy, apiKeys });
+  // Setting a new password ends the user's console sessions (a reset must lock out whoever knew the old one).
+  const adminTenancy: TenancyService = {
+    ...tenancy,
+    setPassword: async (userId, password) => {
+      await tenancy.setPassword(userId, password);
+      await sessions.revokeAllForUser(userId);
+    },
+  };
+  if (deps.adminToken) registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
 
   await app.ready();
   return { app, context };

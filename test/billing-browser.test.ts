@@ -110,6 +110,29 @@ describe('local provider checkout in a real browser', () => {
     }, org.id);
     expect(subscription.status).toBe(200);
     expect(subscription.body.data).toMatchObject({ planKey: 'plus', status: 'active', provider: 'local' });
+
+    // The portal: cancel at period end, back to the console.
+    const portal = await page.evaluate(
+      async ({ orgId, csrfToken, consoleUrl }) => {
+        const res = await fetch(`/api/v1/organizations/${orgId}/billing/portal`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+          body: JSON.stringify({ returnUrl: `${consoleUrl}/settings`, csrfToken }),
+        });
+        return { status: res.status, body: (await res.json()) as { data: { url: string } } };
+      },
+      { orgId: org.id, csrfToken: signedIn.body.data.csrfToken, consoleUrl },
+    );
+    expect(portal.status).toBe(200);
+    await page.goto(portal.body.data.url);
+    await expect(page.locator('#status').textContent()).resolves.toBe('active');
+    await Promise.all([page.waitForURL(`${consoleUrl}/settings`), page.click('#cancel')]);
+    const after = await server.request<{ data: Record<string, unknown> }>(
+      'GET',
+      `/api/v1/organizations/${org.id}/billing/subscription`,
+      { key: org.ownerKey },
+    );
+    expect(after.body.data).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
     await context.close();
   });
 });

@@ -160,6 +160,23 @@ describe('GET /auth/session and POST /auth/logout', () => {
     expectApiError(plans, 401, 'unauthorized');
   });
 
+  it('ends every session of a user when an operator sets a new password', async () => {
+    const a = await login(server, ownerEmail());
+    const b = await login(server, ownerEmail());
+    await setPassword(server, org.ownerId);
+    for (const { cookie } of [a, b]) {
+      expectApiError(
+        await server.request('GET', '/auth/session', { headers: { cookie } }),
+        401,
+        'unauthorized',
+      );
+    }
+    const fresh = await login(server, ownerEmail());
+    expect((await server.request('GET', '/auth/session', { headers: { cookie: fresh.cookie } })).status).toBe(
+      200,
+    );
+  });
+
   it('answers 401 without a session, with an unknown cookie and for an API key', async () => {
     expectApiError(await server.request('GET', '/auth/session'), 401, 'unauthorized');
     const fake = { cookie: `cadre_session=cs_${'a'.repeat(43)}` };
