@@ -192,6 +192,7 @@ describe('Stripe checkout through the official SDK', () => {
     });
     expectApiError(failed, 503, 'service_unavailable');
     expect(failed.headers.get('retry-after')).toBe('5');
+    expect(failed.text).not.toContain('stand-in');
     const retried = await server.request('POST', `/api/v1/organizations/${org.id}/billing/checkout`, {
       key: org.ownerKey,
       headers: { 'idempotency-key': 'stripe-retry' },

@@ -41,9 +41,14 @@ export function createBillingService(deps: BillingServiceDeps) {
 
   /** The caller's own organization, by id or slug; any other one is 404, as if it did not exist. */
   async function ownOrganization(principal: Principal, idOrSlug: string): Promise<Organization> {
-    const organization = await deps.tenancy.getOrganization(idOrSlug).catch(() => undefined);
-    if (!organization || organization.id !== principal.organizationId)
-      throw notFound(`Organization ${idOrSlug}`);
+    let organization: Organization;
+    try {
+      organization = await deps.tenancy.getOrganization(idOrSlug);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') throw notFound(`Organization ${idOrSlug}`);
+      throw error;
+    }
+    if (organization.id !== principal.organizationId) throw notFound(`Organization ${idOrSlug}`);
     return organization;
   }
 
@@ -71,13 +76,12 @@ export function createBillingService(deps: BillingServiceDeps) {
       return await work();
     } catch (error) {
       if (error instanceof ProviderUnavailableError) {
-        throw new ApiError(
-          'service_unavailable',
-          'The payment provider is unavailable; retry later',
-          undefined,
-          {
+        // The provider's message reaches the log through `cause`, never the client.
+        throw Object.assign(
+          new ApiError('service_unavailable', 'The payment provider is unavailable; retry later', undefined, {
             'Retry-After': '5',
-          },
+          }),
+          { cause: error },
         );
       }
       throw error;
