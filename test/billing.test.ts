@@ -1,6 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billingLocalSessions } from '../src/modules/billing/billing.tables.js';
+import { billingLocalSessions, usageApiRequests } from '../src/modules/billing/billing.tables.js';
 import { expectApiError } from './support/assertions.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -21,7 +21,8 @@ const freshKey = () => `key-${Date.now()}-${keyCounter++}`;
 type CheckoutAnswer = { data: { sessionId: string; url: string; expiresAt: string } };
 
 beforeAll(async () => {
-  server = await startServer();
+  // Flushed by hand in the tests, so what is in the table before a flush is known.
+  server = await startServer({ billing: { provider: 'local', usageFlushMs: 3_600_000 } });
   org = await createOrganization(server, 'team');
   other = await createOrganization(server, 'personal');
 });
@@ -99,7 +100,16 @@ describe('subscription and usage', () => {
     await server.request('DELETE', `/api/v1/api-keys/${revoked.id}`, { key: fresh.ownerKey });
     for (let i = 0; i < 4; i++) await server.request('GET', '/api/v1/billing/plans', { key: fresh.ownerKey });
     await server.request('GET', '/api/v1/billing/plans'); // anonymous: not counted
+    const rows = () =>
+      server.context.database.db
+        .select()
+        .from(usageApiRequests)
+        .where(eq(usageApiRequests.organizationId, fresh.id));
+    expect(await rows()).toEqual([]); // counted in memory: no write per request
     await server.context.billing.meter.flush();
+    const flushed = await rows();
+    expect(flushed).toHaveLength(1); // one row per organization and hour
+    expect(flushed[0]?.count).toBe(5);
     const res = await server.request<{
       data: {
         periodStart: string;

@@ -199,6 +199,20 @@ describe('GET /auth/session and POST /auth/logout', () => {
     }
   });
 
+  it('applies role changes to live sessions at once', async () => {
+    const adminId = await addMember(server, org, 'admin');
+    await setPassword(server, adminId);
+    const admin = await login(server, (await server.context.tenancy.getUser(adminId)).email);
+    const checkout = () =>
+      server.request('POST', `/api/v1/organizations/${org.id}/billing/portal`, {
+        headers: { cookie: admin.cookie, 'idempotency-key': `role-${Math.random()}` },
+        body: { returnUrl: 'https://console.example.com/', csrfToken: admin.csrfToken },
+      });
+    expect((await checkout()).status).toBe(200);
+    await server.context.tenancy.setRole(org.id, adminId, 'member');
+    expectApiError(await checkout(), 403, 'forbidden');
+  });
+
   it('lets a Bearer header win over the cookie (an invalid one is 401, never a fallback to the cookie)', async () => {
     const memberId = await addMember(server, org, 'member');
     const email = (await server.context.tenancy.getUser(memberId)).email;
