@@ -1,5 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../src/lib/clock.js';
 import { billingLocalSessions, usageApiRequests } from '../src/modules/billing/billing.tables.js';
 import { expectApiError } from './support/assertions.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
@@ -398,5 +399,52 @@ describe('local provider pages', () => {
       'not_found',
     );
     expectApiError(await server.request('GET', '/billing/local/portal/lps_nothing'), 404, 'not_found');
+  });
+});
+
+describe('local provider over time', () => {
+  it('expires unconfirmed checkouts after 24 h and ends an unrenewed subscription after its month', async () => {
+    const clock = createManualClock(new Date());
+    const timed = await startServer({ database: server.db.database, clock });
+    try {
+      const buyer = await createOrganization(timed, 'personal');
+      const create = () =>
+        timed.request<CheckoutAnswer>('POST', `${base(buyer)}/checkout`, {
+          key: buyer.ownerKey,
+          headers: { 'idempotency-key': freshKey() },
+          body: checkoutBody('plus'),
+        });
+      const stale = await create();
+      clock.advance(24 * 3_600_000 + 1);
+      expect((await fetch(stale.body.data.url)).status).toBe(410);
+      const late = await fetch(`${stale.body.data.url}/confirm`, { method: 'POST', redirect: 'manual' });
+      expect(late.status).toBe(410);
+      const none = await timed.request<{ data: { status: string } }>('GET', `${base(buyer)}/subscription`, {
+        key: buyer.ownerKey,
+      });
+      expect(none.body.data.status).toBe('none');
+
+      const fresh = await create();
+      await fetch(`${fresh.body.data.url}/confirm`, { method: 'POST', redirect: 'manual' });
+      clock.advance(32 * 86_400_000);
+      const ended = await timed.request<{ data: Record<string, unknown> }>(
+        'GET',
+        `${base(buyer)}/subscription`,
+        {
+          key: buyer.ownerKey,
+        },
+      );
+      expect(ended.body.data).toMatchObject({ planKey: 'plus', status: 'canceled' });
+      const usage = await timed.request<{ data: { counters: Array<{ key: string; limit: number }> } }>(
+        'GET',
+        `${base(buyer)}/usage`,
+        { key: buyer.ownerKey },
+      );
+      expect(usage.body.data.counters.find((c) => c.key === 'apiRequests')?.limit).toBe(10_000);
+      // Ended: a new checkout is allowed again.
+      expect((await create()).status).toBe(200);
+    } finally {
+      await timed.app.close();
+    }
   });
 });

@@ -108,16 +108,13 @@ export function createBillingService(deps: BillingServiceDeps) {
     async usage(organizationId: string) {
       const now = deps.clock.now();
       const row = effective(await findSubscription(db, organizationId));
-      const entitled =
-        row && ENTITLED.has(row.status) && row.currentPeriodStart && row.currentPeriodEnd
-          ? row.currentPeriodStart <= now && now < row.currentPeriodEnd
-          : false;
-      const period: UsagePeriod = entitled
-        ? { start: row!.currentPeriodStart!, end: row!.currentPeriodEnd! }
-        : calendarMonth(now);
-      const plan =
-        (entitled || (row && ENTITLED.has(row.status)) ? deps.plans.get(row!.planKey) : undefined) ??
-        deps.plans.free();
+      const live = row && ENTITLED.has(row.status) ? row : undefined;
+      // The subscription's own period while now is inside it; else the calendar month.
+      const start = live?.currentPeriodStart;
+      const end = live?.currentPeriodEnd;
+      const period: UsagePeriod =
+        start && end && start <= now && now < end ? { start, end } : calendarMonth(now);
+      const plan = (live && deps.plans.get(live.planKey)) ?? deps.plans.free();
       const counters = await Promise.all(
         COUNTER_KEYS.map(async (key) => ({
           key,
