@@ -1,8 +1,10 @@
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
+import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -16,6 +18,19 @@ import {
 import { createApiKeyResolver } from './modules/api-keys/api-key-resolver.js';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { type ApiKeysService, createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import {
+  type BillingModule,
+  type BillingOptions,
+  createBillingModule,
+} from './modules/billing/billing.module.js';
+import {
+  createLoginLimiter,
+  DEFAULT_LOGIN_LIMITS,
+  type LoginLimits,
+} from './modules/sessions/login-limiter.js';
+import { createSessionResolver } from './modules/sessions/session-resolver.js';
+import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
+import { createSessionsService, type SessionsService } from './modules/sessions/sessions.service.js';
 import { registerSystemRoutes } from './modules/system/system.routes.js';
 import { registerAdminRoutes } from './modules/tenancy/admin.routes.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -33,6 +48,11 @@ export interface AppDeps {
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
   lastUsedFlushMs?: number;
+  /** CADRE_PUBLIC_URL: https here makes the session cookie Secure; the local billing pages live under it. */
+  publicUrl?: string | undefined;
+  sessionTtlMs?: number;
+  loginLimits?: LoginLimits;
+  billing?: BillingOptions;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -43,6 +63,8 @@ export interface AppContext {
   authenticator: ApiKeyAuthenticator;
   tenancy: TenancyService;
   apiKeys: ApiKeysService;
+  sessions: SessionsService;
+  billing: BillingModule;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -73,11 +95,35 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const tenancy = createTenancyService({ database: deps.database, bus });
   const apiKeys = createApiKeysService({ database: deps.database, bus, clock, authenticator });
-  const context: AppContext = { database: deps.database, clock, bus, authenticator, tenancy, apiKeys };
+  const sessions = createSessionsService({
+    database: deps.database,
+    clock,
+    limiter: createLoginLimiter(deps.loginLimits ?? DEFAULT_LOGIN_LIMITS, clock),
+    ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
+  });
+  const billing = createBillingModule({
+    database: deps.database,
+    clock,
+    tenancy,
+    onError,
+    options: deps.billing ?? { provider: 'local' },
+  });
+  const context: AppContext = {
+    database: deps.database,
+    clock,
+    bus,
+    authenticator,
+    tenancy,
+    apiKeys,
+    sessions,
+    billing,
+  };
 
   await bus.start();
   authenticator.start();
+  billing.start();
   app.addHook('onClose', async () => {
+    await billing.stop();
     await authenticator.stop();
     await bus.stop();
   });
@@ -85,15 +131,28 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   registerErrorHandling(app);
   registerResponseHeaders(app);
   if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
+  await app.register(fastifyCookie);
   registerAuthentication(app, {
-    resolvers: [createApiKeyResolver(authenticator)],
+    resolvers: [createApiKeyResolver(authenticator), createSessionResolver(sessions)],
     adminToken: deps.adminToken,
   });
+  registerCsrfProtection(app);
+  billing.registerUsageCounting(app);
   await registerOpenApi(app, VERSION);
 
   registerSystemRoutes(app, deps.database);
   registerApiKeyRoutes(app, apiKeys);
-  if (deps.adminToken) registerAdminRoutes(app, { tenancy, apiKeys });
+  registerSessionRoutes(app, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
+  billing.registerRoutes(app, { publicUrl: deps.publicUrl });
+  // Setting a new password ends the user's console sessions (a reset must lock out whoever knew the old one).
+  const adminTenancy: TenancyService = {
+    ...tenancy,
+    setPassword: async (userId, password) => {
+      await tenancy.setPassword(userId, password);
+      await sessions.revokeAllForUser(userId);
+    },
+  };
+  if (deps.adminToken) registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
 
   await app.ready();
   return { app, context };

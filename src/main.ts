@@ -6,6 +6,7 @@ import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createLogger } from './http/logger.js';
+import { billingOptions } from './modules/billing/billing.config.js';
 
 const env = parseEnv();
 const log = createLogger(env.CADRE_LOG_LEVEL);
@@ -36,6 +37,14 @@ async function main(): Promise<void> {
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
     logRequests: env.CADRE_LOG_REQUESTS,
+    publicUrl: env.CADRE_PUBLIC_URL,
+    sessionTtlMs: env.CADRE_SESSION_TTL_SECONDS * 1000,
+    loginLimits: {
+      perAccount: env.CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      perIp: env.CADRE_LOGIN_MAX_ATTEMPTS_PER_IP,
+      windowMs: env.CADRE_LOGIN_WINDOW_SECONDS * 1000,
+    },
+    billing: billingOptions(env),
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);

@@ -13,28 +13,63 @@ const positiveInt = z.coerce.number().int().positive();
  * Every environment variable Cadre reads, parsed once at start-up. README lists them all; keep the two in
  * step. Modules receive the parsed values through their dependencies and never read `process.env`.
  */
-export const envSchema = z.object({
-  HOST: z.string().default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.string().url().optional(),
-  REDIS_URL: z.string().url().optional(),
-  CADRE_DATA_DIR: z.string().default('./.cadre-data'),
-  CADRE_ADMIN_TOKEN: z.string().min(32, 'CADRE_ADMIN_TOKEN must be at least 32 characters').optional(),
-  CADRE_PUBLIC_URL: z.string().url().optional(),
-  CADRE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** One log line per answered request (method, path, status, time). */
-  CADRE_LOG_REQUESTS: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((value) => value === 'true'),
-  CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
-  CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
-  CADRE_DB_POOL_SIZE: positiveInt.default(10),
-  CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
-  CADRE_ENCRYPTION_KEYS: z.string().optional(),
-  CADRE_ALLOWED_RETURN_ORIGINS: commaList.default([]),
-  CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
-});
+export const envSchema = z
+  .object({
+    HOST: z.string().default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATABASE_URL: z.string().url().optional(),
+    REDIS_URL: z.string().url().optional(),
+    CADRE_DATA_DIR: z.string().default('./.cadre-data'),
+    CADRE_ADMIN_TOKEN: z.string().min(32, 'CADRE_ADMIN_TOKEN must be at least 32 characters').optional(),
+    CADRE_PUBLIC_URL: z.string().url().optional(),
+    CADRE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** One log line per answered request (method, path, status, time). */
+    CADRE_LOG_REQUESTS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true'),
+    CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+    CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+    CADRE_DB_POOL_SIZE: positiveInt.default(10),
+    CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
+    CADRE_ENCRYPTION_KEYS: z.string().optional(),
+    CADRE_ALLOWED_RETURN_ORIGINS: commaList.default([]),
+    CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
+    // Console sessions and login throttling.
+    CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
+    CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+    CADRE_LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(60),
+    CADRE_LOGIN_WINDOW_SECONDS: positiveInt.default(900),
+    // Billing (docs/billing.md).
+    CADRE_BILLING_PROVIDER: z.enum(['local', 'stripe']).default('local'),
+    CADRE_USAGE_FLUSH_MS: positiveInt.default(10_000),
+    CADRE_STRIPE_SECRET_KEY: z.string().min(1).optional(),
+    CADRE_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+    /** `plus=price_123,team=price_456`: plan key → Stripe price id. */
+    CADRE_STRIPE_PRICES: commaList
+      .pipe(
+        z
+          .array(z.string().regex(/^[a-z0-9_-]+=\S+$/, 'use planKey=price_id'))
+          .transform((pairs) =>
+            Object.fromEntries(pairs.map((pair) => pair.split('=', 2) as [string, string])),
+          ),
+      )
+      .default({}),
+    CADRE_STRIPE_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
+    // Where the Stripe SDK sends its API requests (a proxy, or a stand-in in tests); default api.stripe.com:443.
+    CADRE_STRIPE_API_HOST: z.string().min(1).optional(),
+    CADRE_STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    CADRE_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
+  })
+  .superRefine((env, context) => {
+    if (env.CADRE_BILLING_PROVIDER === 'stripe' && !env.CADRE_STRIPE_SECRET_KEY) {
+      context.addIssue({
+        code: 'custom',
+        path: ['CADRE_STRIPE_SECRET_KEY'],
+        message: 'required when CADRE_BILLING_PROVIDER=stripe',
+      });
+    }
+  });
 
 export type Env = z.infer<typeof envSchema>;
 

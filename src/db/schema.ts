@@ -1,3 +1,7 @@
 // Every table, gathered for drizzle's typed client. Each module defines its own tables in *.tables.ts.
+
+export * from '../http/idempotency.tables.js';
 export * from '../modules/api-keys/api-keys.tables.js';
+export * from '../modules/billing/billing.tables.js';
+export * from '../modules/sessions/sessions.tables.js';
 export * from '../modules/tenancy/tenancy.tables.js';

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { safeEqual } from '../lib/secrets.js';
+import { ApiError } from './errors.js';
+
+/**
+ * Where a route expects the console session's CSRF token: `body` (`csrfToken` in the JSON body, as the
+ * billing POSTs do per the spec) or `header` (`X-CSRF-Token`, the default for every other route).
+ */
+export type CsrfLocation = 'body' | 'header';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    csrf?: CsrfLocation;
+  }
+}
+
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const csrfInvalid = () =>
+  new ApiError('csrf_token_invalid', 'Missing or invalid CSRF token for this console session');
+
+function presentedToken(request: FastifyRequest): unknown {
+  if (request.routeOptions.config?.csrf === 'body') {
+    const body = request.body;
+    return body && typeof body === 'object' ? (body as Record<string, unknown>).csrfToken : undefined;
+  }
+  return request.headers[CSRF_HEADER];
+}
+
+/**
+ * Every state-changing request authenticated by a console session cookie must carry that session's CSRF
+ * token; Bearer requests are not exposed to CSRF (browsers never add the header) and are not checked.
+ * Runs after the body is parsed and before it is validated, so a forged request is refused with 403
+ * before anything about the body is revealed.
+ */
+export function registerCsrfProtection(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const principal = request.principal;
+    if (principal?.kind !== 'session' || SAFE_METHODS.has(request.method)) return;
+    const presented = presentedToken(request);
+    if (typeof presented !== 'string' || !safeEqual(presented, principal.csrfToken)) throw csrfInvalid();
+  });
+}

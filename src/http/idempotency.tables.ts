@@ -1,0 +1,26 @@
+import { integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { organizations, users } from '../modules/tenancy/tenancy.tables.js';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    endpoint: text('endpoint').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['running', 'done'] }).notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: jsonb('response_body'),
+    lockedAt: at('locked_at').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.userId, table.endpoint, table.key] })],
+);

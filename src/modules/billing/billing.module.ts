@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/client.js';
+import { createIdempotency } from '../../http/idempotency.js';
+import type { App } from '../../http/route-kit.js';
+import type { Clock } from '../../lib/clock.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { type BillingRouteOptions, registerBillingRoutes } from './billing.routes.js';
+import { createBillingService } from './billing.service.js';
+import { registerLocalBillingPages } from './local-pages.routes.js';
+import { createPlanCatalogue, type Plan } from './plans.js';
+import { createLocalProvider } from './providers/local.js';
+import type { BillingProvider } from './providers/provider.js';
+import { createStripeClient, createStripeProvider, type StripeSettings } from './providers/stripe.js';
+import { registerStripeWebhookRoute } from './stripe-webhook.routes.js';
+import { createStripeWebhookHandler } from './stripe-webhooks.js';
+import { activeApiKeysSource, createApiRequestMeter, type UsageSource, zeroSource } from './usage.js';
+
+export type BillingOptions = ({ provider: 'local' } | { provider: 'stripe'; stripe: StripeSettings }) & {
+  plans?: readonly Plan[];
+  /** How often counted API requests are written (one batched statement per interval). */
+  usageFlushMs?: number;
+  /**
+   * Counters owned by other modules. The registry provides `expertVersions` (versions published in the
+   * period) and OAuth provides `connections` (current connections); until wired, they read 0.
+   */
+  usageSources?: { expertVersions?: UsageSource; connections?: UsageSource };
+};
+
+export interface BillingModuleDeps {
+  database: Database;
+  clock: Clock;
+  tenancy: TenancyService;
+  onError: (error: unknown) => void;
+  options: BillingOptions;
+}
+
+export type BillingModule = ReturnType<typeof createBillingModule>;
+
+/** Builds billing: the plan catalogue, the configured provider, idempotency, usage metering and routes. */
+export function createBillingModule({ database, clock, tenancy, onError, options }: BillingModuleDeps) {
+  const plans = createPlanCatalogue(options.plans);
+  const local = createLocalProvider({ database, clock, plans });
+  const stripe = options.provider === 'stripe' ? createStripeClient(options.stripe) : undefined;
+  const provider: BillingProvider =
+    options.provider === 'stripe' && stripe ? createStripeProvider(stripe, options.stripe) : local.provider;
+  const idempotency = createIdempotency({ database, clock });
+  const meter = createApiRequestMeter({
+    database,
+    clock,
+    flushIntervalMs: options.usageFlushMs ?? 10_000,
+    onError,
+  });
+  const service = createBillingService({
+    database,
+    clock,
+    tenancy,
+    plans,
+    provider,
+    idempotency,
+    usage: {
+      apiRequests: meter.source,
+      expertVersions: options.usageSources?.expertVersions ?? zeroSource,
+      apiKeys: activeApiKeysSource(database, clock),
+      connections: options.usageSources?.connections ?? zeroSource,
+    },
+  });
+  const webhooks =
+    options.provider === 'stripe' && stripe && options.stripe.webhookSecret
+      ? createStripeWebhookHandler({
+          stripe,
+          database,
+          clock,
+          secret: options.stripe.webhookSecret,
+          toleranceSeconds: options.stripe.webhookToleranceSeconds ?? 300,
+          prices: options.stripe.prices,
+        })
+      : undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+
+  return {
+    service,
+    provider,
+    local,
+    meter,
+    idempotency,
+    webhooks,
+
+    /** Counts every authenticated management request of an organization (in memory; flushed in batches). */
+    registerUsageCounting(app: FastifyInstance) {
+      app.addHook('onResponse', async (request) => {
+        if (request.principal && request.url.startsWith('/api/'))
+          meter.record(request.principal.organizationId);
+      });
+    },
+
+    registerRoutes(app: App, routeOptions: BillingRouteOptions) {
+      registerBillingRoutes(app, service, routeOptions);
+      if (provider.name === 'local') registerLocalBillingPages(app, local);
+      if (webhooks) registerStripeWebhookRoute(app, webhooks);
+    },
+
+    start() {
+      meter.start();
+      sweepTimer = setInterval(() => void idempotency.sweep().catch(onError), 15 * 60_000);
+      sweepTimer.unref();
+    },
+    async stop() {
+      if (sweepTimer) clearInterval(sweepTimer);
+      await meter.stop();
+    },
+  };
+}

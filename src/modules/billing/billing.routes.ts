@@ -1,0 +1,146 @@
+import type { FastifyRequest } from 'fastify';
+import { authorize, requirePrincipal } from '../../http/auth.js';
+import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency.js';
+import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
+import {
+  checkoutBody,
+  checkoutSessionSchema,
+  idempotencyHeaders,
+  organizationParams,
+  planListSchema,
+  portalBody,
+  portalSessionSchema,
+  subscriptionSchema,
+  usageSchema,
+} from './billing.schemas.js';
+import type { BillingService } from './billing.service.js';
+
+const tags = ['Billing'];
+
+export interface BillingRouteOptions {
+  /** CADRE_PUBLIC_URL: where the local provider's pages are reached; else the request's own origin. */
+  publicUrl: string | undefined;
+}
+
+export function registerBillingRoutes(app: App, billing: BillingService, options: BillingRouteOptions): void {
+  const baseUrl = (request: FastifyRequest) =>
+    (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+
+  app.get('/api/v1/billing/plans', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'listBillingPlans',
+      summary: 'All active subscription plans, provider-neutral, cheapest first',
+      tags,
+      security: bearerSecurity,
+      response: { 200: dataOf(planListSchema), ...managementErrors(401, 403) },
+    },
+    handler: async (request) => {
+      authorize(request, 'billing:read');
+      return { data: { plans: billing.plans() } };
+    },
+  });
+
+  app.post('/api/v1/organizations/:organizationIdOrSlug/billing/checkout', {
+    config: { auth: 'principal', csrf: 'body' },
+    schema: {
+      operationId: 'createCheckoutSession',
+      summary: 'Create a payment-provider checkout session (idempotent on the Idempotency-Key header)',
+      tags,
+      security: bearerSecurity,
+      params: organizationParams,
+      headers: idempotencyHeaders,
+      body: checkoutBody,
+      response: { 200: dataOf(checkoutSessionSchema), ...managementErrors(401, 403, 404, 409, 422) },
+    },
+    handler: async (request, reply) => {
+      const organization = await billing.ownOrganization(
+        requirePrincipal(request),
+        request.params.organizationIdOrSlug,
+      );
+      const principal = authorize(request, 'billing:manage', {
+        kind: 'organization',
+        organizationId: organization.id,
+      });
+      const key = idempotencyKeyOf(request);
+      const { planKey, successUrl, cancelUrl } = request.body;
+      const input = { planKey, successUrl, cancelUrl };
+      const answer = await billing.checkout(principal, organization.id, input, key, baseUrl(request));
+      return sendIdempotent(reply, answer);
+    },
+  });
+
+  app.post('/api/v1/organizations/:organizationIdOrSlug/billing/portal', {
+    config: { auth: 'principal', csrf: 'body' },
+    schema: {
+      operationId: 'createPortalSession',
+      summary: 'Create a customer portal session (idempotent on the Idempotency-Key header)',
+      tags,
+      security: bearerSecurity,
+      params: organizationParams,
+      headers: idempotencyHeaders,
+      body: portalBody,
+      response: { 200: dataOf(portalSessionSchema), ...managementErrors(401, 403, 404, 409, 422) },
+    },
+    handler: async (request, reply) => {
+      const organization = await billing.ownOrganization(
+        requirePrincipal(request),
+        request.params.organizationIdOrSlug,
+      );
+      const principal = authorize(request, 'billing:manage', {
+        kind: 'organization',
+        organizationId: organization.id,
+      });
+      const key = idempotencyKeyOf(request);
+      const input = { returnUrl: request.body.returnUrl };
+      const answer = await billing.portal(principal, organization.id, input, key, baseUrl(request));
+      return sendIdempotent(reply, answer);
+    },
+  });
+
+  app.get('/api/v1/organizations/:organizationIdOrSlug/billing/subscription', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'getBillingSubscription',
+      summary: "The organization's provider-neutral subscription projection",
+      tags,
+      security: bearerSecurity,
+      params: organizationParams,
+      response: { 200: dataOf(subscriptionSchema), ...managementErrors(401, 403, 404) },
+    },
+    handler: async (request) => {
+      const organization = await billing.ownOrganization(
+        requirePrincipal(request),
+        request.params.organizationIdOrSlug,
+      );
+      const _principal = authorize(request, 'billing:read', {
+        kind: 'organization',
+        organizationId: organization.id,
+      });
+      return { data: await billing.subscription(organization.id) };
+    },
+  });
+
+  app.get('/api/v1/organizations/:organizationIdOrSlug/billing/usage', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'getBillingUsage',
+      summary: "Usage counters for the organization's current billing period, each with its plan limit",
+      tags,
+      security: bearerSecurity,
+      params: organizationParams,
+      response: { 200: dataOf(usageSchema), ...managementErrors(401, 403, 404) },
+    },
+    handler: async (request) => {
+      const organization = await billing.ownOrganization(
+        requirePrincipal(request),
+        request.params.organizationIdOrSlug,
+      );
+      const _principal = authorize(request, 'billing:read', {
+        kind: 'organization',
+        organizationId: organization.id,
+      });
+      return { data: await billing.usage(organization.id) };
+    },
+  });
+}

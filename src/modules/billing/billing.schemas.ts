@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { SUBSCRIPTION_STATUSES } from './billing.tables.js';
+import { COUNTER_KEYS } from './plans.js';
+
+/** Absolute http(s) URL without user-info (a return URL may point to the caller's own UI). */
+export function isReturnUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+}
+
+const returnUrl = z
+  .string()
+  .max(2048)
+  .refine(isReturnUrl, 'must be an absolute http or https URL without credentials');
+const csrfToken = z
+  .string()
+  .max(256)
+  .optional()
+  .describe("The console session's csrfToken: required for console sessions, ignored for API keys");
+const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });
+
+export const organizationParams = z.object({
+  organizationIdOrSlug: z.string().min(1).max(64).describe('Organization id or slug'),
+});
+
+export const idempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe(
+      'Required: 1–255 printable ASCII characters; retries with the same key replay the first answer',
+    ),
+});
+
+const limits = z.object(
+  Object.fromEntries(COUNTER_KEYS.map((key) => [key, z.number().int()])) as Record<
+    (typeof COUNTER_KEYS)[number],
+    z.ZodNumber
+  >,
+);
+
+export const planSchema = z
+  .object({
+    key: z.string(),
+    name: z.string(),
+    description: z.string(),
+    amount: z.number().int().describe('Price per interval in minor units of currency'),
+    currency: z.string(),
+    interval: z.enum(['month', 'year']),
+    features: z.array(z.string()),
+    limits,
+  })
+  .meta({ id: 'Plan' });
+
+export const planListSchema = z.object({ plans: z.array(planSchema) }).meta({ id: 'PlanList' });
+
+export const checkoutBody = z
+  .object({ planKey: z.string().min(1).max(64), successUrl: returnUrl, cancelUrl: returnUrl, csrfToken })
+  .strict()
+  .meta({ id: 'CheckoutRequest' });
+
+export const portalBody = z.object({ returnUrl, csrfToken }).strict().meta({ id: 'PortalRequest' });
+
+export const checkoutSessionSchema = z
+  .object({ sessionId: z.string(), url: z.url(), expiresAt: timestamp })
+  .meta({ id: 'CheckoutSession' });
+
+export const portalSessionSchema = z
+  .object({ sessionId: z.string(), url: z.url() })
+  .meta({ id: 'PortalSession' });
+
+export const subscriptionSchema = z
+  .object({
+    organizationId: z.string(),
+    planKey: z.string(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    currentPeriodStart: timestamp.nullable(),
+    currentPeriodEnd: timestamp.nullable(),
+    cancelAtPeriodEnd: z.boolean(),
+    provider: z.enum(['local', 'stripe']),
+  })
+  .meta({ id: 'Subscription' });
+
+export const usageSchema = z
+  .object({
+    organizationId: z.string(),
+    periodStart: timestamp,
+    periodEnd: timestamp,
+    counters: z.array(
+      z.object({ key: z.enum(COUNTER_KEYS), used: z.number().int(), limit: z.number().int() }),
+    ),
+  })
+  .meta({ id: 'Usage' });
+
+export const webhookAnswerSchema = z
+  .object({ received: z.boolean(), duplicate: z.boolean() })
+  .meta({ id: 'WebhookReceipt' });

@@ -1,0 +1,219 @@
+import type { Database } from '../../db/client.js';
+import { ApiError, notFound, validationFailed } from '../../http/errors.js';
+import { canonicalJson, type Idempotency, type StoredAnswer } from '../../http/idempotency.js';
+import type { Clock } from '../../lib/clock.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import type { Principal } from '../auth/permissions.js';
+import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
+import type { SubscriptionStatus } from './billing.tables.js';
+import { calendarMonth } from './period.js';
+import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';
+import { type BillingProvider, ProviderUnavailableError } from './providers/provider.js';
+import { findSubscription, type SubscriptionRow } from './subscriptions.repo.js';
+import type { UsagePeriod, UsageSources } from './usage.js';
+
+export interface BillingServiceDeps {
+  database: Database;
+  clock: Clock;
+  tenancy: TenancyService;
+  plans: PlanCatalogue;
+  provider: BillingProvider;
+  idempotency: Idempotency;
+  usage: UsageSources;
+}
+
+export interface CheckoutInput {
+  planKey: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+export interface PortalInput {
+  returnUrl: string;
+}
+
+/** Statuses in which the organization has its plan (its limits apply, a new checkout is refused). */
+const ENTITLED: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing', 'past_due']);
+
+export type BillingService = ReturnType<typeof createBillingService>;
+
+export function createBillingService(deps: BillingServiceDeps) {
+  const { db } = deps.database;
+
+  /** The caller's own organization, by id or slug; any other one is 404, as if it did not exist. */
+  async function ownOrganization(principal: Principal, idOrSlug: string): Promise<Organization> {
+    let organization: Organization;
+    try {
+      organization = await deps.tenancy.getOrganization(idOrSlug);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') throw notFound(`Organization ${idOrSlug}`);
+      throw error;
+    }
+    if (organization.id !== principal.organizationId) throw notFound(`Organization ${idOrSlug}`);
+    return organization;
+  }
+
+  /** The stored projection as seen now: a local subscription past its period without renewal has ended. */
+  function effective(row: SubscriptionRow | undefined): SubscriptionRow | undefined {
+    if (!row) return undefined;
+    const now = deps.clock.now();
+    if (
+      row.provider === 'local' &&
+      ENTITLED.has(row.status) &&
+      row.currentPeriodEnd &&
+      row.currentPeriodEnd <= now
+    ) {
+      return { ...row, status: 'canceled', cancelAtPeriodEnd: false };
+    }
+    return row;
+  }
+
+  function providerKey(scope: string[], input: unknown): string {
+    return `cadre_${sha256Hex([...scope, canonicalJson(input)].join('\n')).slice(0, 56)}`;
+  }
+
+  async function callProvider<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) {
+        // The provider's message reaches the log through `cause`, never the client.
+        throw Object.assign(
+          new ApiError('service_unavailable', 'The payment provider is unavailable; retry later', undefined, {
+            'Retry-After': '5',
+          }),
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  return {
+    plans: (): Plan[] => deps.plans.list(),
+    ownOrganization,
+
+    async subscription(organizationId: string) {
+      const row = effective(await findSubscription(db, organizationId));
+      return {
+        organizationId,
+        planKey: row?.planKey ?? FREE_PLAN_KEY,
+        status: row?.status ?? ('none' as const),
+        currentPeriodStart: row?.currentPeriodStart?.toISOString() ?? null,
+        currentPeriodEnd: row?.currentPeriodEnd?.toISOString() ?? null,
+        cancelAtPeriodEnd: row?.cancelAtPeriodEnd ?? false,
+        provider: row?.provider ?? deps.provider.name,
+      };
+    },
+
+    async usage(organizationId: string) {
+      const now = deps.clock.now();
+      const row = effective(await findSubscription(db, organizationId));
+      const live = row && ENTITLED.has(row.status) ? row : undefined;
+      // The subscription's own period while now is inside it; else the calendar month.
+      const start = live?.currentPeriodStart;
+      const end = live?.currentPeriodEnd;
+      const period: UsagePeriod =
+        start && end && start <= now && now < end ? { start, end } : calendarMonth(now);
+      const plan = (live && deps.plans.get(live.planKey)) ?? deps.plans.free();
+      const counters = await Promise.all(
+        COUNTER_KEYS.map(async (key) => ({
+          key,
+          used: await deps.usage[key](organizationId, period),
+          limit: plan.limits[key],
+        })),
+      );
+      return {
+        organizationId,
+        periodStart: period.start.toISOString(),
+        periodEnd: period.end.toISOString(),
+        counters,
+      };
+    },
+
+    async checkout(
+      principal: Principal,
+      organizationId: string,
+      input: CheckoutInput,
+      key: string,
+      baseUrl: string,
+    ) {
+      const plan = deps.plans.get(input.planKey);
+      if (!plan?.active || plan.amount === 0 || !deps.provider.sellsPlan(plan.key)) {
+        throw validationFailed('planKey', `plan ${JSON.stringify(input.planKey)} cannot be bought`);
+      }
+      const endpoint = 'billing.checkout';
+      return deps.idempotency.run(
+        { organizationId, userId: principal.userId, endpoint, key },
+        input,
+        async (): Promise<StoredAnswer> => {
+          const current = effective(await findSubscription(db, organizationId));
+          if (current && ENTITLED.has(current.status) && current.planKey !== FREE_PLAN_KEY) {
+            throw new ApiError(
+              'conflict',
+              `The organization already has a ${current.status} ${current.planKey} subscription; use the portal to change it`,
+            );
+          }
+          const user = await deps.tenancy.getUser(principal.userId);
+          const session = await callProvider(() =>
+            deps.provider.createCheckout({
+              organizationId,
+              userId: principal.userId,
+              userEmail: user.email,
+              plan,
+              successUrl: input.successUrl,
+              cancelUrl: input.cancelUrl,
+              idempotencyKey: providerKey([organizationId, principal.userId, endpoint, key], input),
+              customerId: current?.provider === deps.provider.name ? current.providerCustomerId : null,
+              baseUrl,
+            }),
+          );
+          return {
+            status: 200,
+            body: {
+              data: {
+                sessionId: session.sessionId,
+                url: session.url,
+                expiresAt: session.expiresAt.toISOString(),
+              },
+            },
+          };
+        },
+      );
+    },
+
+    async portal(
+      principal: Principal,
+      organizationId: string,
+      input: PortalInput,
+      key: string,
+      baseUrl: string,
+    ) {
+      const endpoint = 'billing.portal';
+      return deps.idempotency.run(
+        { organizationId, userId: principal.userId, endpoint, key },
+        input,
+        async (): Promise<StoredAnswer> => {
+          const current = await findSubscription(db, organizationId);
+          const customerId = current?.provider === deps.provider.name ? current.providerCustomerId : null;
+          if (deps.provider.portalNeedsCustomer && !customerId) {
+            throw new ApiError(
+              'conflict',
+              'The organization has no subscription to manage yet; start a checkout',
+            );
+          }
+          const session = await callProvider(() =>
+            deps.provider.createPortal({
+              organizationId,
+              userId: principal.userId,
+              returnUrl: input.returnUrl,
+              idempotencyKey: providerKey([organizationId, principal.userId, endpoint, key], input),
+              customerId,
+              baseUrl,
+            }),
+          );
+          return { status: 200, body: { data: { sessionId: session.sessionId, url: session.url } } };
+        },
+      );
+    },
+  };
+}

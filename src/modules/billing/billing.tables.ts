@@ -1,0 +1,76 @@
+import { bigint, boolean, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { organizations, users } from '../tenancy/tenancy.tables.js';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const SUBSCRIPTION_STATUSES = [
+  'none',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'incomplete',
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export const PROVIDER_NAMES = ['local', 'stripe'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export const billingSubscriptions = pgTable('billing_subscriptions', {
+  organizationId: text('organization_id')
+    .primaryKey()
+    .references(() => organizations.id),
+  provider: text('provider', { enum: PROVIDER_NAMES }).notNull(),
+  planKey: text('plan_key').notNull(),
+  status: text('status', { enum: SUBSCRIPTION_STATUSES }).notNull(),
+  currentPeriodStart: at('current_period_start'),
+  currentPeriodEnd: at('current_period_end'),
+  cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+  providerCustomerId: text('provider_customer_id'),
+  providerSubscriptionId: text('provider_subscription_id'),
+  /** When the provider produced the stored state; events older than this are ignored. */
+  providerStateAt: at('provider_state_at'),
+  updatedAt: at('updated_at').notNull(),
+});
+
+export const billingLocalSessions = pgTable('billing_local_sessions', {
+  id: text('id').primaryKey(),
+  kind: text('kind', { enum: ['checkout', 'portal'] }).notNull(),
+  organizationId: text('organization_id')
+    .notNull()
+    .references(() => organizations.id),
+  userId: text('user_id')
+    .notNull()
+    .references(() => users.id),
+  providerIdempotencyKey: text('provider_idempotency_key').notNull().unique(),
+  planKey: text('plan_key'),
+  successUrl: text('success_url'),
+  cancelUrl: text('cancel_url'),
+  returnUrl: text('return_url'),
+  status: text('status', { enum: ['open', 'completed'] }).notNull(),
+  createdAt: at('created_at').notNull(),
+  expiresAt: at('expires_at').notNull(),
+  completedAt: at('completed_at'),
+});
+
+export const billingWebhookEvents = pgTable(
+  'billing_webhook_events',
+  {
+    provider: text('provider').notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    receivedAt: at('received_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.provider, table.eventId] })],
+);
+
+export const usageApiRequests = pgTable(
+  'usage_api_requests',
+  {
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    hour: at('hour').notNull(),
+    count: bigint('count', { mode: 'number' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.hour] })],
+);

@@ -1,0 +1,75 @@
+/** The usage counters every plan limits (contract §7). */
+export const COUNTER_KEYS = ['apiRequests', 'expertVersions', 'apiKeys', 'connections'] as const;
+export type CounterKey = (typeof COUNTER_KEYS)[number];
+
+export interface Plan {
+  key: string;
+  name: string;
+  description: string;
+  /** Price per interval in minor units of `currency` (cents). */
+  amount: number;
+  currency: string;
+  interval: 'month' | 'year';
+  features: string[];
+  limits: Record<CounterKey, number>;
+  active: boolean;
+}
+
+/**
+ * The default catalogue, provider-neutral: a provider maps plan keys to its own prices (Stripe:
+ * CADRE_STRIPE_PRICES). `free` is what an organization without a subscription has.
+ */
+export const DEFAULT_PLANS: readonly Plan[] = [
+  {
+    key: 'free',
+    name: 'Free',
+    description: 'For trying Cadre out and personal projects.',
+    amount: 0,
+    currency: 'usd',
+    interval: 'month',
+    features: ['Public registry publishing', 'Community support'],
+    limits: { apiRequests: 10_000, expertVersions: 50, apiKeys: 5, connections: 3 },
+    active: true,
+  },
+  {
+    key: 'plus',
+    name: 'Plus',
+    description: 'For individuals shipping Experts every day.',
+    amount: 900,
+    currency: 'usd',
+    interval: 'month',
+    features: ['Everything in Free', 'Higher limits', 'Email support'],
+    limits: { apiRequests: 100_000, expertVersions: 500, apiKeys: 25, connections: 20 },
+    active: true,
+  },
+  {
+    key: 'team',
+    name: 'Team',
+    description: 'For teams sharing Experts, projects and connections.',
+    amount: 4900,
+    currency: 'usd',
+    interval: 'month',
+    features: ['Everything in Plus', 'Team Experts', 'Priority support'],
+    limits: { apiRequests: 1_000_000, expertVersions: 5_000, apiKeys: 200, connections: 200 },
+    active: true,
+  },
+];
+
+export const FREE_PLAN_KEY = 'free';
+
+export interface PlanCatalogue {
+  /** Active plans, cheapest first. */
+  list(): Plan[];
+  get(key: string): Plan | undefined;
+  free(): Plan;
+}
+
+export function createPlanCatalogue(plans: readonly Plan[] = DEFAULT_PLANS): PlanCatalogue {
+  const byKey = new Map(plans.map((plan) => [plan.key, plan]));
+  const free = byKey.get(FREE_PLAN_KEY);
+  if (!free) throw new Error('the plan catalogue needs a "free" plan');
+  const active = plans
+    .filter((plan) => plan.active)
+    .sort((a, b) => a.amount - b.amount || a.key.localeCompare(b.key));
+  return { list: () => active, get: (key) => byKey.get(key), free: () => free };
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { unauthorized } from '../../http/auth.js';
+import { CSRF_HEADER } from '../../http/csrf.js';
+import { type App, dataOf, managementErrors } from '../../http/route-kit.js';
+import { presentOrganization, presentUser } from '../tenancy/tenancy.presenters.js';
+import { organizationSchema, userSchema } from '../tenancy/tenancy.schemas.js';
+import { SESSION_COOKIE, type SessionsService } from './sessions.service.js';
+
+const tags = ['Console sessions'];
+const sessionSecurity = [{ consoleSession: [] }];
+
+export const loginBody = z
+  .object({
+    email: z.string().trim().min(1).max(254),
+    password: z.string().min(1).max(1024),
+    organization: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Organization id or slug to sign in to; default: the oldest membership'),
+  })
+  .strict()
+  .meta({ id: 'LoginRequest' });
+
+export const consoleSessionSchema = z
+  .object({
+    user: userSchema,
+    organization: organizationSchema,
+    csrfToken: z
+      .string()
+      .describe(
+        `Send it with every state-changing request of this session: as \`csrfToken\` in billing POST bodies, as the ${CSRF_HEADER} header elsewhere`,
+      ),
+  })
+  .meta({ id: 'ConsoleSession' });
+
+export interface SessionRouteOptions {
+  /** Adds `Secure` to the cookie (when Cadre is served over https). */
+  secureCookie: boolean;
+}
+
+export function registerSessionRoutes(
+  app: App,
+  sessions: SessionsService,
+  options: SessionRouteOptions,
+): void {
+  const cookieOptions = {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: options.secureCookie,
+  } as const;
+
+  app.post('/auth/login', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'login',
+      summary: 'Sign in to the console with email and password; sets the cadre_session cookie',
+      tags,
+      security: [],
+      body: loginBody,
+      response: { 200: dataOf(consoleSessionSchema), ...managementErrors(401, 422) },
+    },
+    handler: async (request, reply) => {
+      const session = await sessions.login(request.body, request.ip);
+      reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions, expires: session.expiresAt });
+      return {
+        data: {
+          user: presentUser(session.user),
+          organization: presentOrganization(session.organization),
+          csrfToken: session.csrfToken,
+        },
+      };
+    },
+  });
+
+  app.get('/auth/session', {
+    config: { auth: 'optional' },
+    schema: {
+      operationId: 'getSession',
+      summary: 'The current console session (401 without one)',
+      tags,
+      security: sessionSecurity,
+      response: { 200: dataOf(consoleSessionSchema), ...managementErrors(401) },
+    },
+    handler: async (request) => {
+      const principal = request.principal;
+      if (principal?.kind !== 'session') throw unauthorized('No console session');
+      const { user, organization } = await sessions.describe(principal);
+      return {
+        data: {
+          user: presentUser(user),
+          organization: presentOrganization(organization),
+          csrfToken: principal.csrfToken,
+        },
+      };
+    },
+  });
+
+  app.post('/auth/logout', {
+    config: { auth: 'optional' },
+    schema: {
+      operationId: 'logout',
+      summary: `End the console session (needs the ${CSRF_HEADER} header); clears the cookie`,
+      tags,
+      security: sessionSecurity,
+      response: { 200: dataOf(z.object({})), ...managementErrors(403) },
+    },
+    handler: async (request, reply) => {
+      if (request.principal?.kind === 'session') await sessions.revoke(request.principal.sessionId);
+      reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      return { data: {} };
+    },
+  });
+}

@@ -1,0 +1,152 @@
+import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { ApiError } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId, newId } from '../../lib/ids.js';
+import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
+import type { SessionPrincipal } from '../auth/permissions.js';
+import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
+import type { LoginLimiter } from './login-limiter.js';
+import { consoleSessions } from './sessions.tables.js';
+
+export const SESSION_COOKIE = 'cadre_session';
+const TOKEN_PATTERN = /^cs_[0-9A-Za-z]{43}$/;
+
+/** The CSRF token is derived from the session token, so it needs no storage and dies with the session. */
+export const csrfTokenFor = (token: string): string => sha256Hex(`cadre-csrf:${token}`);
+
+export interface SessionsServiceDeps {
+  database: Database;
+  clock: Clock;
+  limiter: LoginLimiter;
+  ttlMs: number;
+}
+
+export interface LoginInput {
+  email: string;
+  password: string;
+  organization?: string | undefined;
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;
+
+const invalidLogin = () => new ApiError('unauthorized', 'Invalid email, password or organization');
+
+export function createSessionsService({ database, clock, limiter, ttlMs }: SessionsServiceDeps) {
+  const { db } = database;
+  // Unknown emails still cost one scrypt verification, so response times do not reveal which accounts exist.
+  const dummyHash = hashPassword(randomBase62(24));
+
+  async function describe(userId: string, organizationId: string) {
+    const [row] = await db
+      .select({ user: users, organization: organizations })
+      .from(users)
+      .innerJoin(organizations, eq(organizations.id, organizationId))
+      .where(eq(users.id, userId));
+    if (!row) throw invalidLogin();
+    return row;
+  }
+
+  return {
+    async login(input: LoginInput, ip: string) {
+      const email = input.email.trim().toLowerCase();
+      const wait = limiter.admit(ip, email);
+      if (wait !== undefined) {
+        throw new ApiError('rate_limited', 'Too many login attempts; try again later', undefined, {
+          'Retry-After': String(wait),
+        });
+      }
+      const [user] = await db.select().from(users).where(eq(users.email, email));
+      const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash));
+      if (!user?.passwordHash || !passwordOk) {
+        limiter.failed(email);
+        throw invalidLogin();
+      }
+      // Several memberships: the one named in the body (id or slug), else the oldest.
+      const rows = await db
+        .select({ organizationId: memberships.organizationId, slug: organizations.slug })
+        .from(memberships)
+        .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+        .where(eq(memberships.userId, user.id))
+        .orderBy(asc(memberships.createdAt), asc(memberships.organizationId));
+      const wanted = input.organization;
+      const membership = wanted
+        ? rows.find((row) => row.slug === wanted || (isId(wanted) && row.organizationId === wanted))
+        : rows[0];
+      if (!membership) {
+        limiter.failed(email);
+        throw invalidLogin();
+      }
+      limiter.succeeded(email);
+
+      const token = `cs_${randomBase62(43)}`;
+      const now = clock.now();
+      const expiresAt = new Date(now.getTime() + ttlMs);
+      await db.insert(consoleSessions).values({
+        id: newId(),
+        tokenDigest: sha256Hex(token),
+        userId: user.id,
+        organizationId: membership.organizationId,
+        createdAt: now,
+        expiresAt,
+      });
+      const described = await describe(user.id, membership.organizationId);
+      return { token, expiresAt, ...described, csrfToken: csrfTokenFor(token) };
+    },
+
+    /** The principal of a live session; null for unknown, expired or revoked tokens or a removed membership. */
+    async resolve(token: string): Promise<SessionPrincipal | null> {
+      if (!TOKEN_PATTERN.test(token)) return null;
+      const digest = sha256Hex(token);
+      const [row] = await db
+        .select({
+          id: consoleSessions.id,
+          digest: consoleSessions.tokenDigest,
+          userId: consoleSessions.userId,
+          organizationId: consoleSessions.organizationId,
+          role: memberships.role,
+        })
+        .from(consoleSessions)
+        .innerJoin(
+          memberships,
+          and(
+            eq(memberships.organizationId, consoleSessions.organizationId),
+            eq(memberships.userId, consoleSessions.userId),
+          ),
+        )
+        .where(
+          and(
+            eq(consoleSessions.tokenDigest, digest),
+            isNull(consoleSessions.revokedAt),
+            gt(consoleSessions.expiresAt, clock.now()),
+          ),
+        );
+      if (!row || !safeEqual(row.digest, digest)) return null;
+      return {
+        kind: 'session',
+        sessionId: row.id,
+        userId: row.userId,
+        organizationId: row.organizationId,
+        role: row.role,
+        csrfToken: csrfTokenFor(token),
+      };
+    },
+
+    describe: (principal: SessionPrincipal) => describe(principal.userId, principal.organizationId),
+
+    async revoke(sessionId: string) {
+      await db
+        .update(consoleSessions)
+        .set({ revokedAt: clock.now() })
+        .where(and(eq(consoleSessions.id, sessionId), isNull(consoleSessions.revokedAt)));
+    },
+
+    /** Ends every session of a user (for example after a password change). */
+    async revokeAllForUser(userId: string) {
+      await db
+        .update(consoleSessions)
+        .set({ revokedAt: clock.now() })
+        .where(and(eq(consoleSessions.userId, userId), isNull(consoleSessions.revokedAt)));
+    },
+  };
+}

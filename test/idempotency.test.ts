@@ -1,0 +1,76 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson, createIdempotency } from '../src/http/idempotency.js';
+import { idempotencyKeys } from '../src/http/idempotency.tables.js';
+import { createManualClock } from '../src/lib/clock.js';
+import { createOrganization, type TestOrganization } from './support/fixtures.js';
+import { startServer, type TestServer } from './support/server.js';
+
+let server: TestServer;
+let org: TestOrganization;
+const clock = createManualClock(new Date('2026-03-01T00:00:00.000Z'));
+
+beforeAll(async () => {
+  server = await startServer();
+  org = await createOrganization(server, 'personal');
+});
+afterAll(() => server.close());
+
+describe('idempotency store', () => {
+  it('canonicalises bodies: key order does not matter, values do', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, 2], c: null } })).toBe(
+      canonicalJson({ a: { c: null, d: [1, 2] }, b: 1 }),
+    );
+    expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
+    expect(canonicalJson({ a: undefined, b: 1 })).toBe(canonicalJson({ b: 1 }));
+  });
+
+  it('lets a new request take over a key whose first run died (still "running" after the abandon delay)', async () => {
+    const store = createIdempotency({ database: server.context.database, clock, abandonAfterMs: 60_000 });
+    const scope = { organizationId: org.id, userId: org.ownerId, endpoint: 'test.takeover', key: 'k1' };
+    let release!: () => void;
+    const stuck = store.run(
+      scope,
+      { a: 1 },
+      () =>
+        new Promise((resolve) => {
+          release = () => resolve({ status: 200, body: { first: true } });
+        }),
+    );
+    await expect(store.run(scope, { a: 1 }, async () => ({ status: 200, body: {} }))).rejects.toMatchObject({
+      code: 'idempotency_key_in_use',
+    });
+    clock.advance(61_000);
+    const second = await store.run(scope, { a: 1 }, async () => ({ status: 200, body: { second: true } }));
+    expect(second).toEqual({ status: 200, body: { second: true }, replayed: false });
+    release();
+    await stuck;
+    const replay = await store.run(scope, { a: 1 }, async () => ({ status: 500, body: {} }));
+    expect(replay.replayed).toBe(true);
+  });
+
+  it('releases the key when the work throws, so the client can retry', async () => {
+    const store = createIdempotency({ database: server.context.database, clock });
+    const scope = { organizationId: org.id, userId: org.ownerId, endpoint: 'test.release', key: 'k2' };
+    await expect(
+      store.run(scope, {}, async () => Promise.reject(new Error('provider down'))),
+    ).rejects.toThrow('provider down');
+    const retry = await store.run(scope, {}, async () => ({ status: 200, body: { ok: true } }));
+    expect(retry).toEqual({ status: 200, body: { ok: true }, replayed: false });
+  });
+
+  it('sweeps expired keys', async () => {
+    const store = createIdempotency({ database: server.context.database, clock, ttlMs: 1000 });
+    const scope = { organizationId: org.id, userId: org.ownerId, endpoint: 'test.sweep', key: 'k3' };
+    await store.run(scope, { v: 1 }, async () => ({ status: 200, body: {} }));
+    clock.advance(1001);
+    const remaining = () =>
+      server.context.database.db
+        .select({ key: idempotencyKeys.key })
+        .from(idempotencyKeys)
+        .where(eq(idempotencyKeys.endpoint, 'test.sweep'));
+    expect(await remaining()).toHaveLength(1);
+    await store.sweep();
+    expect(await remaining()).toHaveLength(0);
+  });
+});
