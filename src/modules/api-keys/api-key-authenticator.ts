@@ -123,7 +123,14 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     cache.set(digest, entry);
   }
 
-  async function flushLastUsed(): Promise<void> {
+  // One flush at a time; a caller arriving mid-flush waits for it, so "flushed" means written.
+  let flushing: Promise<void> = Promise.resolve();
+  function flushLastUsed(): Promise<void> {
+    flushing = flushing.then(writeLastUsed);
+    return flushing;
+  }
+
+  async function writeLastUsed(): Promise<void> {
     if (lastUsed.size === 0) return;
     const batch = [...lastUsed];
     lastUsed.clear();
