@@ -4,6 +4,7 @@ import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
 import { registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
@@ -16,6 +17,14 @@ import {
 import { createApiKeyResolver } from './modules/api-keys/api-key-resolver.js';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { type ApiKeysService, createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { type ConnectionTokens, createConnectionTokens } from './modules/oauth/connection-tokens.js';
+import { registerIntegrationAdminRoutes } from './modules/oauth/integrations.routes.js';
+import { createIntegrationsService, type IntegrationsService } from './modules/oauth/integrations.service.js';
+import { createKeyRotation } from './modules/oauth/key-rotation.js';
+import { registerOAuthRoutes } from './modules/oauth/oauth.routes.js';
+import { createOAuthService, type OAuthService } from './modules/oauth/oauth.service.js';
+import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
+import type { KeyRing } from './modules/oauth/token-vault.js';
 import { registerSystemRoutes } from './modules/system/system.routes.js';
 import { registerAdminRoutes } from './modules/tenancy/admin.routes.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -31,6 +40,15 @@ export interface AppDeps {
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
   lastUsedFlushMs?: number;
+  /** Encrypts OAuth client secrets and tokens; without it OAuth answers 503 (see docs/oauth.md). */
+  keyRing?: KeyRing | undefined;
+  /** Cadre's public origin (OAuth redirect_uri); default: the address it listens on. */
+  publicUrl?: string | undefined;
+  /** The console's origin (relative returnTo, invalid-state landing); default: publicUrl. */
+  consoleUrl?: string | undefined;
+  allowedReturnOrigins?: string[];
+  /** How OAuth providers are reached (tests allow http on loopback). */
+  oauthHttp?: OAuthHttpOptions;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -41,6 +59,11 @@ export interface AppContext {
   authenticator: ApiKeyAuthenticator;
   tenancy: TenancyService;
   apiKeys: ApiKeysService;
+  integrations: IntegrationsService;
+  oauth: OAuthService;
+  connectionTokens: ConnectionTokens;
+  /** `cadre admin rotate-encryption-key`. */
+  reencryptAll: ReturnType<typeof createKeyRotation>['reencryptAll'];
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -69,7 +92,57 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const tenancy = createTenancyService({ database: deps.database, bus });
   const apiKeys = createApiKeysService({ database: deps.database, bus, clock, authenticator });
-  const context: AppContext = { database: deps.database, clock, bus, authenticator, tenancy, apiKeys };
+  const keyRing = () => {
+    if (!deps.keyRing) {
+      throw new ApiError(
+        'service_unavailable',
+        'OAuth is not configured: set CADRE_ENCRYPTION_KEYS',
+        undefined,
+        {
+          'Retry-After': '3600',
+        },
+      );
+    }
+    return deps.keyRing;
+  };
+  const oauthHttp = deps.oauthHttp ?? {};
+  const publicUrl = () => deps.publicUrl ?? app.listeningOrigin;
+  const integrations = createIntegrationsService({
+    database: deps.database,
+    tenancy,
+    keyRing,
+    http: oauthHttp,
+  });
+  const oauth = createOAuthService({
+    database: deps.database,
+    clock,
+    integrations,
+    keyRing,
+    http: oauthHttp,
+    publicUrl,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+    allowedReturnOrigins: deps.allowedReturnOrigins ?? [],
+  });
+  const connectionTokens = createConnectionTokens({
+    database: deps.database,
+    clock,
+    integrations,
+    keyRing,
+    http: oauthHttp,
+  });
+  const { reencryptAll } = createKeyRotation(deps.database, keyRing);
+  const context: AppContext = {
+    database: deps.database,
+    clock,
+    bus,
+    authenticator,
+    tenancy,
+    apiKeys,
+    integrations,
+    oauth,
+    connectionTokens,
+    reencryptAll,
+  };
 
   await bus.start();
   authenticator.start();
@@ -88,7 +161,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
 
   registerSystemRoutes(app, deps.database);
   registerApiKeyRoutes(app, apiKeys);
-  if (deps.adminToken) registerAdminRoutes(app, { tenancy, apiKeys });
+  registerOAuthRoutes(app, oauth);
+  if (deps.adminToken) {
+    registerAdminRoutes(app, { tenancy, apiKeys });
+    registerIntegrationAdminRoutes(app, integrations);
+  }
 
   await app.ready();
   return { app, context };

@@ -6,6 +6,8 @@ import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createLogger } from './http/logger.js';
+import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
+import { parseKeyRing } from './modules/oauth/token-vault.js';
 
 const env = parseEnv();
 const log = createLogger(env.CADRE_LOG_LEVEL);
@@ -29,10 +31,20 @@ async function main(): Promise<void> {
   const adminToken =
     env.CADRE_ADMIN_TOKEN ??
     (embedded && env.CADRE_BOOTSTRAP === 'auto' ? loadOrCreateAdminToken(dataDir) : undefined);
+  const keyRing = env.CADRE_ENCRYPTION_KEYS
+    ? parseKeyRing(env.CADRE_ENCRYPTION_KEYS)
+    : embedded
+      ? loadOrCreateKeyRing(dataDir)
+      : undefined;
+  if (!keyRing) log.warn('CADRE_ENCRYPTION_KEYS is not set: OAuth integrations and connections answer 503');
   const { app, context } = await buildApp({
     database,
     logger: log,
     adminToken,
+    keyRing,
+    publicUrl: env.CADRE_PUBLIC_URL,
+    consoleUrl: env.CADRE_CONSOLE_URL,
+    allowedReturnOrigins: env.CADRE_ALLOWED_RETURN_ORIGINS,
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
   });
