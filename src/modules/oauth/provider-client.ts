@@ -30,6 +30,14 @@ export function describeProviderError(error: unknown): { code: string; descripti
   if (error instanceof oauth.ResponseBodyError) {
     return { code: error.error, description: error.error_description ?? `HTTP ${error.status}` };
   }
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    // A 401 with WWW-Authenticate (client authentication failed): the challenge carries the OAuth error.
+    const parameters = error.cause[0]?.parameters;
+    return {
+      code: parameters?.error ?? 'invalid_client',
+      description: parameters?.error_description ?? `HTTP ${error.status}`,
+    };
+  }
   if (error instanceof oauth.AuthorizationResponseError) {
     return { code: error.error, description: error.error_description ?? error.error };
   }
