@@ -20,6 +20,8 @@ export interface OAuthWorld {
   provider: TestProvider;
   clock: ReturnType<typeof createManualClock>;
   keyRing: KeyRing;
+  /** The ring's one entry (`k1:…`), to build rotated rings from. */
+  keyEntry: string;
   org: TestOrganization;
   projectId: string;
   environmentId: string;
@@ -30,7 +32,8 @@ export interface OAuthWorld {
 /** Cadre and a real OpenID provider on loopback, an organization with a project and a verified integration. */
 export async function startOAuthWorld(options: StartOptions = {}): Promise<OAuthWorld> {
   const clock = createManualClock(new Date());
-  const keyRing = parseKeyRing(generateKeyEntry('k1'));
+  const keyEntry = generateKeyEntry('k1');
+  const keyRing = parseKeyRing(keyEntry);
   const server = await startServer({
     clock,
     keyRing,
@@ -52,6 +55,7 @@ export async function startOAuthWorld(options: StartOptions = {}): Promise<OAuth
     provider,
     clock,
     keyRing,
+    keyEntry,
     org,
     projectId: project.id,
     environmentId: environments.find((e) => e.name === 'production')!.id,

@@ -1,8 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connections } from '../../src/modules/oauth/oauth.tables.js';
-import { expectApiError } from '../support/assertions.js';
-import { addMember, createKey, createOrganization, createProject } from '../support/fixtures.js';
 import {
   approveAtProvider,
   CLIENT_ID,
@@ -10,7 +8,6 @@ import {
   connect,
   type OAuthWorld,
   outcomeOf,
-  registerIntegration,
   startFlow,
   startOAuthWorld,
 } from './harness.js';

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.js';
 import { connectionAad } from './connections.js';
 import { clientSecretAad } from './integrations.service.js';
 import { connections, integrationVersions } from './oauth.tables.js';
-import type { KeyRing } from './token-vault.js';
+import { type KeyRing, KeyRingError } from './token-vault.js';
 
 export interface ReencryptOptions {
   batchSize?: number;
@@ -15,6 +15,8 @@ export interface ReencryptOptions {
 export interface ReencryptResult {
   integrationVersions: number;
   connections: number;
+  /** Rows whose ciphertext no key of the ring opens (damaged, or moved between rows): skipped, listed here. */
+  unreadable: string[];
   /** True when no ciphertext under an older key remains. */
   done: boolean;
 }
@@ -27,7 +29,8 @@ const notUnder = (column: AnyPgColumn, prefix: string) => sql`left(${column}, ${
  * Each row is rewritten in its own statement, guarded by its old ciphertext (a concurrent token refresh
  * wins and is not overwritten), so an interrupted run leaves every row readable and the next run simply
  * continues with the rows still under an old key. Rows are visited in id order after a cursor, so a row
- * that cannot be rewritten is not retried forever within one run.
+ * that cannot be rewritten is not retried forever within one run; rows no key opens are reported, not fatal
+ * (one damaged row must not block a rotation).
  */
 export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
   const { db } = database;
@@ -38,7 +41,19 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
       const prefix = `v1.${ring.currentKeyId}.`;
       const batchSize = options.batchSize ?? 100;
       let budget = options.maxRows ?? Number.POSITIVE_INFINITY;
-      const result = { integrationVersions: 0, connections: 0 };
+      const result = { integrationVersions: 0, connections: 0, unreadable: [] as string[] };
+      /** The new ciphertext, or undefined (row recorded as unreadable) when the old one does not open. */
+      const rewrap = (id: string, value: string, aad: string): string | undefined => {
+        try {
+          return ring.encrypt(ring.decrypt(value, aad), aad);
+        } catch (error) {
+          if (error instanceof KeyRingError) {
+            if (!result.unreadable.includes(id)) result.unreadable.push(id);
+            return undefined;
+          }
+          throw error;
+        }
+      };
 
       let cursor = '';
       while (budget > 0) {
@@ -55,10 +70,13 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
           .limit(Math.min(batchSize, budget));
         if (rows.length === 0) break;
         for (const row of rows) {
-          const aad = clientSecretAad(row.id);
+          budget -= 1;
+          cursor = row.id;
+          const secret = rewrap(row.id, row.clientSecretCiphertext, clientSecretAad(row.id));
+          if (secret === undefined) continue;
           const updated = await db
             .update(integrationVersions)
-            .set({ clientSecretCiphertext: ring.encrypt(ring.decrypt(row.clientSecretCiphertext, aad), aad) })
+            .set({ clientSecretCiphertext: secret })
             .where(
               and(
                 eq(integrationVersions.id, row.id),
@@ -67,8 +85,6 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
             )
             .returning({ id: integrationVersions.id });
           result.integrationVersions += updated.length;
-          budget -= 1;
-          cursor = row.id;
         }
       }
 
@@ -93,8 +109,13 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
           .limit(Math.min(batchSize, budget));
         if (rows.length === 0) break;
         for (const row of rows) {
-          const rewrap = (value: string, field: 'access_token' | 'refresh_token') =>
-            ring.encrypt(ring.decrypt(value, connectionAad(row, field)), connectionAad(row, field));
+          budget -= 1;
+          cursor = row.id;
+          const access = rewrap(row.id, row.accessTokenCiphertext, connectionAad(row, 'access_token'));
+          const refresh = row.refreshTokenCiphertext
+            ? rewrap(row.id, row.refreshTokenCiphertext, connectionAad(row, 'refresh_token'))
+            : null;
+          if (access === undefined || refresh === undefined) continue;
           const guard = [
             eq(connections.id, row.id),
             eq(connections.accessTokenCiphertext, row.accessTokenCiphertext),
@@ -103,17 +124,10 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
             guard.push(eq(connections.refreshTokenCiphertext, row.refreshTokenCiphertext));
           const updated = await db
             .update(connections)
-            .set({
-              accessTokenCiphertext: rewrap(row.accessTokenCiphertext, 'access_token'),
-              refreshTokenCiphertext: row.refreshTokenCiphertext
-                ? rewrap(row.refreshTokenCiphertext, 'refresh_token')
-                : null,
-            })
+            .set({ accessTokenCiphertext: access, refreshTokenCiphertext: refresh })
             .where(and(...guard))
             .returning({ id: connections.id });
           result.connections += updated.length;
-          budget -= 1;
-          cursor = row.id;
         }
       }
 

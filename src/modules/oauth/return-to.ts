@@ -24,7 +24,9 @@ export function resolveReturnTo(
   if (returnTo.startsWith('/')) {
     if (returnTo.startsWith('//')) throw refuse();
     const resolved = new URL(returnTo, consoleUrl);
-    if (resolved.origin !== consoleOrigin) throw refuse();
+    // `/..//evil.test` normalises to the path `//evil.test`: harmless here, an open redirect to anything
+    // that later reuses the path alone, so it is refused too.
+    if (resolved.origin !== consoleOrigin || resolved.pathname.startsWith('//')) throw refuse();
     return resolved.href;
   }
   if (!URL.canParse(returnTo)) throw refuse();
@@ -35,7 +37,7 @@ export function resolveReturnTo(
   // only a literal `scheme://host` prefix is accepted, so no parser leniency decides where users land.
   if (!returnTo.toLowerCase().startsWith(`${url.protocol}//`)) throw refuse();
   const allowed = new Set([consoleOrigin, ...allowedOrigins.map((origin) => new URL(origin).origin)]);
-  if (!allowed.has(url.origin)) throw refuse();
+  if (!allowed.has(url.origin) || url.pathname.startsWith('//')) throw refuse();
   return url.href;
 }
 
