@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     publicUrl: env.CADRE_PUBLIC_URL,
     consoleUrl: env.CADRE_CONSOLE_URL,
     allowedReturnOrigins: env.CADRE_ALLOWED_RETURN_ORIGINS,
+    oauthHttp: { allowInsecureRequests: env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK },
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
   });

@@ -37,6 +37,11 @@ export const envSchema = z.object({
       ),
     )
     .default([]),
+  /** Lets integrations name plain-http providers on loopback (a local OpenID provider). Never in production. */
+  CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
   CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
 });
 

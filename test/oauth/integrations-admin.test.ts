@@ -7,13 +7,14 @@ import { createOrganization, createProject, type TestOrganization } from '../sup
 import { startTestProvider, type TestProvider } from '../support/oidc-provider.js';
 import { startServer, type TestServer } from '../support/server.js';
 
+const keyRing = parseKeyRing(generateKeyEntry('k1'));
 let server: TestServer;
 let provider: TestProvider;
 let org: TestOrganization;
 
 beforeAll(async () => {
   server = await startServer({
-    keyRing: parseKeyRing(generateKeyEntry('k1')),
+    keyRing,
     oauthHttp: { allowInsecureRequests: true, timeoutMs: 5_000 },
   });
   provider = await startTestProvider([]);
@@ -195,6 +196,57 @@ describe('POST /admin/v1/organizations/{org}/integrations', () => {
     expectApiError(await server.request('POST', path(), { body }), 401, 'unauthorized');
     expectApiError(await server.request('POST', path(), { body, key: org.ownerKey }), 401, 'unauthorized');
     expectApiError(await server.request('GET', path(), { key: org.ownerKey }), 401, 'unauthorized');
+  });
+});
+
+describe('public and console URLs', () => {
+  it('uses CADRE_PUBLIC_URL for redirect_uri and Secure cookies, and the console URL for returnTo', async () => {
+    const behindProxy = await startServer({
+      database: server.context.database,
+      keyRing,
+      publicUrl: 'https://cadre.example.test/',
+      consoleUrl: 'https://console.example.test',
+      oauthHttp: { allowInsecureRequests: true },
+    });
+    try {
+      const { project, environments } = await createProject(behindProxy, org);
+      const query = `projectId=${project.id}&environmentId=${environments[0]!.id}`;
+      const res = await behindProxy.request('GET', `/api/oauth/start/oidc?${query}&returnTo=/done`, {
+        key: org.ownerKey,
+      });
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.get('location')!);
+      expect(location.searchParams.get('redirect_uri')).toBe(
+        'https://cadre.example.test/api/oauth/callback/oidc',
+      );
+      expect(res.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+      // Relative returnTo is on the console; a missing cookie lands on the console root.
+      const cb = await behindProxy.request('GET', '/api/oauth/callback/oidc?code=x&state=y', {
+        key: org.ownerKey,
+      });
+      expect(cb.headers.get('location')).toBe(
+        'https://console.example.test/?oauth_status=error&oauth_error=invalid_state',
+      );
+      expectApiError(
+        await behindProxy.request(
+          'GET',
+          `/api/oauth/start/oidc?${query}&returnTo=${encodeURIComponent(behindProxy.url)}/x`,
+          {
+            key: org.ownerKey,
+          },
+        ),
+        422,
+        'validation_failed',
+      );
+      const toConsole = await behindProxy.request(
+        'GET',
+        `/api/oauth/start/oidc?${query}&returnTo=${encodeURIComponent('https://console.example.test/x')}`,
+        { key: org.ownerKey },
+      );
+      expect(toConsole.status).toBe(302);
+    } finally {
+      await behindProxy.close();
+    }
   });
 });
 

@@ -23,7 +23,7 @@ export interface TestProvider {
  * development login and consent pages. The only wrapping is a counter and an outage switch in front of
  * its token endpoint.
  */
-export async function startTestProvider(clients: TestClient[]): Promise<TestProvider> {
+export async function startTestProvider(clients: TestClient[], port = 0): Promise<TestProvider> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const state = { tokenRequests: { count: 0, grantTypes: [] as string[] }, tokenEndpointDown: false };
   const server: Server = createServer((req, res) => {
@@ -36,7 +36,7 @@ export async function startTestProvider(clients: TestClient[]): Promise<TestProv
     }
     handler!(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
     clients: clients.map((client) => ({

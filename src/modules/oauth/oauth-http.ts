@@ -2,8 +2,9 @@ import * as oauth from 'oauth4webapi';
 
 /**
  * How Cadre talks to OAuth providers: the one adapter at this edge. Production uses the global fetch over
- * https; tests pass `allowInsecureRequests` (their provider listens on http://127.0.0.1) and may pass a
- * `fetch` of their own. Every request is bounded by `timeoutMs`.
+ * https; tests (and local development, CADRE_OAUTH_ALLOW_HTTP_LOOPBACK) pass `allowInsecureRequests`, since
+ * their provider listens on http://127.0.0.1, and may pass a `fetch` of their own. Every request is bounded
+ * by `timeoutMs`.
  */
 export interface OAuthHttpOptions {
   fetch?: typeof fetch;
@@ -24,10 +25,16 @@ export function requestOptions(options: OAuthHttpOptions): OAuthRequestOptions {
   return result;
 }
 
-/** Endpoint URLs an integration may name: https, or http too when insecure requests are allowed (tests). */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Endpoint URLs an integration may name: https; plain http only on loopback and only when insecure
+ * requests are allowed (tests, and a local provider with CADRE_OAUTH_ALLOW_HTTP_LOOPBACK).
+ */
 export function acceptableEndpoint(value: string, options: OAuthHttpOptions): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   if (url.username || url.password || url.hash) return false;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && options.allowInsecureRequests === true);
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && options.allowInsecureRequests === true && LOOPBACK.has(url.hostname);
 }

@@ -1,3 +1,4 @@
+import { lt } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
 import { forbidden, notFound } from '../../http/errors.js';
@@ -228,6 +229,8 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         .onConflictDoNothing()
         .returning({ stateHash: oauthStates.stateHash });
       if (consumed.length === 0) return fail('invalid_state', 'This authorization response was already used');
+      // Consumed states matter only until their cookie expires (after that the expiry check refuses them).
+      await db.delete(oauthStates).where(lt(oauthStates.expiresAt, new Date(now.getTime() - 60_000)));
 
       const providerError = params.get('error');
       if (providerError) {
