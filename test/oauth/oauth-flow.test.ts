@@ -107,3 +107,25 @@ describe('OAuth happy path against a real OpenID provider', () => {
     expect(again.params.connection_id).toBe(params.connection_id);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the OAuth, connections and integration endpoints with their redirects', async () => {
+    const res = await world.server.request<{
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+    }>('GET', '/openapi.json');
+    const { paths } = res.body;
+    const start = paths['/api/oauth/start/{presetKey}']!.get!;
+    expect(start.operationId).toBe('startOAuth');
+    expect(Object.keys(start.responses as object)).toEqual(
+      expect.arrayContaining(['302', '401', '403', '404', '409', '422']),
+    );
+    expect(paths['/api/oauth/callback/{presetKey}']!.get!.operationId).toBe('completeOAuth');
+    expect(
+      paths['/api/v1/projects/{projectId}/environments/{environmentId}/connections']!.get!.operationId,
+    ).toBe('listConnections');
+    expect(paths['/admin/v1/organizations/{org}/integrations']!.post!.operationId).toBe(
+      'adminSaveIntegration',
+    );
+    expect(JSON.stringify(res.body)).toContain('"Connection"');
+  });
+});

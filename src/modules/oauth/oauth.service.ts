@@ -14,16 +14,10 @@ import {
   presentConnection,
 } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
-import { connections, type IntegrationVersionRow, oauthStates } from './oauth.tables.js';
-import { type OAuthHttpOptions, requestOptions } from './oauth-http.js';
-import { findPreset, type Preset } from './presets/index.js';
-import {
-  authorizationServer,
-  clientAuthentication,
-  clientOf,
-  describeProviderError,
-  grantedScopes,
-} from './provider-client.js';
+import { connections, oauthStates } from './oauth.tables.js';
+import type { OAuthHttpOptions } from './oauth-http.js';
+import { type AccountIdentity, findPreset } from './presets/index.js';
+import { describeProviderError, grantedScopes } from './provider-client.js';
 import { resolveReturnTo, withOutcome } from './return-to.js';
 import {
   createStateCookieCodec,
@@ -32,6 +26,7 @@ import {
   STATE_TTL_SECONDS,
   type StatePayload,
 } from './state-cookie.js';
+import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
 import type { KeyRing } from './token-vault.js';
 
 export interface OAuthServiceDeps {
@@ -95,49 +90,6 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   const stateCookie = (value: string, maxAge: number): string =>
     `${STATE_COOKIE}=${value}; Max-Age=${maxAge}; Path=${STATE_COOKIE_PATH}; HttpOnly; SameSite=Lax` +
     (publicBase().startsWith('https:') ? '; Secure' : '');
-
-  async function exchange(version: IntegrationVersionRow, payload: StatePayload, params: URLSearchParams) {
-    const as = authorizationServer(version.provider);
-    const client = clientOf(version);
-    const callbackParameters = oauth.validateAuthResponse(as, client, params, payload.state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuthentication(version, integrations.clientSecret(version)),
-      callbackParameters,
-      redirectUri(payload.presetKey),
-      payload.codeVerifier,
-      requestOptions(http),
-    );
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
-    return { tokens, claims: oauth.getValidatedIdTokenClaims(tokens) };
-  }
-
-  async function identify(
-    preset: Preset,
-    version: IntegrationVersionRow,
-    result: Awaited<ReturnType<typeof exchange>>,
-  ) {
-    return preset.identity({
-      claims: result.claims as Record<string, unknown> | undefined,
-      tokenResponse: result.tokens as unknown as Record<string, unknown>,
-      userinfoEndpoint: version.provider.userinfoEndpoint,
-      async requestJson(url, body) {
-        const headers = new Headers({ accept: 'application/json', 'user-agent': 'cadre' });
-        if (body !== undefined) headers.set('content-type', 'application/json');
-        const response = await oauth.protectedResourceRequest(
-          result.tokens.access_token,
-          body === undefined ? 'GET' : 'POST',
-          new URL(url),
-          headers,
-          body === undefined ? null : JSON.stringify(body),
-          requestOptions(http),
-        );
-        if (!response.ok) throw new Error(`identity request answered HTTP ${response.status}`);
-        return (await response.json()) as Record<string, unknown>;
-      },
-    });
-  }
 
   return {
     /** Validates the request and answers where to send the browser, with the state cookie to set. */
@@ -256,11 +208,17 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       const version = await integrations.getVersion(payload.integrationVersionId);
       if (!preset || !version) return fail('exchange_failed', 'The integration no longer exists');
 
-      let result: Awaited<ReturnType<typeof exchange>>;
-      let identity: Awaited<ReturnType<typeof identify>>;
+      let result: ExchangeResult;
+      let identity: AccountIdentity;
       try {
-        result = await exchange(version, payload, params);
-        identity = await identify(preset, version, result);
+        result = await exchangeCode(version, integrations.clientSecret(version), {
+          params,
+          state: payload.state,
+          codeVerifier: payload.codeVerifier,
+          redirectUri: redirectUri(payload.presetKey),
+          http,
+        });
+        identity = await identifyAccount(preset, version, result, http);
       } catch (error) {
         const { code, description } = describeProviderError(error);
         return fail('exchange_failed', `${code}: ${description}`);
