@@ -2,11 +2,19 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { ApiError } from '../../src/http/errors.js';
+import { connectionAad } from '../../src/modules/oauth/connections.js';
 import { connections, integrationVersions } from '../../src/modules/oauth/oauth.tables.js';
 import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
 import { onPostgres } from '../support/database.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { connect, type OAuthWorld, registerIntegration, startOAuthWorld } from './harness.js';
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  connect,
+  type OAuthWorld,
+  registerIntegration,
+  startOAuthWorld,
+} from './harness.js';
 
 let world: OAuthWorld;
 const extra: Array<{ server: TestServer; database?: Database }> = [];
@@ -123,6 +131,30 @@ describe('access tokens and refresh', () => {
       lastError: null,
       nextRefreshAt: null,
     });
+  });
+
+  it('a refresh token the provider revoked: needs_reauth with the provider error invalid_grant', async () => {
+    const { params } = await connect(world, world.org.ownerKey);
+    const row = await rowOf(params.connection_id!);
+    const refreshToken = world.keyRing.decrypt(
+      row.refreshTokenCiphertext!,
+      connectionAad(row, 'refresh_token'),
+    );
+    const revoked = await fetch(`${world.provider.issuer}/token/revocation`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }),
+    });
+    expect(revoked.status).toBe(200);
+    world.clock.advance(57 * 60_000);
+    await expect(world.server.context.connectionTokens.getAccessToken(row.id)).rejects.toThrow(
+      /needs re-authorization: invalid_grant/,
+    );
+    expect(await rowOf(row.id)).toMatchObject({ status: 'needs_reauth', refreshFailures: 1 });
+    expect((await rowOf(row.id)).lastError).toMatch(/^invalid_grant: /);
   });
 
   it('a successful new authorization clears needs_reauth', async () => {

@@ -27,7 +27,7 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const state = { tokenRequests: { count: 0, grantTypes: [] as string[] }, tokenEndpointDown: false };
   const server: Server = createServer((req, res) => {
-    if (req.method === 'POST' && req.url?.startsWith('/token')) {
+    if (req.method === 'POST' && (req.url === '/token' || req.url?.startsWith('/token?'))) {
       state.tokenRequests.count += 1;
       if (result.tokenEndpointDown) {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
@@ -49,7 +49,7 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
     })),
     pkce: { required: () => true },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    features: { devInteractions: { enabled: true } },
+    features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
     issueRefreshToken: async () => true,
     ttl: {
       AccessToken: 3600,
