@@ -13,6 +13,8 @@ import { type StartOptions, startServer, type TestServer } from '../support/serv
 
 export const CLIENT_ID = 'cadre-test-client';
 export const CLIENT_SECRET = 'the-right-client-secret';
+/** A client of the provider that authenticates with client_secret_post (the github preset's default). */
+export const POST_CLIENT_ID = 'cadre-test-post-client';
 export const ALLOWED_ORIGIN = 'https://app.example.test';
 
 export interface OAuthWorld {
@@ -46,6 +48,12 @@ export async function startOAuthWorld(options: StartOptions = {}): Promise<OAuth
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
       redirectUris: [`${server.url}/api/oauth/callback/oidc`],
+    },
+    {
+      clientId: POST_CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUris: [`${server.url}/api/oauth/callback/github`],
+      tokenEndpointAuth: 'client_secret_post',
     },
   ]);
   const org = await createOrganization(server, 'team');

@@ -8,6 +8,8 @@ import {
   connect,
   type OAuthWorld,
   outcomeOf,
+  POST_CLIENT_ID,
+  registerIntegration,
   startFlow,
   startOAuthWorld,
 } from './harness.js';
@@ -127,5 +129,45 @@ describe('OpenAPI', () => {
       'adminSaveIntegration',
     );
     expect(JSON.stringify(res.body)).toContain('"Connection"');
+  });
+});
+
+describe('a non-discovery preset', () => {
+  it('github: endpoint overrides, client_secret_post, identity from its user API', async () => {
+    const { server, provider, org } = world;
+    const saved = await registerIntegration(world, org.id, {
+      presetKey: 'github',
+      issuer: undefined,
+      clientId: POST_CLIENT_ID,
+      // The override endpoints stand in for GitHub Enterprise; `github` is the provider's GitHub-like scope.
+      authorizationEndpoint: `${provider.issuer}/auth`,
+      tokenEndpoint: `${provider.issuer}/token`,
+      userinfoEndpoint: `${provider.issuer}/me`,
+      scopes: ['openid', 'github'],
+    });
+    expect(saved.version.number).toBe(1);
+    const started = await startFlow(world, org.ownerKey, { returnTo: '/gh' }, 'github');
+    expect(started.location.searchParams.get('redirect_uri')).toBe(`${server.url}/api/oauth/callback/github`);
+    expect(started.location.searchParams.get('scope')).toBe('openid github');
+    const redirect = await approveAtProvider(world, started, { login: 'octocat' });
+    const { params } = outcomeOf(await callback(world, redirect, org.ownerKey, started.cookie));
+    expect(params).toMatchObject({ oauth_status: 'success', preset: 'github' });
+    const list = await server.request<{ data: { connections: Array<Record<string, unknown>> } }>(
+      'GET',
+      `/api/v1/projects/${world.projectId}/environments/${world.environmentId}/connections`,
+      { key: org.ownerKey },
+    );
+    expect(list.body.data.connections.find((c) => c.presetKey === 'github')).toMatchObject({
+      id: params.connection_id,
+      accountId: '4242',
+      accountLabel: 'octocat-gh',
+      scopes: ['openid', 'github'],
+      status: 'active',
+    });
+    // Refresh uses the same client authentication.
+    world.clock.advance(58 * 60_000);
+    const before = world.provider.tokenRequests.count;
+    await server.context.connectionTokens.getAccessToken(params.connection_id!);
+    expect(world.provider.tokenRequests.count - before).toBe(1);
   });
 });

@@ -6,6 +6,7 @@ export interface TestClient {
   clientId: string;
   clientSecret: string;
   redirectUris: string[];
+  tokenEndpointAuth?: 'client_secret_basic' | 'client_secret_post';
 }
 
 export interface TestProvider {
@@ -45,10 +46,17 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
       redirect_uris: client.redirectUris,
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
+      token_endpoint_auth_method: client.tokenEndpointAuth ?? 'client_secret_basic',
     })),
     pkce: { required: () => true },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // `github` is a custom scope that makes userinfo look like GitHub's /user (numeric id, login), so the
+    // github preset can be exercised against this provider through endpoint overrides.
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name'],
+      github: ['id', 'login'],
+    },
     features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
     issueRefreshToken: async () => true,
     ttl: {
@@ -64,7 +72,14 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
     async findAccount(_ctx, id) {
       return {
         accountId: id,
-        claims: async () => ({ sub: id, email: `${id}@provider.test`, email_verified: true, name: id }),
+        claims: async () => ({
+          sub: id,
+          email: `${id}@provider.test`,
+          email_verified: true,
+          name: id,
+          id: 4242,
+          login: `${id}-gh`,
+        }),
       };
     },
   });
@@ -139,7 +154,9 @@ export async function authorizeAtProvider(
     }
     const html = await response.text();
     if (response.status !== 200)
-      throw new Error(`provider answered ${response.status}: ${html.slice(0, 300)}`);
+      throw new Error(
+        `provider answered ${response.status}: ${html.replace(/<style[\s\S]*<\/style>/, '').slice(0, 600)}`,
+      );
     const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     if (!prompt || !action) throw new Error(`unexpected provider page: ${html.slice(0, 300)}`);

@@ -13,6 +13,7 @@ import {
   clientOf,
   describeProviderError,
   grantedScopes,
+  tokenResponseOptions,
 } from './provider-client.js';
 import type { KeyRing } from './token-vault.js';
 
@@ -122,7 +123,12 @@ export function createConnectionTokens({
           ring.decrypt(row.refreshTokenCiphertext, connectionAad(row, 'refresh_token')),
           requestOptions(http),
         );
-        const tokens = await oauth.processRefreshTokenResponse(as, client, response);
+        const tokens = await oauth.processRefreshTokenResponse(
+          as,
+          client,
+          response,
+          tokenResponseOptions(version.presetKey),
+        );
         const expiresAt =
           typeof tokens.expires_in === 'number' ? new Date(now.getTime() + tokens.expires_in * 1000) : null;
         await tx

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { IntegrationVersionRow, ProviderEndpoints } from './oauth.tables.js';
+import { findPreset } from './presets/index.js';
 
 /** oauth4webapi's view of a pinned Integration Version's provider. */
 export function authorizationServer(provider: ProviderEndpoints): oauth.AuthorizationServer {
@@ -18,6 +19,14 @@ export const clientAuthentication = (version: IntegrationVersionRow, secret: str
   version.provider.tokenEndpointAuth === 'client_secret_post'
     ? oauth.ClientSecretPost(secret)
     : oauth.ClientSecretBasic(secret);
+
+/** How token answers are processed: the preset's extra token types are accepted as bearer-like. */
+export function tokenResponseOptions(presetKey: string): oauth.ProcessTokenResponseOptions {
+  const types = findPreset(presetKey)?.extraTokenTypes ?? [];
+  return {
+    recognizedTokenTypes: Object.fromEntries(types.map((type) => [type.toLowerCase(), () => undefined])),
+  };
+}
 
 /** Granted scopes from a token answer (space- or comma-separated, depending on the provider). */
 export function grantedScopes(scope: unknown, requested: string[]): string[] {

@@ -2,7 +2,12 @@ import * as oauth from 'oauth4webapi';
 import type { IntegrationVersionRow } from './oauth.tables.js';
 import { type OAuthHttpOptions, requestOptions } from './oauth-http.js';
 import type { AccountIdentity, Preset } from './presets/index.js';
-import { authorizationServer, clientAuthentication, clientOf } from './provider-client.js';
+import {
+  authorizationServer,
+  clientAuthentication,
+  clientOf,
+  tokenResponseOptions,
+} from './provider-client.js';
 
 export interface ExchangeInput {
   /** The callback's query parameters, as the provider sent them. */
@@ -37,7 +42,12 @@ export async function exchangeCode(
     input.codeVerifier,
     requestOptions(input.http),
   );
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    response,
+    tokenResponseOptions(version.presetKey),
+  );
   return { tokens, claims: oauth.getValidatedIdTokenClaims(tokens) };
 }
 

@@ -33,6 +33,8 @@ export interface Preset {
   /** How the provider wants `scope` joined in the authorization request. */
   scopeSeparator: ' ' | ',';
   pkceVerified: boolean;
+  /** Token types besides `bearer` the provider issues (Slack: `bot`, `user`); others are refused. */
+  extraTokenTypes?: string[];
   /** Extra authorization request parameters (e.g. Google's `access_type=offline` to get a refresh token). */
   authorizationParams?: Record<string, string>;
   identity(context: IdentityContext): Promise<AccountIdentity>;

@@ -11,6 +11,7 @@ export const slackPreset: Preset = {
   defaultScopes: ['channels:read', 'chat:write'],
   scopeSeparator: ',',
   pkceVerified: false,
+  extraTokenTypes: ['bot', 'user'],
   async identity({ tokenResponse }) {
     const team = objectOf(tokenResponse.team);
     const user = objectOf(tokenResponse.authed_user);
