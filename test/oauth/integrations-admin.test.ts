@@ -293,3 +293,29 @@ describe('production safety', () => {
     }
   });
 });
+
+describe('immutability', () => {
+  it('the database refuses changes to an integration version other than re-encrypting its secret', async () => {
+    const res = await server.admin<Saved>('POST', path(), {
+      presetKey: 'notion',
+      clientId: 'n',
+      clientSecret: 'notion-secret',
+      verified: false,
+    });
+    const id = res.body.data.integration.version.id;
+    const db = server.context.database.db;
+    await expect(
+      db.update(integrationVersions).set({ verified: true }).where(eq(integrationVersions.id, id)),
+    ).rejects.toThrow();
+    await expect(db.delete(integrationVersions).where(eq(integrationVersions.id, id))).rejects.toThrow();
+    const [row] = await db.select().from(integrationVersions).where(eq(integrationVersions.id, id));
+    expect(row!.verified).toBe(false);
+    const rewrapped = keyRing.encrypt('notion-secret', `cadre:integration-version:${id}:client_secret`);
+    await db
+      .update(integrationVersions)
+      .set({ clientSecretCiphertext: rewrapped })
+      .where(eq(integrationVersions.id, id));
+    const [after] = await db.select().from(integrationVersions).where(eq(integrationVersions.id, id));
+    expect(server.context.integrations.clientSecret(after!)).toBe('notion-secret');
+  });
+});

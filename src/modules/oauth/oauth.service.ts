@@ -225,7 +225,6 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       }
 
       const ring = deps.keyRing();
-      const identityOfRow = { ...payload };
       const values = {
         integrationVersionId: version.id,
         accountId: identity.accountId,
@@ -235,10 +234,10 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         tokenType: result.tokens.token_type,
         accessTokenCiphertext: ring.encrypt(
           result.tokens.access_token,
-          connectionAad(identityOfRow, 'access_token'),
+          connectionAad(payload, 'access_token'),
         ),
         refreshTokenCiphertext: result.tokens.refresh_token
-          ? ring.encrypt(result.tokens.refresh_token, connectionAad(identityOfRow, 'refresh_token'))
+          ? ring.encrypt(result.tokens.refresh_token, connectionAad(payload, 'refresh_token'))
           : null,
         expiresAt:
           typeof result.tokens.expires_in === 'number'
