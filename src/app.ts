@@ -6,6 +6,7 @@ import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
@@ -23,6 +24,14 @@ import {
   type BillingOptions,
   createBillingModule,
 } from './modules/billing/billing.module.js';
+import { type ConnectionTokens, createConnectionTokens } from './modules/oauth/connection-tokens.js';
+import { registerIntegrationAdminRoutes } from './modules/oauth/integrations.routes.js';
+import { createIntegrationsService, type IntegrationsService } from './modules/oauth/integrations.service.js';
+import { createKeyRotation } from './modules/oauth/key-rotation.js';
+import { registerOAuthRoutes } from './modules/oauth/oauth.routes.js';
+import { createOAuthService, type OAuthService } from './modules/oauth/oauth.service.js';
+import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
+import type { KeyRing } from './modules/oauth/token-vault.js';
 import {
   createLoginLimiter,
   DEFAULT_LOGIN_LIMITS,
@@ -48,11 +57,18 @@ export interface AppDeps {
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
   lastUsedFlushMs?: number;
-  /** CADRE_PUBLIC_URL: https here makes the session cookie Secure; the local billing pages live under it. */
+  /** CADRE_PUBLIC_URL: OAuth redirect_uri origin, local billing pages; https makes cookies Secure. */
   publicUrl?: string | undefined;
   sessionTtlMs?: number;
   loginLimits?: LoginLimits;
   billing?: BillingOptions;
+  /** Encrypts OAuth client secrets and tokens; without it OAuth answers 503 (see docs/oauth.md). */
+  keyRing?: KeyRing | undefined;
+  /** The console's origin (relative returnTo, invalid-state landing); default: publicUrl. */
+  consoleUrl?: string | undefined;
+  allowedReturnOrigins?: string[];
+  /** How OAuth providers are reached (tests allow http on loopback). */
+  oauthHttp?: OAuthHttpOptions;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -65,6 +81,11 @@ export interface AppContext {
   apiKeys: ApiKeysService;
   sessions: SessionsService;
   billing: BillingModule;
+  integrations: IntegrationsService;
+  oauth: OAuthService;
+  connectionTokens: ConnectionTokens;
+  /** `cadre admin rotate-encryption-key`. */
+  reencryptAll: ReturnType<typeof createKeyRotation>['reencryptAll'];
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -108,6 +129,45 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onError,
     options: deps.billing ?? { provider: 'local' },
   });
+  const keyRing = () => {
+    if (!deps.keyRing) {
+      throw new ApiError(
+        'service_unavailable',
+        'OAuth is not configured: set CADRE_ENCRYPTION_KEYS',
+        undefined,
+        {
+          'Retry-After': '3600',
+        },
+      );
+    }
+    return deps.keyRing;
+  };
+  const oauthHttp = deps.oauthHttp ?? {};
+  const publicUrl = () => deps.publicUrl ?? app.listeningOrigin;
+  const integrations = createIntegrationsService({
+    database: deps.database,
+    tenancy,
+    keyRing,
+    http: oauthHttp,
+  });
+  const oauth = createOAuthService({
+    database: deps.database,
+    clock,
+    integrations,
+    keyRing,
+    http: oauthHttp,
+    publicUrl,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+    allowedReturnOrigins: deps.allowedReturnOrigins ?? [],
+  });
+  const connectionTokens = createConnectionTokens({
+    database: deps.database,
+    clock,
+    integrations,
+    keyRing,
+    http: oauthHttp,
+  });
+  const { reencryptAll } = createKeyRotation(deps.database, keyRing);
   const context: AppContext = {
     database: deps.database,
     clock,
@@ -117,6 +177,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     apiKeys,
     sessions,
     billing,
+    integrations,
+    oauth,
+    connectionTokens,
+    reencryptAll,
   };
 
   await bus.start();
@@ -152,7 +216,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       await sessions.revokeAllForUser(userId);
     },
   };
-  if (deps.adminToken) registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
+  registerOAuthRoutes(app, oauth);
+  if (deps.adminToken) {
+    registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
+    registerIntegrationAdminRoutes(app, integrations);
+  }
 
   await app.ready();
   return { app, context };

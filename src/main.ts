@@ -7,6 +7,8 @@ import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createLogger } from './http/logger.js';
 import { billingOptions } from './modules/billing/billing.config.js';
+import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
+import { parseKeyRing } from './modules/oauth/token-vault.js';
 
 const env = parseEnv();
 const log = createLogger(env.CADRE_LOG_LEVEL);
@@ -30,14 +32,24 @@ async function main(): Promise<void> {
   const adminToken =
     env.CADRE_ADMIN_TOKEN ??
     (embedded && env.CADRE_BOOTSTRAP === 'auto' ? loadOrCreateAdminToken(dataDir) : undefined);
+  const keyRing = env.CADRE_ENCRYPTION_KEYS
+    ? parseKeyRing(env.CADRE_ENCRYPTION_KEYS)
+    : embedded
+      ? loadOrCreateKeyRing(dataDir)
+      : undefined;
+  if (!keyRing) log.warn('CADRE_ENCRYPTION_KEYS is not set: OAuth integrations and connections answer 503');
   const { app, context } = await buildApp({
     database,
     logger: log,
     adminToken,
+    keyRing,
+    publicUrl: env.CADRE_PUBLIC_URL,
+    consoleUrl: env.CADRE_CONSOLE_URL,
+    allowedReturnOrigins: env.CADRE_ALLOWED_RETURN_ORIGINS,
+    oauthHttp: { allowInsecureRequests: env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK },
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
     logRequests: env.CADRE_LOG_REQUESTS,
-    publicUrl: env.CADRE_PUBLIC_URL,
     sessionTtlMs: env.CADRE_SESSION_TTL_SECONDS * 1000,
     loginLimits: {
       perAccount: env.CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT,

@@ -32,8 +32,22 @@ export const envSchema = z
     CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
     CADRE_DB_POOL_SIZE: positiveInt.default(10),
     CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
+    /** `keyId:base64(32 bytes)` entries, newest first (docs/oauth.md). Embedded mode generates one if unset. */
     CADRE_ENCRYPTION_KEYS: z.string().optional(),
-    CADRE_ALLOWED_RETURN_ORIGINS: commaList.default([]),
+    /** Where the console is served (OAuth returnTo); default: CADRE_PUBLIC_URL. */
+    CADRE_CONSOLE_URL: z.string().url().optional(),
+    CADRE_ALLOWED_RETURN_ORIGINS: commaList
+      .pipe(
+        z.array(
+          z.string().url('CADRE_ALLOWED_RETURN_ORIGINS entries must be origins like https://app.example.com'),
+        ),
+      )
+      .default([]),
+    /** Lets integrations name plain-http providers on loopback (a local OpenID provider). Never in production. */
+    CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: z
+      .enum(['true', 'false', '1', '0'])
+      .default('false')
+      .transform((value) => value === 'true' || value === '1'),
     CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
     // Console sessions and login throttling.
     CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),

@@ -1,0 +1,80 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../db/client.js';
+import { environments } from '../tenancy/tenancy.tables.js';
+import type { ConnectionRow } from './oauth.tables.js';
+import { connections } from './oauth.tables.js';
+
+/** Associated data of a connection's token ciphertexts: the row's identity and the field. */
+export const connectionAad = (
+  row: Pick<ConnectionRow, 'organizationId' | 'projectId' | 'environmentId' | 'presetKey'>,
+  field: 'access_token' | 'refresh_token',
+) => `cadre:connection:${row.organizationId}:${row.projectId}:${row.environmentId}:${row.presetKey}:${field}`;
+
+export const connectionSchema = z
+  .object({
+    id: z.string(),
+    organizationId: z.string(),
+    projectId: z.string(),
+    environmentId: z.string(),
+    presetKey: z.string(),
+    integrationVersionId: z.string(),
+    accountId: z.string(),
+    accountLabel: z.string().nullable(),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'needs_reauth']),
+    expiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: "When the access token expires (the provider's word)" }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Connection', description: 'Tokens never leave the service through the API.' });
+export type ConnectionRecord = z.infer<typeof connectionSchema>;
+
+export function presentConnection(row: ConnectionRow): ConnectionRecord {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    projectId: row.projectId,
+    environmentId: row.environmentId,
+    presetKey: row.presetKey,
+    integrationVersionId: row.integrationVersionId,
+    accountId: row.accountId,
+    accountLabel: row.accountLabel,
+    scopes: row.scopes,
+    status: row.status,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The environment, if it exists in this organization and project (anything else reads as absent). */
+export async function findEnvironment(
+  executor: Executor,
+  organizationId: string,
+  projectId: string,
+  environmentId: string,
+) {
+  const [environment] = await executor
+    .select()
+    .from(environments)
+    .where(
+      and(
+        eq(environments.id, environmentId),
+        eq(environments.projectId, projectId),
+        eq(environments.organizationId, organizationId),
+      ),
+    );
+  return environment;
+}
+
+export async function listConnectionRows(executor: Executor, environmentId: string) {
+  return executor
+    .select()
+    .from(connections)
+    .where(eq(connections.environmentId, environmentId))
+    .orderBy(asc(connections.presetKey));
+}

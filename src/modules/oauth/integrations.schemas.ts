@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { PRESET_KEYS } from './presets/index.js';
+
+const endpoint = z.string().url().max(2048);
+
+export const createIntegrationBody = z
+  .object({
+    presetKey: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({ description: `One of ${PRESET_KEYS.join(', ')}` }),
+    clientId: z.string().min(1).max(512),
+    clientSecret: z.string().min(1).max(4096),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a scope is printable ASCII without spaces'))
+      .max(100)
+      .optional()
+      .meta({ description: "Requested scopes; default: the preset's" }),
+    issuer: endpoint.optional().meta({
+      description: 'OpenID issuer (required for `oidc`); endpoints come from its discovery document',
+    }),
+    authorizationEndpoint: endpoint.optional(),
+    tokenEndpoint: endpoint.optional(),
+    userinfoEndpoint: endpoint.optional(),
+    tokenEndpointAuth: z.enum(['client_secret_basic', 'client_secret_post']).optional(),
+    verified: z.boolean(),
+  })
+  .strict()
+  .meta({ id: 'CreateIntegrationRequest' });
+export type CreateIntegrationInput = z.infer<typeof createIntegrationBody>;
+
+export const integrationVersionSchema = z
+  .object({
+    id: z.string(),
+    number: z.number().int(),
+    clientId: z.string(),
+    scopes: z.array(z.string()),
+    issuer: z.string().nullable(),
+    authorizationEndpoint: z.string(),
+    tokenEndpoint: z.string(),
+    userinfoEndpoint: z.string().nullable(),
+    tokenEndpointAuth: z.enum(['client_secret_basic', 'client_secret_post']),
+    verified: z.boolean(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'IntegrationVersion', description: 'Immutable; the client secret is never returned.' });
+
+export const integrationSchema = z
+  .object({
+    id: z.string(),
+    organizationId: z.string(),
+    presetKey: z.string(),
+    version: integrationVersionSchema,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Integration' });
+export type IntegrationRecord = z.infer<typeof integrationSchema>;

@@ -1,0 +1,199 @@
+import { and, desc, eq, max } from 'drizzle-orm';
+import * as oauth from 'oauth4webapi';
+import type { Database, Executor } from '../../db/client.js';
+import { ApiError, validationFailed } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { CreateIntegrationInput, IntegrationRecord } from './integrations.schemas.js';
+import {
+  type IntegrationRow,
+  type IntegrationVersionRow,
+  integrations,
+  integrationVersions,
+  type ProviderEndpoints,
+} from './oauth.tables.js';
+import { acceptableEndpoint, type OAuthHttpOptions, requestOptions } from './oauth-http.js';
+import { findPreset, type Preset } from './presets/index.js';
+import type { KeyRing } from './token-vault.js';
+
+export interface IntegrationsServiceDeps {
+  database: Database;
+  tenancy: TenancyService;
+  keyRing: () => KeyRing;
+  http: OAuthHttpOptions;
+}
+
+export const clientSecretAad = (versionId: string) => `cadre:integration-version:${versionId}:client_secret`;
+
+export function presentIntegration(row: IntegrationRow, version: IntegrationVersionRow): IntegrationRecord {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    presetKey: row.presetKey,
+    version: {
+      id: version.id,
+      number: version.number,
+      clientId: version.clientId,
+      scopes: version.scopes,
+      issuer: version.provider.issuer,
+      authorizationEndpoint: version.provider.authorizationEndpoint,
+      tokenEndpoint: version.provider.tokenEndpoint,
+      userinfoEndpoint: version.provider.userinfoEndpoint,
+      tokenEndpointAuth: version.provider.tokenEndpointAuth,
+      verified: version.verified,
+      createdAt: version.createdAt.toISOString(),
+    },
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export type IntegrationsService = ReturnType<typeof createIntegrationsService>;
+
+/** Integrations: an organization's own OAuth client for a preset, as a chain of immutable versions. */
+export function createIntegrationsService({ database, tenancy, keyRing, http }: IntegrationsServiceDeps) {
+  const { db } = database;
+
+  /** Where the provider lives: overrides, else discovery (OpenID presets), else the preset's defaults. */
+  async function resolveEndpoints(preset: Preset, input: CreateIntegrationInput): Promise<ProviderEndpoints> {
+    for (const field of ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const) {
+      const value = input[field];
+      if (value !== undefined && !acceptableEndpoint(value, http)) {
+        throw validationFailed(field, 'must be an https URL without credentials or fragment');
+      }
+    }
+    const auth = input.tokenEndpointAuth ?? preset.tokenEndpointAuth;
+    const issuer = input.issuer ?? preset.issuer;
+    if (preset.discovery) {
+      if (!issuer) throw validationFailed('issuer', `preset ${preset.key} needs the provider's issuer URL`);
+      const server = await discover(issuer);
+      const authorizationEndpoint = input.authorizationEndpoint ?? server.authorization_endpoint;
+      const tokenEndpoint = input.tokenEndpoint ?? server.token_endpoint;
+      if (!authorizationEndpoint || !tokenEndpoint) {
+        throw validationFailed('issuer', 'the discovery document lacks an authorization or token endpoint');
+      }
+      const supported = server.token_endpoint_auth_methods_supported;
+      return {
+        issuer: server.issuer,
+        authorizationEndpoint,
+        tokenEndpoint,
+        userinfoEndpoint: input.userinfoEndpoint ?? server.userinfo_endpoint ?? null,
+        tokenEndpointAuth:
+          input.tokenEndpointAuth ??
+          (supported && !supported.includes(auth) && supported.includes('client_secret_post')
+            ? 'client_secret_post'
+            : auth),
+        issParameterSupported: server.authorization_response_iss_parameter_supported === true,
+      };
+    }
+    const authorizationEndpoint = input.authorizationEndpoint ?? preset.authorizationEndpoint;
+    const tokenEndpoint = input.tokenEndpoint ?? preset.tokenEndpoint;
+    if (!authorizationEndpoint || !tokenEndpoint) throw new Error(`preset ${preset.key} lacks endpoints`);
+    return {
+      issuer: issuer ?? null,
+      authorizationEndpoint,
+      tokenEndpoint,
+      userinfoEndpoint: input.userinfoEndpoint ?? preset.userinfoEndpoint ?? null,
+      tokenEndpointAuth: auth,
+      issParameterSupported: false,
+    };
+  }
+
+  async function discover(issuer: string): Promise<oauth.AuthorizationServer> {
+    try {
+      const url = new URL(issuer);
+      const response = await oauth.discoveryRequest(url, { ...requestOptions(http), algorithm: 'oidc' });
+      return await oauth.processDiscoveryResponse(url, response);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : 'unknown error';
+      throw validationFailed('issuer', `OpenID discovery failed: ${reason}`);
+    }
+  }
+
+  return {
+    /** Creates the integration, or appends a version when the organization already has one for the preset. */
+    async save(organizationIdOrSlug: string, input: CreateIntegrationInput): Promise<IntegrationRecord> {
+      const organization = await tenancy.getOrganization(organizationIdOrSlug);
+      const preset = findPreset(input.presetKey);
+      if (!preset) throw validationFailed('presetKey', `unknown preset ${input.presetKey}`);
+      const provider = await resolveEndpoints(preset, input);
+      const ring = keyRing();
+      return db.transaction(async (tx) => {
+        await tx
+          .insert(integrations)
+          .values({ id: newId(), organizationId: organization.id, presetKey: preset.key })
+          .onConflictDoNothing({ target: [integrations.organizationId, integrations.presetKey] });
+        // The row lock serialises concurrent saves so version numbers stay dense and unique.
+        const [integration] = await tx
+          .select()
+          .from(integrations)
+          .where(
+            and(eq(integrations.organizationId, organization.id), eq(integrations.presetKey, preset.key)),
+          )
+          .for('update');
+        const [latest] = await tx
+          .select({ number: max(integrationVersions.number) })
+          .from(integrationVersions)
+          .where(eq(integrationVersions.integrationId, integration!.id));
+        const versionId = newId();
+        const [version] = await tx
+          .insert(integrationVersions)
+          .values({
+            id: versionId,
+            integrationId: integration!.id,
+            organizationId: organization.id,
+            presetKey: preset.key,
+            number: (latest?.number ?? 0) + 1,
+            clientId: input.clientId,
+            clientSecretCiphertext: ring.encrypt(input.clientSecret, clientSecretAad(versionId)),
+            scopes: input.scopes ?? preset.defaultScopes,
+            provider,
+            verified: input.verified,
+          })
+          .returning();
+        const [updated] = await tx
+          .update(integrations)
+          .set({ currentVersionId: versionId, updatedAt: new Date() })
+          .where(eq(integrations.id, integration!.id))
+          .returning();
+        return presentIntegration(updated!, version!);
+      });
+    },
+
+    async list(organizationIdOrSlug: string): Promise<IntegrationRecord[]> {
+      const organization = await tenancy.getOrganization(organizationIdOrSlug);
+      const rows = await db
+        .select({ integration: integrations, version: integrationVersions })
+        .from(integrations)
+        .innerJoin(integrationVersions, eq(integrationVersions.id, integrations.currentVersionId))
+        .where(eq(integrations.organizationId, organization.id))
+        .orderBy(desc(integrations.createdAt));
+      return rows.map((row) => presentIntegration(row.integration, row.version));
+    },
+
+    /** The version a new flow would use; 409 when there is none or it is not verified. */
+    async currentVerifiedVersion(organizationId: string, presetKey: string): Promise<IntegrationVersionRow> {
+      const [row] = await db
+        .select({ version: integrationVersions })
+        .from(integrations)
+        .innerJoin(integrationVersions, eq(integrationVersions.id, integrations.currentVersionId))
+        .where(and(eq(integrations.organizationId, organizationId), eq(integrations.presetKey, presetKey)));
+      if (!row) throw new ApiError('conflict', `The organization has no integration for ${presetKey}`);
+      if (!row.version.verified) {
+        throw new ApiError('conflict', `The ${presetKey} integration is not verified`);
+      }
+      return row.version;
+    },
+
+    async getVersion(versionId: string, executor: Executor = db): Promise<IntegrationVersionRow | undefined> {
+      const [version] = await executor
+        .select()
+        .from(integrationVersions)
+        .where(eq(integrationVersions.id, versionId));
+      return version;
+    },
+
+    clientSecret: (version: IntegrationVersionRow) =>
+      keyRing().decrypt(version.clientSecretCiphertext, clientSecretAad(version.id)),
+  };
+}

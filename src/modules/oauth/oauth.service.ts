@@ -1,0 +1,287 @@
+import { lt } from 'drizzle-orm';
+import * as oauth from 'oauth4webapi';
+import type { Database } from '../../db/client.js';
+import { forbidden, notFound } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { safeEqual, sha256Hex } from '../../lib/secrets.js';
+import { can, type Principal, type Scope } from '../auth/permissions.js';
+import {
+  type ConnectionRecord,
+  connectionAad,
+  findEnvironment,
+  listConnectionRows,
+  presentConnection,
+} from './connections.js';
+import type { IntegrationsService } from './integrations.service.js';
+import { connections, oauthStates } from './oauth.tables.js';
+import type { OAuthHttpOptions } from './oauth-http.js';
+import { type AccountIdentity, findPreset } from './presets/index.js';
+import { describeProviderError, grantedScopes } from './provider-client.js';
+import { resolveReturnTo, withOutcome } from './return-to.js';
+import {
+  createStateCookieCodec,
+  STATE_COOKIE,
+  STATE_COOKIE_PATH,
+  STATE_TTL_SECONDS,
+  type StatePayload,
+} from './state-cookie.js';
+import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
+import type { KeyRing } from './token-vault.js';
+
+export interface OAuthServiceDeps {
+  database: Database;
+  clock: Clock;
+  integrations: IntegrationsService;
+  keyRing: () => KeyRing;
+  http: OAuthHttpOptions;
+  /** Cadre's own public origin (redirect_uri); a function because tests learn their port after start-up. */
+  publicUrl: () => string;
+  /** Where the console lives: relative `returnTo` paths resolve against it; invalid states land on its root. */
+  consoleUrl: () => string;
+  allowedReturnOrigins: readonly string[];
+}
+
+export interface StartQuery {
+  projectId: string;
+  environmentId: string;
+  returnTo?: string | undefined;
+}
+
+/** Outcome codes of a callback (contract §6), plus whatever error code the provider sent. */
+type FailureCode = 'invalid_state' | 'state_expired' | 'forbidden' | 'exchange_failed';
+
+const PROVIDER_ERROR = /^[\x21-\x7e]{1,64}$/;
+const MAX_DESCRIPTION = 300;
+
+/** One cookie's value from a Cookie header (the last one wins when a name repeats). */
+function readCookie(header: string | undefined, name: string): string | undefined {
+  let found: string | undefined;
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) found = part.slice(eq + 1).trim();
+  }
+  return found;
+}
+
+export type OAuthService = ReturnType<typeof createOAuthService>;
+
+export function createOAuthService(deps: OAuthServiceDeps) {
+  const { database, clock, integrations, http } = deps;
+  const { db } = database;
+  const allowedOrigins = deps.allowedReturnOrigins.map((origin) => new URL(origin).origin);
+  const publicBase = () => deps.publicUrl().replace(/\/+$/, '');
+  const redirectUri = (presetKey: string) => `${publicBase()}/api/oauth/callback/${presetKey}`;
+  const environmentScope = (p: {
+    organizationId: string;
+    projectId: string;
+    environmentId: string;
+  }): Scope => ({
+    kind: 'environment',
+    organizationId: p.organizationId,
+    projectId: p.projectId,
+    environmentId: p.environmentId,
+  });
+
+  const scopeOf = (environment: { organizationId: string; projectId: string; id: string }) =>
+    environmentScope({ ...environment, environmentId: environment.id });
+
+  // The value is a JWE in compact form (base64url and dots), so it needs no cookie encoding.
+  const stateCookie = (value: string, maxAge: number): string =>
+    `${STATE_COOKIE}=${value}; Max-Age=${maxAge}; Path=${STATE_COOKIE_PATH}; HttpOnly; SameSite=Lax` +
+    (publicBase().startsWith('https:') ? '; Secure' : '');
+
+  return {
+    /** Validates the request and answers where to send the browser, with the state cookie to set. */
+    async start(principal: Principal, presetKey: string, query: StartQuery) {
+      const preset = findPreset(presetKey);
+      if (!preset) throw notFound(`OAuth preset ${presetKey}`);
+      const returnTo = resolveReturnTo(query.returnTo, deps.consoleUrl(), allowedOrigins);
+      const environment = await findEnvironment(
+        db,
+        principal.organizationId,
+        query.projectId,
+        query.environmentId,
+      );
+      if (!environment) throw notFound(`Environment ${query.environmentId} of project ${query.projectId}`);
+      if (!can(principal, 'projects:operate', scopeOf(environment))) {
+        throw forbidden('Missing permission projects:operate');
+      }
+      const version = await integrations.currentVerifiedVersion(principal.organizationId, preset.key);
+      const ring = deps.keyRing();
+      const state = oauth.generateRandomState();
+      const codeVerifier = oauth.generateRandomCodeVerifier();
+      const payload: StatePayload = {
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        projectId: environment.projectId,
+        environmentId: environment.id,
+        presetKey: preset.key,
+        integrationVersionId: version.id,
+        state,
+        codeVerifier,
+        returnTo,
+        expiresAt: clock.now().getTime() + STATE_TTL_SECONDS * 1000,
+      };
+      const url = new URL(version.provider.authorizationEndpoint);
+      url.searchParams.set('response_type', 'code');
+      url.searchParams.set('client_id', version.clientId);
+      url.searchParams.set('redirect_uri', redirectUri(preset.key));
+      if (version.scopes.length > 0)
+        url.searchParams.set('scope', version.scopes.join(preset.scopeSeparator));
+      url.searchParams.set('state', state);
+      url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
+      url.searchParams.set('code_challenge_method', 'S256');
+      for (const [key, value] of Object.entries(preset.authorizationParams ?? {}))
+        url.searchParams.set(key, value);
+      const sealed = await createStateCookieCodec(ring).seal(payload);
+      return { location: url.href, setCookie: stateCookie(sealed, STATE_TTL_SECONDS) };
+    },
+
+    /**
+     * Completes a flow. Every outcome is a redirect (contract §6); the caller also clears the state cookie.
+     * Only infrastructure failures (database down) throw.
+     */
+    async callback(
+      principal: Principal,
+      presetKey: string,
+      params: URLSearchParams,
+      cookieHeader: string | undefined,
+    ) {
+      const cookieValue = readCookie(cookieHeader, STATE_COOKIE);
+      const payload = await createStateCookieCodec(deps.keyRing()).open(cookieValue);
+      if (!payload || payload.presetKey !== presetKey) {
+        return withOutcome(new URL('/', deps.consoleUrl()).href, {
+          oauth_status: 'error',
+          oauth_error: 'invalid_state',
+        });
+      }
+      const fail = (code: FailureCode | string, description?: string | null) =>
+        withOutcome(payload.returnTo, {
+          oauth_status: 'error',
+          oauth_error: code,
+          oauth_error_description: description ? description.slice(0, MAX_DESCRIPTION) : undefined,
+        });
+      const now = clock.now();
+      if (now.getTime() >= payload.expiresAt)
+        return fail('state_expired', 'The authorization took too long; start again');
+      const state = params.get('state');
+      if (!state || !safeEqual(state, payload.state))
+        return fail('invalid_state', 'The state does not match this browser');
+
+      // Single use: recorded before anything else happens, so a replay can never reach the token endpoint.
+      const consumed = await db
+        .insert(oauthStates)
+        .values({
+          stateHash: sha256Hex(payload.state),
+          organizationId: payload.organizationId,
+          consumedAt: now,
+          expiresAt: new Date(payload.expiresAt),
+        })
+        .onConflictDoNothing()
+        .returning({ stateHash: oauthStates.stateHash });
+      if (consumed.length === 0) return fail('invalid_state', 'This authorization response was already used');
+      // Consumed states matter only until their cookie expires (after that the expiry check refuses them).
+      await db.delete(oauthStates).where(lt(oauthStates.expiresAt, new Date(now.getTime() - 60_000)));
+
+      const providerError = params.get('error');
+      if (providerError) {
+        return fail(
+          PROVIDER_ERROR.test(providerError) ? providerError : 'access_denied',
+          params.get('error_description'),
+        );
+      }
+
+      if (principal.organizationId !== payload.organizationId || principal.userId !== payload.userId) {
+        return fail('forbidden', 'The flow was started by another user');
+      }
+      const environment = await findEnvironment(
+        db,
+        payload.organizationId,
+        payload.projectId,
+        payload.environmentId,
+      );
+      if (!environment || !can(principal, 'projects:operate', environmentScope(payload))) {
+        return fail('forbidden', 'Missing permission projects:operate on this environment');
+      }
+      const preset = findPreset(payload.presetKey);
+      const version = await integrations.getVersion(payload.integrationVersionId);
+      if (!preset || !version) return fail('exchange_failed', 'The integration no longer exists');
+
+      let result: ExchangeResult;
+      let identity: AccountIdentity;
+      try {
+        result = await exchangeCode(version, integrations.clientSecret(version), {
+          params,
+          state: payload.state,
+          codeVerifier: payload.codeVerifier,
+          redirectUri: redirectUri(payload.presetKey),
+          http,
+        });
+        identity = await identifyAccount(preset, version, result, http);
+      } catch (error) {
+        const { code, description } = describeProviderError(error);
+        return fail('exchange_failed', `${code}: ${description}`);
+      }
+
+      const ring = deps.keyRing();
+      const values = {
+        integrationVersionId: version.id,
+        accountId: identity.accountId,
+        accountLabel: identity.accountLabel,
+        scopes: grantedScopes(result.tokens.scope, version.scopes),
+        status: 'active' as const,
+        tokenType: result.tokens.token_type,
+        accessTokenCiphertext: ring.encrypt(
+          result.tokens.access_token,
+          connectionAad(payload, 'access_token'),
+        ),
+        refreshTokenCiphertext: result.tokens.refresh_token
+          ? ring.encrypt(result.tokens.refresh_token, connectionAad(payload, 'refresh_token'))
+          : null,
+        expiresAt:
+          typeof result.tokens.expires_in === 'number'
+            ? new Date(now.getTime() + result.tokens.expires_in * 1000)
+            : null,
+        lastError: null,
+        refreshFailures: 0,
+        nextRefreshAt: null,
+        updatedAt: now,
+      };
+      const [row] = await db
+        .insert(connections)
+        .values({
+          id: newId(),
+          organizationId: payload.organizationId,
+          projectId: payload.projectId,
+          environmentId: payload.environmentId,
+          presetKey: payload.presetKey,
+          createdAt: now,
+          ...values,
+        })
+        .onConflictDoUpdate({ target: [connections.environmentId, connections.presetKey], set: values })
+        .returning({ id: connections.id });
+      return withOutcome(payload.returnTo, {
+        oauth_status: 'success',
+        connection_id: row!.id,
+        preset: payload.presetKey,
+      });
+    },
+
+    /** The Set-Cookie value that removes the state cookie (sent with every callback outcome). */
+    clearStateCookie: () => stateCookie('', 0),
+
+    async listConnections(
+      principal: Principal,
+      projectId: string,
+      environmentId: string,
+    ): Promise<ConnectionRecord[]> {
+      const environment = await findEnvironment(db, principal.organizationId, projectId, environmentId);
+      if (!environment) throw notFound(`Environment ${environmentId} of project ${projectId}`);
+      if (!can(principal, 'projects:operate', scopeOf(environment))) {
+        throw forbidden('Missing permission projects:operate');
+      }
+      return (await listConnectionRows(db, environment.id)).map(presentConnection);
+    },
+  };
+}

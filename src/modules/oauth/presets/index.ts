@@ -1,0 +1,20 @@
+import { githubPreset } from './github.js';
+import { googlePreset } from './google.js';
+import { linearPreset } from './linear.js';
+import { notionPreset } from './notion.js';
+import { oidcPreset } from './oidc.js';
+import type { Preset } from './preset.js';
+import { slackPreset } from './slack.js';
+
+export type { AccountIdentity, IdentityContext, Preset } from './preset.js';
+
+const PRESETS: ReadonlyMap<string, Preset> = new Map(
+  [githubPreset, googlePreset, slackPreset, notionPreset, linearPreset, oidcPreset].map((preset) => [
+    preset.key,
+    preset,
+  ]),
+);
+
+export const PRESET_KEYS = [...PRESETS.keys()];
+
+export const findPreset = (key: string): Preset | undefined => PRESETS.get(key);

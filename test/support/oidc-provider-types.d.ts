@@ -1,0 +1,28 @@
+// oidc-provider ships no types (and @types/oidc-provider trails its releases): the part the tests use.
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+
+  interface OidcContext {
+    oidc: { params?: Record<string, unknown> };
+  }
+  interface Account {
+    accountId: string;
+    claims(): Promise<Record<string, unknown>>;
+  }
+  interface Configuration {
+    clients?: Array<Record<string, unknown>>;
+    pkce?: { required?: () => boolean };
+    claims?: Record<string, string[]>;
+    features?: Record<string, { enabled: boolean }>;
+    issueRefreshToken?: () => Promise<boolean>;
+    cookies?: { keys: string[] };
+    ttl?: Record<string, number>;
+    findAccount?: (ctx: unknown, id: string) => Promise<Account | undefined>;
+  }
+  // biome-ignore lint/style/noDefaultExport: the module's real shape
+  export default class Provider {
+    constructor(issuer: string, configuration?: Configuration);
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    on(event: 'grant.success', listener: (ctx: OidcContext) => void): this;
+  }
+}
