@@ -28,6 +28,7 @@ import { type ConnectionTokens, createConnectionTokens } from './modules/oauth/c
 import { registerIntegrationAdminRoutes } from './modules/oauth/integrations.routes.js';
 import { createIntegrationsService, type IntegrationsService } from './modules/oauth/integrations.service.js';
 import { createKeyRotation } from './modules/oauth/key-rotation.js';
+import { registerKeyRotationRoute } from './modules/oauth/key-rotation.routes.js';
 import { registerOAuthRoutes } from './modules/oauth/oauth.routes.js';
 import { createOAuthService, type OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
@@ -220,6 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   if (deps.adminToken) {
     registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
     registerIntegrationAdminRoutes(app, integrations);
+    registerKeyRotationRoute(app, reencryptAll);
   }
 
   await app.ready();

@@ -12,7 +12,12 @@ export interface AdminClientOptions {
 export function createAdminClient(options: AdminClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   return {
-    async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+    async call<T = Record<string, unknown>>(
+      method: string,
+      path: string,
+      body?: unknown,
+      timeoutMs = options.timeoutMs ?? 30_000,
+    ): Promise<T> {
       let response: Response;
       try {
         response = await fetch(base + path, {
@@ -23,7 +28,7 @@ export function createAdminClient(options: AdminClientOptions) {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;

@@ -219,6 +219,32 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     ),
   );
 
+  const rotate = admin
+    .command('rotate-encryption-key')
+    .description('Re-encrypt stored secrets under the newest key of CADRE_ENCRYPTION_KEYS (resumable)')
+    .option('--max-rows <rows>', 'stop after this many rows (run again to continue)');
+  rotate.action(
+    run(
+      (call) => {
+        const maxRows = opts(rotate).maxRows;
+        // One call runs the whole rotation server-side, in batches: allow it minutes, not seconds.
+        return call(
+          'POST',
+          '/admin/v1/encryption-keys/rotate',
+          maxRows ? { maxRows: Number(maxRows) } : {},
+          600_000,
+        );
+      },
+      (d) => [
+        `re-encrypted ${d.integrationVersions} client secret(s) and ${d.connections} connection(s)`,
+        ...((d.unreadable as string[]).length
+          ? [`unreadable, skipped (no key of the ring opens them): ${(d.unreadable as string[]).join(', ')}`]
+          : []),
+        d.done ? 'done: nothing remains under an older key' : 'not done: run again to continue',
+      ],
+    ),
+  );
+
   const audit = admin
     .command('audit <org>')
     .description('Audit events (API key creation and revocation), newest first')

@@ -107,6 +107,14 @@ describe('OAuth happy path against a real OpenID provider', () => {
     // Connecting the same environment again updates the one Connection (upsert).
     const again = await connect(world, org.ownerKey);
     expect(again.params.connection_id).toBe(params.connection_id);
+
+    // Billing usage counts the organization's Connections.
+    const usage = await server.request<{ data: { counters: Array<{ key: string; used: number }> } }>(
+      'GET',
+      `/api/v1/organizations/${org.id}/billing/usage`,
+      { key: org.ownerKey },
+    );
+    expect(usage.body.data.counters.find((counter) => counter.key === 'connections')?.used).toBe(1);
   });
 });
 

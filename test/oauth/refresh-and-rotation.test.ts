@@ -5,8 +5,9 @@ import { ApiError } from '../../src/http/errors.js';
 import { connectionAad } from '../../src/modules/oauth/connections.js';
 import { connections, integrationVersions } from '../../src/modules/oauth/oauth.tables.js';
 import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { runCli } from '../support/cli-harness.js';
 import { onPostgres } from '../support/database.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { ADMIN_TOKEN, startServer, type TestServer } from '../support/server.js';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -276,5 +277,33 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
     world.clock.advance(58 * 60_000);
     const refreshed = await newOnly.context.connectionTokens.getAccessToken(params.connection_id!);
     expect(refreshed.accessToken).not.toBe(token.accessToken);
+  });
+
+  it('cadre admin rotate-encryption-key re-encrypts everything readable through the admin API', async () => {
+    await registerIntegration(world, world.org.id);
+    await connect(world, world.org.ownerKey);
+    const k3 = generateKeyEntry('k3');
+    const rotated = await secondInstance(parseKeyRing(`${k3},${world.keyEntry}`));
+    const run = await runCli(['admin', 'rotate-encryption-key'], {
+      cwd: process.cwd(),
+      env: { CADRE_URL: rotated.url, CADRE_ADMIN_TOKEN: ADMIN_TOKEN },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/re-encrypted \d+ client secret\(s\) and \d+ connection\(s\)/);
+    // Rows the earlier test left under k2 (not in this ring) are reported; everything readable moved to k3.
+    const reported =
+      /skipped \(no key of the ring opens them\): (.*)/.exec(run.stdout)?.[1]?.split(', ') ?? [];
+    const unreadable = new Set(reported);
+    for (const row of await db().select().from(connections)) {
+      if (!unreadable.has(row.id)) expect(row.accessTokenCiphertext).toMatch(/^v1\.k3\./);
+    }
+    for (const version of await db().select().from(integrationVersions)) {
+      if (!unreadable.has(version.id)) expect(version.clientSecretCiphertext).toMatch(/^v1\.k3\./);
+    }
+    expect(
+      [...(await db().select().from(connections))].some((row) =>
+        row.accessTokenCiphertext.startsWith('v1.k3.'),
+      ),
+    ).toBe(true);
   });
 });

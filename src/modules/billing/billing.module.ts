@@ -13,7 +13,13 @@ import type { BillingProvider } from './providers/provider.js';
 import { createStripeClient, createStripeProvider, type StripeSettings } from './providers/stripe.js';
 import { registerStripeWebhookRoute } from './stripe-webhook.routes.js';
 import { createStripeWebhookHandler } from './stripe-webhooks.js';
-import { activeApiKeysSource, createApiRequestMeter, type UsageSource, zeroSource } from './usage.js';
+import {
+  activeApiKeysSource,
+  connectionsSource,
+  createApiRequestMeter,
+  type UsageSource,
+  zeroSource,
+} from './usage.js';
 
 export type BillingOptions = ({ provider: 'local' } | { provider: 'stripe'; stripe: StripeSettings }) & {
   plans?: readonly Plan[];
@@ -61,7 +67,7 @@ export function createBillingModule({ database, clock, tenancy, onError, options
       apiRequests: meter.source,
       expertVersions: options.usageSources?.expertVersions ?? zeroSource,
       apiKeys: activeApiKeysSource(database, clock),
-      connections: options.usageSources?.connections ?? zeroSource,
+      connections: options.usageSources?.connections ?? connectionsSource(database),
     },
   });
   const webhooks =

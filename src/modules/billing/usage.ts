@@ -2,6 +2,7 @@ import { and, count, eq, gt, gte, isNull, lt, or, sql, sum } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
+import { connections } from '../oauth/oauth.tables.js';
 import { usageApiRequests } from './billing.tables.js';
 import { hourOf } from './period.js';
 import type { CounterKey } from './plans.js';
@@ -126,3 +127,14 @@ export function activeApiKeysSource(database: Database, clock: Clock): UsageSour
 export const zeroSource: UsageSource = async () => 0;
 
 export type UsageSources = Record<CounterKey, UsageSource>;
+
+/** Connections are a standing count (like API keys): every Connection the organization holds now. */
+export function connectionsSource(database: Database): UsageSource {
+  return async (organizationId) => {
+    const [row] = await database.db
+      .select({ value: count() })
+      .from(connections)
+      .where(eq(connections.organizationId, organizationId));
+    return Number(row?.value ?? 0);
+  };
+}
