@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { authorize, requirePrincipal } from '../../http/auth.js';
 import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
+import type { Permission } from '../auth/grants.js';
 import {
   checkoutBody,
   checkoutSessionSchema,
@@ -23,6 +24,15 @@ export interface BillingRouteOptions {
 }
 
 export function registerBillingRoutes(app: App, billing: BillingService, options: BillingRouteOptions): void {
+  /** The caller's own organization named in the path (any other reads 404), once `permission` is allowed on it. */
+  const onOwnOrganization = async (request: FastifyRequest, idOrSlug: string, permission: Permission) => {
+    const organization = await billing.ownOrganization(requirePrincipal(request), idOrSlug);
+    const principal = authorize(request, permission, {
+      kind: 'organization',
+      organizationId: organization.id,
+    });
+    return { organization, principal };
+  };
   const baseUrl = (request: FastifyRequest) =>
     (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
 
@@ -54,14 +64,11 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       response: { 200: dataOf(checkoutSessionSchema), ...managementErrors(401, 403, 404, 409, 422) },
     },
     handler: async (request, reply) => {
-      const organization = await billing.ownOrganization(
-        requirePrincipal(request),
+      const { organization, principal } = await onOwnOrganization(
+        request,
         request.params.organizationIdOrSlug,
+        'billing:manage',
       );
-      const principal = authorize(request, 'billing:manage', {
-        kind: 'organization',
-        organizationId: organization.id,
-      });
       const key = idempotencyKeyOf(request);
       const { planKey, successUrl, cancelUrl } = request.body;
       const input = { planKey, successUrl, cancelUrl };
@@ -83,14 +90,11 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       response: { 200: dataOf(portalSessionSchema), ...managementErrors(401, 403, 404, 409, 422) },
     },
     handler: async (request, reply) => {
-      const organization = await billing.ownOrganization(
-        requirePrincipal(request),
+      const { organization, principal } = await onOwnOrganization(
+        request,
         request.params.organizationIdOrSlug,
+        'billing:manage',
       );
-      const principal = authorize(request, 'billing:manage', {
-        kind: 'organization',
-        organizationId: organization.id,
-      });
       const key = idempotencyKeyOf(request);
       const input = { returnUrl: request.body.returnUrl };
       const answer = await billing.portal(principal, organization.id, input, key, baseUrl(request));
@@ -109,14 +113,11 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       response: { 200: dataOf(subscriptionSchema), ...managementErrors(401, 403, 404) },
     },
     handler: async (request) => {
-      const organization = await billing.ownOrganization(
-        requirePrincipal(request),
+      const { organization } = await onOwnOrganization(
+        request,
         request.params.organizationIdOrSlug,
+        'billing:read',
       );
-      const _principal = authorize(request, 'billing:read', {
-        kind: 'organization',
-        organizationId: organization.id,
-      });
       return { data: await billing.subscription(organization.id) };
     },
   });
@@ -132,14 +133,11 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       response: { 200: dataOf(usageSchema), ...managementErrors(401, 403, 404) },
     },
     handler: async (request) => {
-      const organization = await billing.ownOrganization(
-        requirePrincipal(request),
+      const { organization } = await onOwnOrganization(
+        request,
         request.params.organizationIdOrSlug,
+        'billing:read',
       );
-      const _principal = authorize(request, 'billing:read', {
-        kind: 'organization',
-        organizationId: organization.id,
-      });
       return { data: await billing.usage(organization.id) };
     },
   });
