@@ -16,6 +16,8 @@ import {
 import { createApiKeyResolver } from './modules/api-keys/api-key-resolver.js';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { type ApiKeysService, createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { registerRegistryRoutes } from './modules/registry/registry.routes.js';
+import { createRegistryService, type RegistryService } from './modules/registry/registry.service.js';
 import { registerSystemRoutes } from './modules/system/system.routes.js';
 import { registerAdminRoutes } from './modules/tenancy/admin.routes.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -31,6 +33,8 @@ export interface AppDeps {
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
   lastUsedFlushMs?: number;
+  /** Entries of the registry's per-instance read cache; 0 disables it (benchmarks). */
+  registryCacheEntries?: number;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -41,6 +45,7 @@ export interface AppContext {
   authenticator: ApiKeyAuthenticator;
   tenancy: TenancyService;
   apiKeys: ApiKeysService;
+  registry: RegistryService;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -69,7 +74,22 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const tenancy = createTenancyService({ database: deps.database, bus });
   const apiKeys = createApiKeysService({ database: deps.database, bus, clock, authenticator });
-  const context: AppContext = { database: deps.database, clock, bus, authenticator, tenancy, apiKeys };
+  const registry = createRegistryService({
+    database: deps.database,
+    bus,
+    clock,
+    tenancy,
+    cacheEntries: deps.registryCacheEntries ?? 10_000,
+  });
+  const context: AppContext = {
+    database: deps.database,
+    clock,
+    bus,
+    authenticator,
+    tenancy,
+    apiKeys,
+    registry,
+  };
 
   await bus.start();
   authenticator.start();
@@ -88,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
 
   registerSystemRoutes(app, deps.database);
   registerApiKeyRoutes(app, apiKeys);
+  registerRegistryRoutes(app, registry);
   if (deps.adminToken) registerAdminRoutes(app, { tenancy, apiKeys });
 
   await app.ready();

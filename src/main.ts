@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     adminToken,
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
+    registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);

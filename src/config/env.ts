@@ -28,6 +28,7 @@ export const envSchema = z.object({
   CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
   CADRE_ENCRYPTION_KEYS: z.string().optional(),
   CADRE_ALLOWED_RETURN_ORIGINS: commaList.default([]),
+  CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
   CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
 });
 

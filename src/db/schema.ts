@@ -1,3 +1,4 @@
 // Every table, gathered for drizzle's typed client. Each module defines its own tables in *.tables.ts.
 export * from '../modules/api-keys/api-keys.tables.js';
+export * from '../modules/registry/registry.tables.js';
 export * from '../modules/tenancy/tenancy.tables.js';

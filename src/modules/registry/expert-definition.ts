@@ -1,0 +1,297 @@
+/**
+ * The single definition of an Expert's shape, shared by the registry (publish/update payloads)
+ * and the `cadre.toml` configuration file, so that a file that validates locally is a payload the
+ * registry accepts. Contract §5 is the source of every rule here.
+ */
+import semver from 'semver';
+import { z } from 'zod';
+import { checkJsonSchemaText } from './json-schema-check.js';
+
+export const BASE_SKILL_KEY = '@service/base';
+export const LATEST_TAG = 'latest';
+
+export const EXPERT_NAME_MAX_LENGTH = 255;
+export const EXPERT_KEY_MAX_LENGTH = 511;
+export const TAG_MAX_LENGTH = 255;
+export const MAX_CUSTOM_TAGS = 8;
+export const DESCRIPTION_MAX_CHARS = 2048;
+/** 20 KB measured in UTF-8 bytes, not characters: "é" counts 2, "😀" counts 4. */
+export const INSTRUCTION_MAX_BYTES = 20 * 1024;
+export const SKILL_NAME_MAX_LENGTH = 255;
+
+export const EXPERT_NAME_PATTERN = /^(@[a-z0-9][a-z0-9_-]*\/)?[a-z0-9][a-z0-9_-]*$/;
+export const TAG_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
+// Tool names are handed to LLM APIs, which accept only this alphabet and length.
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+// Skill names are map keys that also appear in keys like `@service/base`.
+export const SKILL_NAME_PATTERN = /^[a-zA-Z0-9@][a-zA-Z0-9@/._-]*$/;
+export const ENV_VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function utf8ByteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+export const expertNameSchema = z
+  .string()
+  .max(EXPERT_NAME_MAX_LENGTH, `must be at most ${EXPERT_NAME_MAX_LENGTH} characters`)
+  .regex(
+    EXPERT_NAME_PATTERN,
+    'must be lowercase letters, digits, "-" or "_", optionally scoped as "@scope/name"',
+  );
+
+/**
+ * SemVer 2.0 in canonical form. `semver.valid` alone would accept "v1.0.0" and " 1.0.0" and drop
+ * build metadata; requiring the canonical echo rejects those, so two spellings never name one
+ * version (and `1.0.0+a` / `1.0.0+b`, which have equal precedence, cannot both exist).
+ */
+export const semverSchema = z
+  .string()
+  .refine((v) => semver.valid(v) === v, 'must be a semantic version like "1.2.3" or "2.0.0-beta.1"');
+
+export const tagSchema = z
+  .string()
+  .max(TAG_MAX_LENGTH, `must be at most ${TAG_MAX_LENGTH} characters`)
+  .regex(TAG_PATTERN, 'must be lowercase letters, digits, "-" or "_"')
+  .refine((t) => t !== LATEST_TAG, `"${LATEST_TAG}" is assigned by the registry and cannot be set`);
+
+export const tagsSchema = z
+  .array(tagSchema)
+  .max(MAX_CUSTOM_TAGS, `at most ${MAX_CUSTOM_TAGS} custom tags per version`)
+  .refine((tags) => new Set(tags).size === tags.length, 'must not contain the same tag twice');
+
+export const descriptionSchema = z
+  .string()
+  .max(DESCRIPTION_MAX_CHARS, `must be at most ${DESCRIPTION_MAX_CHARS} characters`);
+
+export const instructionSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .superRefine((text, ctx) => {
+    const bytes = utf8ByteLength(text);
+    if (bytes > INSTRUCTION_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${INSTRUCTION_MAX_BYTES} bytes of UTF-8 (20 KB), is ${bytes} bytes`,
+      });
+    }
+  });
+
+// ---------------------------------------------------------------------------------------------
+// Expert keys: [@scope/]name[@version|tag]
+
+export type ParsedExpertKey = {
+  /** Full name, including the scope when there is one: `@acme/writer` or `writer`. */
+  name: string;
+  /** Scope without the `@` (an organization slug), when the name is scoped. */
+  scope?: string;
+  version?: string;
+  /** A custom tag or `latest`. */
+  tag?: string;
+};
+
+export type ExpertKeyResult = { ok: true; key: ParsedExpertKey } | { ok: false; reason: string };
+
+export function tryParseExpertKey(input: string): ExpertKeyResult {
+  if (input.length === 0) return { ok: false, reason: 'Expert key is empty' };
+  if (input.length > EXPERT_KEY_MAX_LENGTH) {
+    return { ok: false, reason: `Expert key must be at most ${EXPERT_KEY_MAX_LENGTH} characters` };
+  }
+  // A scoped key starts with "@", so the version separator is the first "@" after position 0.
+  const at = input.indexOf('@', 1);
+  const name = at === -1 ? input : input.slice(0, at);
+  const suffix = at === -1 ? undefined : input.slice(at + 1);
+  const nameCheck = expertNameSchema.safeParse(name);
+  if (!nameCheck.success) {
+    return {
+      ok: false,
+      reason: `Expert name "${name}" ${nameCheck.error.issues[0]?.message ?? 'is invalid'}`,
+    };
+  }
+  const key: ParsedExpertKey = { name };
+  if (name.startsWith('@')) key.scope = name.slice(1, name.indexOf('/'));
+  if (suffix === undefined) return { ok: true, key };
+  if (semver.valid(suffix) === suffix) {
+    key.version = suffix;
+  } else if (TAG_PATTERN.test(suffix) && suffix.length <= TAG_MAX_LENGTH) {
+    key.tag = suffix;
+  } else {
+    return {
+      ok: false,
+      reason: `"${suffix}" after "@" is neither a semantic version nor a tag (lowercase letters, digits, "-", "_")`,
+    };
+  }
+  return { ok: true, key };
+}
+
+export class ExpertKeyError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'ExpertKeyError';
+  }
+}
+
+/** Parses `[@scope/]name[@version|tag]`; throws ExpertKeyError (with a user-facing reason) otherwise. */
+export function parseExpertKey(input: string): ParsedExpertKey {
+  const result = tryParseExpertKey(input);
+  if (!result.ok) throw new ExpertKeyError(result.reason);
+  return result.key;
+}
+
+export function formatExpertKey(key: ParsedExpertKey): string {
+  const ref = key.version ?? key.tag;
+  return ref === undefined ? key.name : `${key.name}@${ref}`;
+}
+
+/** A string that is a valid Expert key (kept as the string; parse it with parseExpertKey). */
+export const expertKeySchema = z.string().superRefine((value, ctx) => {
+  const result = tryParseExpertKey(value);
+  if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason });
+});
+
+export const delegatesSchema = z
+  .array(expertKeySchema)
+  .refine((keys) => new Set(keys).size === keys.length, 'must not list the same Expert twice');
+
+// ---------------------------------------------------------------------------------------------
+// Skills
+
+const toolNameList = z.array(z.string().min(1, 'tool names must not be empty'));
+
+const skillCommon = {
+  description: z.string().optional(),
+  rule: z.string().optional(),
+};
+
+// pick is a whitelist and omit a blacklist of the server's tools; both at once is contradictory.
+function pickOrOmit(
+  skill: { pick?: string[] | undefined; omit?: string[] | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (skill.pick !== undefined && skill.omit !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['omit'],
+      message: 'use either "pick" (whitelist) or "omit" (blacklist), not both',
+    });
+  }
+}
+
+export const mcpStdioSkillSchema = z
+  .strictObject({
+    type: z.literal('mcpStdioSkill'),
+    ...skillCommon,
+    command: z.string().min(1, 'must not be empty'),
+    packageName: z.string().min(1, 'must not be empty').optional(),
+    args: z.array(z.string()).optional(),
+    pick: toolNameList.optional(),
+    omit: toolNameList.optional(),
+    requiredEnv: z
+      .array(z.string().regex(ENV_VAR_PATTERN, 'must be an environment variable name like "GITHUB_TOKEN"'))
+      .optional(),
+  })
+  .superRefine(pickOrOmit);
+
+export const mcpSseSkillSchema = z
+  .strictObject({
+    type: z.literal('mcpSseSkill'),
+    ...skillCommon,
+    endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+    pick: toolNameList.optional(),
+    omit: toolNameList.optional(),
+  })
+  .superRefine(pickOrOmit);
+
+export const inputJsonSchemaSchema = z.string().superRefine((text, ctx) => {
+  const result = checkJsonSchemaText(text);
+  if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason });
+});
+
+export const interactiveToolSchema = z.strictObject({
+  description: z.string().optional(),
+  inputJsonSchema: inputJsonSchemaSchema,
+});
+
+export const toolNameSchema = z
+  .string()
+  .regex(TOOL_NAME_PATTERN, 'tool names must be 1-64 letters, digits, "-" or "_"');
+
+export const interactiveSkillSchema = z.strictObject({
+  type: z.literal('interactiveSkill'),
+  ...skillCommon,
+  tools: z
+    .record(toolNameSchema, interactiveToolSchema)
+    .refine((tools) => Object.keys(tools).length > 0, 'an interactive skill needs at least one tool'),
+});
+
+export const skillSchema = z.discriminatedUnion('type', [
+  mcpStdioSkillSchema,
+  mcpSseSkillSchema,
+  interactiveSkillSchema,
+]);
+
+export const SKILL_TYPES = ['mcpStdioSkill', 'mcpSseSkill', 'interactiveSkill'] as const;
+
+export const skillNameSchema = z
+  .string()
+  .max(SKILL_NAME_MAX_LENGTH, `skill names must be at most ${SKILL_NAME_MAX_LENGTH} characters`)
+  .regex(SKILL_NAME_PATTERN, 'skill names must be letters, digits, "@", "/", ".", "-" or "_"');
+
+/** Skills as written in a config file: `@service/base` may be absent (the CLI adds it). */
+export const skillsSchema = z.record(skillNameSchema, skillSchema);
+
+/** Skills of a publish payload: must include `@service/base`, and it must be an mcpStdioSkill. */
+export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
+  const base = skills[BASE_SKILL_KEY];
+  if (base === undefined) {
+    ctx.addIssue({ code: 'custom', message: `must include the base skill "${BASE_SKILL_KEY}"` });
+  } else if (base.type !== 'mcpStdioSkill') {
+    ctx.addIssue({
+      code: 'custom',
+      path: [BASE_SKILL_KEY, 'type'],
+      message: `"${BASE_SKILL_KEY}" must be an mcpStdioSkill`,
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The Expert definition as published (POST /registry/experts body).
+
+export const expertDefinitionSchema = z.strictObject({
+  name: expertNameSchema,
+  version: semverSchema,
+  minRuntimeVersion: semverSchema,
+  description: descriptionSchema,
+  instruction: instructionSchema,
+  skills: publishSkillsSchema,
+  delegates: delegatesSchema.optional(),
+  tags: tagsSchema.optional(),
+});
+
+/** Body of POST /registry/experts/:key. At least one of the two fields. */
+export const expertUpdateSchema = z
+  .strictObject({
+    status: z.enum(['available', 'deprecated', 'disabled']).optional(),
+    tags: tagsSchema.optional(),
+  })
+  .refine((body) => body.status !== undefined || body.tags !== undefined, 'give "status", "tags" or both');
+
+export type McpStdioSkill = z.infer<typeof mcpStdioSkillSchema>;
+export type McpSseSkill = z.infer<typeof mcpSseSkillSchema>;
+export type InteractiveTool = z.infer<typeof interactiveToolSchema>;
+export type InteractiveSkill = z.infer<typeof interactiveSkillSchema>;
+export type Skill = z.infer<typeof skillSchema>;
+export type Skills = z.infer<typeof skillsSchema>;
+export type ExpertDefinition = z.infer<typeof expertDefinitionSchema>;
+export type ExpertUpdate = z.infer<typeof expertUpdateSchema>;
+export type ExpertStatus = NonNullable<ExpertUpdate['status']>;
+
+/** The base skill the CLI adds to a payload that does not define one. */
+export const DEFAULT_BASE_SKILL: McpStdioSkill = {
+  type: 'mcpStdioSkill',
+  description: 'Base tools every Expert gets from the Cadre runtime',
+  command: 'npx',
+  packageName: '@cadre/base',
+};
+
+/** "No minimum": the value used when a config file does not name a minRuntimeVersion. */
+export const DEFAULT_MIN_RUNTIME_VERSION = '0.0.0';

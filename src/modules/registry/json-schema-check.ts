@@ -1,0 +1,54 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
+
+// One validator per process: building Ajv and compiling its meta-schemas is the expensive part,
+// and validateSchema keeps no state between calls that matters to us (we read only its return).
+let ajv: Ajv2020 | undefined;
+
+function validator(): Ajv2020 {
+  if (!ajv) {
+    // 2020-12 is the default dialect (what MCP tool schemas use); draft-07 is still what most
+    // hand-written tool schemas declare, so its meta-schema is registered as well.
+    ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+    ajv.addMetaSchema(draft07MetaSchema);
+  }
+  return ajv;
+}
+
+export type JsonSchemaCheck = { ok: true; schema: unknown } | { ok: false; reason: string };
+
+/**
+ * Checks that `text` holds a JSON Schema document: valid JSON, and valid against the meta-schema
+ * named by its `$schema` (2020-12 when absent, draft-07 also accepted).
+ */
+export function checkJsonSchemaText(text: string): JsonSchemaCheck {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `is not valid JSON (${(error as Error).message})` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, reason: 'must be a JSON object holding a JSON Schema' };
+  }
+  const v = validator();
+  let valid: boolean;
+  try {
+    valid = v.validateSchema(parsed) as boolean;
+  } catch {
+    // Ajv throws when `$schema` names a meta-schema it does not know.
+    const declared = String((parsed as Record<string, unknown>).$schema);
+    return {
+      ok: false,
+      reason: `declares unsupported $schema "${declared}" (use JSON Schema 2020-12 or draft-07)`,
+    };
+  }
+  if (!valid) {
+    const details = (v.errors ?? [])
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+      .join('; ');
+    return { ok: false, reason: `is not a valid JSON Schema: ${details}` };
+  }
+  return { ok: true, schema: parsed };
+}

@@ -1,0 +1,80 @@
+import type { ChangeBus } from '../../db/change-bus.js';
+
+export const REGISTRY_CHANGED = 'registry-name';
+
+/** A serialized answer, ready to send: the body exactly as sent and its ETag. */
+export interface CachedAnswer {
+  body: string;
+  etag: string;
+}
+
+export interface RegistryReadCache {
+  get(name: string, ref: string): CachedAnswer | undefined;
+  /** Stores what a read found, unless the name changed since `token` was taken (see `token`). */
+  set(name: string, ref: string, answer: CachedAnswer, token: number): void;
+  /** Taken before reading the database; a change seen in between makes `set` a no-op. */
+  token(): number;
+  /** Drops every entry of a name on this instance (the bus tells the others). */
+  invalidate(name: string): void;
+  readonly size: number;
+}
+
+/**
+ * Answers of GET /registry/experts/:key per instance, grouped by Expert name. Every write to a name
+ * publishes REGISTRY_CHANGED in its transaction; each instance (the writer too, and the writer also
+ * synchronously after commit) drops the name's entries. A read that raced a change does not store what it
+ * read (generation check), and nothing is served while the bus is down, because invalidations could be
+ * lost then. `maxEntries` 0 disables the cache.
+ */
+export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): RegistryReadCache {
+  const byName = new Map<string, Map<string, CachedAnswer>>();
+  let size = 0;
+  let generation = 0;
+
+  const invalidate = (name: string) => {
+    generation++;
+    const entries = byName.get(name);
+    if (entries) {
+      size -= entries.size;
+      byName.delete(name);
+    }
+  };
+  bus.subscribe({
+    onChange: (change) => {
+      if (change.topic === REGISTRY_CHANGED && typeof change.name === 'string') invalidate(change.name);
+    },
+    reset: () => {
+      generation++;
+      byName.clear();
+      size = 0;
+    },
+  });
+
+  return {
+    get(name, ref) {
+      if (maxEntries === 0 || !bus.isLive()) return undefined;
+      return byName.get(name)?.get(ref);
+    },
+    set(name, ref, answer, token) {
+      if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
+      let entries = byName.get(name);
+      if (!entries) {
+        // Evict the oldest name (insertion order) when full: whole names, so `invalidate` stays exact.
+        while (size >= maxEntries && byName.size > 0) {
+          const [oldest, oldEntries] = byName.entries().next().value as [string, Map<string, CachedAnswer>];
+          size -= oldEntries.size;
+          byName.delete(oldest);
+        }
+        entries = new Map();
+        byName.set(name, entries);
+      }
+      if (!entries.has(ref)) size++;
+      entries.set(ref, answer);
+    },
+    token: () => generation,
+    invalidate,
+    get size() {
+      return size;
+    },
+  };
+}

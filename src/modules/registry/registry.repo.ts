@@ -1,0 +1,200 @@
+import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { organizations } from '../tenancy/tenancy.tables.js';
+import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
+import type { ExpertRecord } from './registry.presenters.js';
+import type { ListExpertsQuery } from './registry.schemas.js';
+import { registryExperts, registryNames, registryTags, registryVersions } from './registry.tables.js';
+
+const e = registryExperts;
+const recordColumns = {
+  ...getTableColumns(registryExperts),
+  ownerSlug: organizations.slug,
+  ownerCreatedAt: organizations.createdAt,
+};
+
+type NewExpert = typeof registryExperts.$inferInsert;
+
+function selectRecords(executor: Executor) {
+  return executor
+    .select(recordColumns)
+    .from(e)
+    .innerJoin(organizations, eq(organizations.id, e.organizationId));
+}
+
+/** The Expert a key names: a version, a tag (custom or `latest`), or the name alone (its latest). */
+export async function findByKey(executor: Executor, key: ParsedExpertKey): Promise<ExpertRecord | undefined> {
+  let where: SQL | undefined;
+  if (key.version !== undefined) where = and(eq(e.name, key.name), eq(e.version, key.version));
+  else if (key.tag === undefined || key.tag === LATEST_TAG)
+    where = and(eq(e.name, key.name), eq(e.isLatest, true));
+  else {
+    where = sql`${e.id} = (SELECT ${registryTags.expertId} FROM ${registryTags}
+      WHERE ${registryTags.name} = ${key.name} AND ${registryTags.tag} = ${key.tag})`;
+  }
+  const [row] = await selectRecords(executor).where(where).limit(1);
+  return row;
+}
+
+export async function findById(executor: Executor, id: string): Promise<ExpertRecord | undefined> {
+  const [row] = await selectRecords(executor).where(eq(e.id, id)).limit(1);
+  return row;
+}
+
+/** Locks the name's row for the rest of the transaction; every write to a name goes through here. */
+export async function lockName(tx: Executor, name: string): Promise<{ organizationId: string } | undefined> {
+  const [row] = await tx
+    .select({ organizationId: registryNames.organizationId })
+    .from(registryNames)
+    .where(eq(registryNames.name, name))
+    .for('update');
+  return row;
+}
+
+/** First publisher wins: a concurrent claim waits for this one's commit, then finds the name taken. */
+export async function claimName(
+  tx: Executor,
+  name: string,
+  organizationId: string,
+  now: Date,
+): Promise<void> {
+  await tx.insert(registryNames).values({ name, organizationId, createdAt: now }).onConflictDoNothing();
+}
+
+/** Keeps delegate targets from being deleted until the publishing transaction ends. */
+export async function shareLockNames(tx: Executor, names: string[]): Promise<void> {
+  if (names.length === 0) return;
+  await tx
+    .select({ name: registryNames.name })
+    .from(registryNames)
+    .where(inArray(registryNames.name, [...new Set(names)].sort()))
+    .orderBy(asc(registryNames.name))
+    .for('share');
+}
+
+export async function isVersionReserved(tx: Executor, name: string, version: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ version: registryVersions.version })
+    .from(registryVersions)
+    .where(and(eq(registryVersions.name, name), eq(registryVersions.version, version)));
+  return row !== undefined;
+}
+
+export async function insertExpert(
+  tx: Executor,
+  expert: NewExpert & { id: string },
+  now: Date,
+): Promise<void> {
+  await tx
+    .insert(registryVersions)
+    .values({ name: expert.name, version: expert.version, expertId: expert.id, publishedAt: now });
+  await tx.insert(e).values(expert);
+}
+
+/** Takes `latest` from whichever version of the name holds it; answers that version's id. */
+export async function dropLatest(tx: Executor, name: string, now: Date): Promise<string | undefined> {
+  const [row] = await tx
+    .update(e)
+    .set({ isLatest: false, updatedAt: now })
+    .where(and(eq(e.name, name), eq(e.isLatest, true)))
+    .returning({ id: e.id });
+  return row?.id;
+}
+
+export async function setLatest(tx: Executor, id: string, now: Date): Promise<void> {
+  await tx.update(e).set({ isLatest: true, updatedAt: now }).where(eq(e.id, id));
+}
+
+/** The most recently published version of a name, if any is left. */
+export async function mostRecent(tx: Executor, name: string): Promise<string | undefined> {
+  const [row] = await tx.select({ id: e.id }).from(e).where(eq(e.name, name)).orderBy(desc(e.seq)).limit(1);
+  return row?.id;
+}
+
+/**
+ * Gives `tags` to the version `id` (replacing its custom tags): a tag another version of the name
+ * held moves here. The registry_tags primary key (name, tag) is the one-holder invariant.
+ */
+export async function replaceTags(tx: Executor, name: string, id: string, tags: string[], now: Date) {
+  await tx.delete(registryTags).where(eq(registryTags.expertId, id));
+  if (tags.length > 0) {
+    const moved = await tx
+      .delete(registryTags)
+      .where(and(eq(registryTags.name, name), inArray(registryTags.tag, tags)))
+      .returning({ expertId: registryTags.expertId, tag: registryTags.tag });
+    for (const from of moved) {
+      await tx
+        .update(e)
+        .set({ tags: sql`array_remove(${e.tags}, ${from.tag})`, updatedAt: now })
+        .where(eq(e.id, from.expertId));
+    }
+    await tx.insert(registryTags).values(tags.map((tag) => ({ name, tag, expertId: id })));
+  }
+  await tx.update(e).set({ tags, updatedAt: now }).where(eq(e.id, id));
+}
+
+export async function setStatus(tx: Executor, id: string, status: ExpertRecord['status'], now: Date) {
+  await tx.update(e).set({ status, updatedAt: now }).where(eq(e.id, id));
+}
+
+/** Expert keys (other than `excludeId`'s own) among `keys` that some Expert delegates to. */
+export async function delegatingExperts(tx: Executor, keys: string[], excludeId: string) {
+  return tx
+    .select({ name: e.name, version: e.version })
+    .from(e)
+    .where(
+      and(
+        sql`${e.delegates} && ${sql`ARRAY[${sql.join(
+          keys.map((k) => sql`${k}`),
+          sql`, `,
+        )}]::text[]`}`,
+        ne(e.id, excludeId),
+      ),
+    )
+    .limit(5);
+}
+
+export async function deleteExpert(tx: Executor, id: string): Promise<void> {
+  await tx.delete(e).where(eq(e.id, id));
+}
+
+export async function versionsOf(executor: Executor, name: string) {
+  return executor
+    .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
+    .from(e)
+    .where(eq(e.name, name))
+    .orderBy(desc(e.versionOrder));
+}
+
+const SORT_COLUMNS = {
+  name: e.name,
+  version: e.versionOrder,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt,
+} as const;
+
+/** Escapes LIKE wildcards: `_` is a legal name character. */
+const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function listWhere(query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>): SQL | undefined {
+  const conditions: SQL[] = [eq(e.isLatest, true)];
+  if (query.organizationId !== undefined) conditions.push(eq(e.organizationId, query.organizationId));
+  if (query.filter) conditions.push(sql`${e.name} LIKE ${likePrefix(query.filter.toLowerCase())}`);
+  return and(...conditions);
+}
+
+export async function listLatest(executor: Executor, query: ListExpertsQuery) {
+  const where = listWhere(query);
+  const direction = query.order === 'asc' ? asc : desc;
+  const column = SORT_COLUMNS[query.sort ?? 'createdAt'];
+  const [rows, [total]] = await Promise.all([
+    selectRecords(executor)
+      .where(where)
+      // Names are unique among latest holders; the other sorts break ties by id, as their indexes do.
+      .orderBy(...(column === e.name ? [direction(column)] : [direction(column), direction(e.id)]))
+      .limit(query.take)
+      .offset(query.skip),
+    executor.select({ total: count() }).from(e).where(where),
+  ]);
+  return { rows, total: total?.total ?? 0 };
+}
