@@ -3,7 +3,8 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
 import { registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
@@ -58,6 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    // Bad URL encoding and the like are answered before routing: keep them in the documented shapes too.
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, new ApiError('bad_request', error.message));
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -66,3 +66,8 @@ export async function latestHolders(server: TestServer, name: string): Promise<s
 }
 
 export const expectStatus = (res: HttpResult, status: number) => expect(res.status, res.text).toBe(status);
+
+let counter = 0;
+/** A fresh unscoped Expert name. */
+export const uniqueName = (prefix = 'expert') =>
+  `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;

@@ -19,7 +19,7 @@ const intParam = (min: number, max: number | undefined, fallback: number) =>
     .optional()
     .transform((value) => value ?? fallback);
 
-export const listExpertsQuery = z.strictObject({
+export const listExpertsQuery = z.object({
   organizationId: z.string().min(1).max(64).optional(),
   filter: z.string().max(511).optional(),
   sort: z.enum(SORTS).optional(),
