@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
+import type { Database } from '../../src/db/client.js';
 import type { HttpResult } from '../support/http.js';
 import type { TestServer } from '../support/server.js';
 
@@ -71,3 +73,40 @@ let counter = 0;
 /** A fresh unscoped Expert name. */
 export const uniqueName = (prefix = 'expert') =>
   `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
+
+/**
+ * The registry's invariants, read straight from the database: while a name has versions exactly one
+ * holds latest and it is the most recently published (highest seq); every custom tag has one holder
+ * and the denormalized tags arrays agree with registry_tags; every version row has its reservation.
+ */
+export async function invariantViolations(database: Database): Promise<string[]> {
+  const result = (await database.db.execute(sql`
+    SELECT 'latest: ' || name AS problem FROM registry_experts GROUP BY name
+      HAVING count(*) FILTER (WHERE is_latest) <> 1
+          OR max(seq) <> max(seq) FILTER (WHERE is_latest)
+    UNION ALL
+    SELECT 'tag row missing: ' || e.name || '@' || t.tag FROM registry_experts e CROSS JOIN LATERAL unnest(e.tags) AS t(tag)
+      WHERE NOT EXISTS (SELECT 1 FROM registry_tags r WHERE r.name = e.name AND r.tag = t.tag AND r.expert_id = e.id)
+    UNION ALL
+    SELECT 'tag array missing: ' || r.name || '@' || r.tag FROM registry_tags r JOIN registry_experts e ON e.id = r.expert_id
+      WHERE NOT (r.tag = ANY (e.tags)) OR r.name <> e.name
+    UNION ALL
+    SELECT 'reservation missing: ' || e.name || '@' || e.version FROM registry_experts e
+      WHERE NOT EXISTS (SELECT 1 FROM registry_versions v WHERE v.name = e.name AND v.version = e.version)
+  `)) as unknown as { rows: Array<{ problem: string }> };
+  return result.rows.map((row) => row.problem);
+}
+
+export async function countRows(database: Database, name: string): Promise<number> {
+  const result = (await database.db.execute(
+    sql`SELECT count(*)::int AS n FROM registry_experts WHERE name = ${name}`,
+  )) as unknown as { rows: Array<{ n: number }> };
+  return Number(result.rows[0]?.n);
+}
+
+export async function lastPublished(database: Database, name: string): Promise<string | undefined> {
+  const result = (await database.db.execute(
+    sql`SELECT version FROM registry_experts WHERE name = ${name} ORDER BY seq DESC LIMIT 1`,
+  )) as unknown as { rows: Array<{ version: string }> };
+  return result.rows[0]?.version;
+}

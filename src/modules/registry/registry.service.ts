@@ -114,9 +114,10 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const { name, version } = definition;
     const id = newId();
     await write(name, async (tx) => {
-      const now = deps.clock.now();
-      await repo.claimName(tx, name, principal.organizationId, now);
+      await repo.claimName(tx, name, principal.organizationId, deps.clock.now());
       const owner = await repo.lockName(tx, name);
+      // Read the clock once the name is locked, so createdAt follows the order publishes commit in.
+      const now = deps.clock.now();
       if (owner?.organizationId !== principal.organizationId) {
         throw forbidden(`The name ${name} belongs to another organization`);
       }
@@ -171,8 +172,8 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     change: ExpertUpdate,
   ): Promise<RegistryExpert> {
     const id = await write(key.name, async (tx) => {
-      const now = deps.clock.now();
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
+      const now = deps.clock.now();
       const expert = await repo.findByKey(tx, key);
       if (!expert) throw expertNotFound(formatExpertKey(key));
       assertSameOrganization(principal, expert, 'experts:write');
@@ -195,8 +196,8 @@ export function createRegistryService(deps: RegistryServiceDeps) {
 
   async function remove(principal: Principal, key: ParsedExpertKey): Promise<void> {
     await write(key.name, async (tx) => {
-      const now = deps.clock.now();
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
+      const now = deps.clock.now();
       const expert = await repo.findByKey(tx, key);
       if (!expert) throw expertNotFound(formatExpertKey(key));
       assertSameOrganization(principal, expert, 'experts:delete');
