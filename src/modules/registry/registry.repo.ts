@@ -183,18 +183,28 @@ export function listWhere(query: Pick<ListExpertsQuery, 'organizationId' | 'filt
   return and(...conditions);
 }
 
-export async function listLatest(executor: Executor, query: ListExpertsQuery) {
-  const where = listWhere(query);
+/** The page query of List Experts (exported so bench/explain-registry.ts can show its plans). */
+export function listPageQuery(executor: Executor, query: ListExpertsQuery) {
   const direction = query.order === 'asc' ? asc : desc;
   const column = SORT_COLUMNS[query.sort ?? 'createdAt'];
-  const [rows, [total]] = await Promise.all([
+  return (
     selectRecords(executor)
-      .where(where)
+      .where(listWhere(query))
       // Names are unique among latest holders; the other sorts break ties by id, as their indexes do.
       .orderBy(...(column === e.name ? [direction(column)] : [direction(column), direction(e.id)]))
       .limit(query.take)
-      .offset(query.skip),
-    executor.select({ total: count() }).from(e).where(where),
+      .offset(query.skip)
+  );
+}
+
+export function listCountQuery(executor: Executor, query: ListExpertsQuery) {
+  return executor.select({ total: count() }).from(e).where(listWhere(query));
+}
+
+export async function listLatest(executor: Executor, query: ListExpertsQuery) {
+  const [rows, [total]] = await Promise.all([
+    listPageQuery(executor, query),
+    listCountQuery(executor, query),
   ]);
   return { rows, total: total?.total ?? 0 };
 }

@@ -42,6 +42,9 @@ const answer = (value: unknown): CachedAnswer => {
   return { body, etag: etagOf(body) };
 };
 
+/** What ChangeBus.publish answers where the bus acknowledges deliveries (nothing on older buses). */
+type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined | void;
+
 // Deadlocks (two publishes delegating to each other's names) and serialization failures are retried.
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -59,12 +62,16 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   async function write<T>(name: string, work: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
+        let receipt: DeliveryReceiptLike | undefined;
         const result = await db.transaction(async (tx) => {
           const value = await work(tx);
-          await deps.bus.publish(tx, { topic: REGISTRY_CHANGED, name });
+          receipt = (await deps.bus.publish(tx, { topic: REGISTRY_CHANGED, name })) as DeliveryReceiptLike;
           return value;
         });
         cache.invalidate(name);
+        // Where the bus reports delivery (instances acknowledge), answer only once every instance has
+        // dropped the name, so no instance serves the old record after this answer.
+        await receipt?.applied?.();
         return result;
       } catch (error) {
         const state = sqlState(error);
