@@ -13,9 +13,10 @@ if (!url) throw new Error('DATABASE_URL must name a seeded PostgreSQL database')
 const database = await openDatabase({ url });
 const client = new pg.Client({ connectionString: url });
 await client.connect();
-const [{ organization_id: organizationId }] = (
-  await client.query('SELECT organization_id FROM registry_experts LIMIT 1')
-).rows as Array<{ organization_id: string }>;
+const sample = await client.query<{ organization_id: string }>(
+  'SELECT organization_id FROM registry_experts LIMIT 1',
+);
+const organizationId = sample.rows[0]?.organization_id ?? '';
 
 const base: ListExpertsQuery = { order: 'desc', take: 100, skip: 0 };
 const cases: Array<[string, ListExpertsQuery]> = [

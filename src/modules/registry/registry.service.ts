@@ -43,7 +43,7 @@ const answer = (value: unknown): CachedAnswer => {
 };
 
 /** What ChangeBus.publish answers where the bus acknowledges deliveries (nothing on older buses). */
-type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined | void;
+type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined;
 
 // Deadlocks (two publishes delegating to each other's names) and serialization failures are retried.
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -65,7 +65,10 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         let receipt: DeliveryReceiptLike | undefined;
         const result = await db.transaction(async (tx) => {
           const value = await work(tx);
-          receipt = (await deps.bus.publish(tx, { topic: REGISTRY_CHANGED, name })) as DeliveryReceiptLike;
+          receipt = (await deps.bus.publish(tx, {
+            topic: REGISTRY_CHANGED,
+            name,
+          })) as unknown as DeliveryReceiptLike;
           return value;
         });
         cache.invalidate(name);
