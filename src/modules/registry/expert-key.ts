@@ -21,6 +21,21 @@ const badKey = (reason: string) => new ApiError('bad_request', reason);
  */
 export function keyFromUrl(url: string, allowVersions: boolean): KeyRequest {
   const path = url.split('?', 1)[0] ?? '';
+  // Reads repeat the same few keys: parsing (zod, semver) is memoized per raw path, bounded.
+  const memo = allowVersions ? parsedPaths.get(path) : undefined;
+  if (memo) return memo;
+  const parsed = parseKeyPath(path, allowVersions);
+  if (allowVersions) {
+    if (parsedPaths.size >= MEMO_ENTRIES) parsedPaths.clear();
+    parsedPaths.set(path, parsed);
+  }
+  return parsed;
+}
+
+const MEMO_ENTRIES = 10_000;
+const parsedPaths = new Map<string, KeyRequest>();
+
+function parseKeyPath(path: string, allowVersions: boolean): KeyRequest {
   const rawTail = path.startsWith(EXPERTS_PATH) ? path.slice(EXPERTS_PATH.length) : '';
   let tail: string;
   try {

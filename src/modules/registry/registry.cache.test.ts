@@ -29,7 +29,7 @@ function fakeBus() {
   };
 }
 
-const answer = (body: string) => ({ body, etag: `"${body}"` });
+const answer = (body: string) => ({ body: Buffer.from(body), etag: `"${body}"` });
 
 describe('registry read cache', () => {
   it('stores and serves answers per name and ref', () => {

@@ -2,9 +2,12 @@ import type { ChangeBus } from '../../db/change-bus.js';
 
 export const REGISTRY_CHANGED = 'registry-name';
 
-/** A serialized answer, ready to send: the body exactly as sent and its ETag. */
+/**
+ * A serialized answer, ready to send: the body exactly as sent (UTF-8 bytes, so a cache hit costs no
+ * encoding or length scan) and its ETag.
+ */
 export interface CachedAnswer {
-  body: string;
+  body: Buffer;
   etag: string;
 }
 

@@ -25,12 +25,18 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
-/** Sends a pre-serialized answer (strings bypass the serializer) or 304 when the client has it. */
+/** Sends a pre-serialized answer (Buffers bypass the serializer) or 304 when the client has it. */
 function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
   reply.header('ETag', answer.etag).header('Cache-Control', 'no-cache');
   if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
   return reply.code(200).type('application/json; charset=utf-8').send(answer.body);
 }
+
+/**
+ * The key is read from the raw URL by keyFromUrl (router parameters split scoped keys), so the params
+ * schema of the GET routes is documentation only: skipping its validation keeps the hot read path short.
+ */
+const documentationOnly = () => (value: unknown) => ({ value });
 
 export function registerRegistryRoutes(app: App, registry: RegistryService): void {
   const getByKey = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -61,6 +67,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
       params: expertKeyParams,
       response: { 200: expertAnswerSchema, 304: notModified, ...registryErrors(404) },
     },
+    validatorCompiler: documentationOnly,
     handler: getByKey,
   });
 
@@ -74,6 +81,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
       params: expertKeyParams,
       response: { 200: expertVersionsSchema, 304: notModified, ...registryErrors(404) },
     },
+    validatorCompiler: documentationOnly,
     handler: getByKey,
   });
 

@@ -36,9 +36,9 @@ const badRequest = (reason: string) => new ApiError('bad_request', reason);
 const expertNotFound = (key: string) => new ApiError('not_found', `Expert ${key} not found`);
 
 /** A strong ETag over the exact bytes sent. */
-export const etagOf = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 const answer = (value: unknown): CachedAnswer => {
-  const body = JSON.stringify(value);
+  const body = Buffer.from(JSON.stringify(value));
   return { body, etag: etagOf(body) };
 };
 
