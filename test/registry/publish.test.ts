@@ -140,6 +140,8 @@ describe('POST /registry/experts: publish', () => {
     ['a version that is not SemVer', { version: '1.0' }],
     ['a minRuntimeVersion that is not SemVer', { minRuntimeVersion: 'latest' }],
     ['an invalid name', { name: 'Bad Name' }],
+    ['a name over 255 characters', { name: 'n'.repeat(256) }],
+    ['the same delegate twice', { delegates: ['x', 'x'] }],
     ['an unknown field', { extra: true }],
   ])('rejects a body with %s (400)', async (_label, override) => {
     const res = await publish(server, personal.ownerKey, {
