@@ -117,4 +117,24 @@ describe('registry read cache', () => {
     const after = await getExpert(b, name);
     expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
   });
+
+  it('list answers are cached and dropped on every instance by a change to any name', async () => {
+    const name = uniqueName('listed');
+    await published(a, org.ownerKey, expertBody(name, '1.0.0', { description: 'listed v1' }));
+    type ListAnswer = { data: { experts: Array<{ name: string; description: string }> } };
+    const listed = async (server: TestServer) =>
+      (await server.request<ListAnswer>('GET', `/registry/experts?filter=${name}`)).body.data.experts.map(
+        (e) => e.description,
+      );
+    expect(await listed(b)).toEqual(['listed v1']);
+    await sneakyDescription(name, 'listed v2');
+    expect(await listed(b)).toEqual(['listed v1']);
+    expect(await listed(uncached)).toEqual(['listed v2']);
+    // A change to another name also drops lists (any list may include it).
+    const other = uniqueName('other');
+    const bSaw = notified(b, other);
+    await published(a, org.ownerKey, expertBody(other, '1.0.0'));
+    await bSaw;
+    expect(await listed(b)).toEqual(['listed v2']);
+  });
 });

@@ -89,4 +89,17 @@ describe('registry read cache', () => {
     off.set('a', '', answer('a'), off.token());
     expect(off.get('a', '')).toBeUndefined();
   });
+
+  it('keeps list answers until a change to any name', () => {
+    const { bus, deliver } = fakeBus();
+    const cache = createRegistryReadCache(bus, 10);
+    cache.setList('q', answer('list'), cache.token());
+    expect(cache.getList('q')).toEqual(answer('list'));
+    deliver({ topic: REGISTRY_CHANGED, name: 'anything' });
+    expect(cache.getList('q')).toBeUndefined();
+    const token = cache.token();
+    deliver({ topic: REGISTRY_CHANGED, name: 'x' });
+    cache.setList('q', answer('stale'), token);
+    expect(cache.getList('q')).toBeUndefined();
+  });
 });

@@ -17,7 +17,10 @@ export interface RegistryReadCache {
   set(name: string, ref: string, answer: CachedAnswer, token: number): void;
   /** Taken before reading the database; a change seen in between makes `set` a no-op. */
   token(): number;
-  /** Drops every entry of a name on this instance (the bus tells the others). */
+  /** List answers by normalized query; any change to any name drops them all. */
+  getList(query: string): CachedAnswer | undefined;
+  setList(query: string, answer: CachedAnswer, token: number): void;
+  /** Drops every entry of a name, and every list, on this instance (the bus tells the others). */
   invalidate(name: string): void;
   readonly size: number;
 }
@@ -31,11 +34,14 @@ export interface RegistryReadCache {
  */
 export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): RegistryReadCache {
   const byName = new Map<string, Map<string, CachedAnswer>>();
+  const lists = new Map<string, CachedAnswer>();
+  const maxLists = Math.min(maxEntries, 1_000);
   let size = 0;
   let generation = 0;
 
   const invalidate = (name: string) => {
     generation++;
+    lists.clear();
     const entries = byName.get(name);
     if (entries) {
       size -= entries.size;
@@ -48,6 +54,7 @@ export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): Reg
     },
     reset: () => {
       generation++;
+      lists.clear();
       byName.clear();
       size = 0;
     },
@@ -73,6 +80,15 @@ export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): Reg
       }
       if (!entries.has(ref)) size++;
       entries.set(ref, answer);
+    },
+    getList(query) {
+      if (maxEntries === 0 || !bus.isLive()) return undefined;
+      return lists.get(query);
+    },
+    setList(query, answer, token) {
+      if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
+      if (lists.size >= maxLists) lists.clear();
+      lists.set(query, answer);
     },
     token: () => generation,
     invalidate,

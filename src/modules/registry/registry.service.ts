@@ -234,7 +234,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const cached = cache.get(key.name, ref);
     if (cached) return cached;
     const token = cache.token();
-    const expert = await repo.findByKey(db, key);
+    const expert = await repo.readByKey(db, key);
     if (!expert) throw expertNotFound(formatExpertKey(key));
     const fresh = answer({ data: { expert: presentExpert(expert) } });
     cache.set(key.name, ref, fresh, token);
@@ -246,7 +246,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const cached = cache.get(key.name, ref);
     if (cached) return cached;
     const token = cache.token();
-    const rows = await repo.versionsOf(db, key.name);
+    const rows = await repo.readVersions(db, key.name);
     const latest = rows.find((row) => row.isLatest);
     if (!latest) throw expertNotFound(key.name);
     const fresh = answer({
@@ -258,11 +258,24 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   }
 
   async function list(query: ListExpertsQuery): Promise<CachedAnswer> {
+    const normalized = JSON.stringify([
+      query.organizationId ?? null,
+      query.filter?.toLowerCase() ?? null,
+      query.sort ?? 'createdAt',
+      query.order,
+      query.take,
+      query.skip,
+    ]);
+    const cached = cache.getList(normalized);
+    if (cached) return cached;
+    const token = cache.token();
     const { rows, total } = await repo.listLatest(db, query);
-    return answer({
+    const fresh = answer({
       data: { experts: rows.map(presentDigest) },
       meta: { total, take: query.take, skip: query.skip },
     });
+    cache.setList(normalized, fresh, token);
+    return fresh;
   }
 
   return { publish, update, remove, get, versions, list, cache };
