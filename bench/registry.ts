@@ -128,5 +128,7 @@ try {
     }),
   );
 } finally {
+  // Let requests still in flight when autocannon stopped finish before the servers shut down.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   for (const child of children) child.kill('SIGTERM');
 }
