@@ -54,10 +54,16 @@ export const tagSchema = z
   .regex(TAG_PATTERN, 'must be lowercase letters, digits, "-" or "_"')
   .refine((t) => t !== LATEST_TAG, `"${LATEST_TAG}" is assigned by the registry and cannot be set`);
 
+// The count is a refinement, not .max(): zod's length check would hide the per-tag errors.
 export const tagsSchema = z
   .array(tagSchema)
-  .max(MAX_CUSTOM_TAGS, `at most ${MAX_CUSTOM_TAGS} custom tags per version`)
-  .refine((tags) => new Set(tags).size === tags.length, 'must not contain the same tag twice');
+  .refine(
+    (tags) => tags.length <= MAX_CUSTOM_TAGS,
+    `must have at most ${MAX_CUSTOM_TAGS} custom tags per version`,
+  )
+  .refine((tags) => new Set(tags).size === tags.length, 'must not contain the same tag twice')
+  // Refinements are invisible to JSON Schema; state the same rules there for editors.
+  .meta({ maxItems: MAX_CUSTOM_TAGS, uniqueItems: true });
 
 export const descriptionSchema = z
   .string()
