@@ -84,6 +84,11 @@ describe('registry read cache', () => {
     expect(await description(a, name)).toBe('v2');
     expect((await getExpert(a, `${name}@1.0.0`)).body.data.expert.tags).toEqual(['latest', 'fresh']);
     await bSaw;
+    const versions = await b.request<{ data: { versions: Array<{ tags: string[] }> } }>(
+      'GET',
+      keyPath(name, '/versions'),
+    );
+    expect(versions.body.data.versions[0]?.tags).toEqual(['latest', 'fresh']);
     for (const key of [name, `${name}@1.0.0`, `${name}@latest`]) {
       const got = await getExpert(b, key);
       expect(got.body.data.expert.description).toBe('v2');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Tx } from '../../db/client.js';
-import { sqlState } from '../../db/errors.js';
+import { isUniqueViolation, sqlState } from '../../db/errors.js';
 import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -123,51 +123,65 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const delegates = parseDelegates(definition.name, definition.delegates ?? []);
     const { name, version } = definition;
     const id = newId();
-    await write(name, async (tx) => {
-      await repo.claimName(tx, name, principal.organizationId, deps.clock.now());
-      const owner = await repo.lockName(tx, name);
-      // Read the clock once the name is locked, so createdAt follows the order publishes commit in.
-      const now = deps.clock.now();
-      if (owner?.organizationId !== principal.organizationId) {
-        throw forbidden(`The name ${name} belongs to another organization`);
-      }
-      if (await repo.isVersionReserved(tx, name, version)) {
+    await alreadyPublishedOnConflict(name, version, () =>
+      write(name, async (tx) => {
+        await repo.claimName(tx, name, principal.organizationId, deps.clock.now());
+        const owner = await repo.lockName(tx, name);
+        // Read the clock once the name is locked, so createdAt follows the order publishes commit in.
+        const now = deps.clock.now();
+        if (owner?.organizationId !== principal.organizationId) {
+          throw forbidden(`The name ${name} belongs to another organization`);
+        }
+        if (await repo.isVersionReserved(tx, name, version)) {
+          throw badRequest(`${name}@${version} was already published; a version number can never be reused`);
+        }
+        // Share locks keep the delegates from being deleted before this publish commits.
+        await repo.shareLockNames(
+          tx,
+          delegates.map((d) => d.name),
+        );
+        for (const delegate of delegates) {
+          if (!(await repo.findByKey(tx, delegate))) {
+            throw badRequest(`Delegate ${formatExpertKey(delegate)} is not a published Expert`);
+          }
+        }
+        await repo.dropLatest(tx, name, now);
+        await repo.insertExpert(
+          tx,
+          {
+            id,
+            name,
+            version,
+            versionOrder: versionOrder(version),
+            organizationId: principal.organizationId,
+            minRuntimeVersion: definition.minRuntimeVersion,
+            description: definition.description,
+            instruction: definition.instruction,
+            skills: definition.skills,
+            delegates: definition.delegates ?? [],
+            isLatest: true,
+            status: 'available',
+            createdAt: now,
+            updatedAt: now,
+          },
+          now,
+        );
+        if (definition.tags?.length) await repo.replaceTags(tx, name, id, definition.tags, now);
+      }),
+    );
+    return presentExpert(await mustFind(id));
+  }
+
+  /** The name lock makes this unreachable; should it ever race, the primary key still answers 400, not 500. */
+  async function alreadyPublishedOnConflict<T>(name: string, version: string, work: () => Promise<T>) {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) {
         throw badRequest(`${name}@${version} was already published; a version number can never be reused`);
       }
-      // Share locks keep the delegates from being deleted before this publish commits.
-      await repo.shareLockNames(
-        tx,
-        delegates.map((d) => d.name),
-      );
-      for (const delegate of delegates) {
-        if (!(await repo.findByKey(tx, delegate))) {
-          throw badRequest(`Delegate ${formatExpertKey(delegate)} is not a published Expert`);
-        }
-      }
-      await repo.dropLatest(tx, name, now);
-      await repo.insertExpert(
-        tx,
-        {
-          id,
-          name,
-          version,
-          versionOrder: versionOrder(version),
-          organizationId: principal.organizationId,
-          minRuntimeVersion: definition.minRuntimeVersion,
-          description: definition.description,
-          instruction: definition.instruction,
-          skills: definition.skills,
-          delegates: definition.delegates ?? [],
-          isLatest: true,
-          status: 'available',
-          createdAt: now,
-          updatedAt: now,
-        },
-        now,
-      );
-      if (definition.tags?.length) await repo.replaceTags(tx, name, id, definition.tags, now);
-    });
-    return presentExpert(await mustFind(id));
+      throw error;
+    }
   }
 
   async function mustFind(id: string): Promise<ExpertRecord> {
