@@ -102,6 +102,20 @@ describe('registry invariants under concurrent requests', () => {
     }
   });
 
+  it('publishes of two names delegating to each other at once both succeed (names are locked in order)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const x = uniqueName('x');
+      const y = uniqueName('y');
+      await published(a, org.ownerKey, expertBody(x, '1.0.0'));
+      await published(a, org.ownerKey, expertBody(y, '1.0.0'));
+      const results = await Promise.all([
+        publish(a, org.ownerKey, expertBody(x, '2.0.0', { delegates: [y] })),
+        publish(b, org.ownerKey, expertBody(y, '2.0.0', { delegates: [x] })),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+    }
+  });
+
   it('two organizations racing to claim one unscoped name: exactly one owner', async () => {
     for (let round = 0; round < 10; round++) {
       const name = uniqueName('claim');

@@ -118,15 +118,28 @@ export async function claimName(
   await tx.insert(registryNames).values({ name, organizationId, createdAt: now }).onConflictDoNothing();
 }
 
-/** Keeps delegate targets from being deleted until the publishing transaction ends. */
-export async function shareLockNames(tx: Executor, names: string[]): Promise<void> {
-  if (names.length === 0) return;
-  await tx
-    .select({ name: registryNames.name })
-    .from(registryNames)
-    .where(inArray(registryNames.name, [...new Set(names)].sort()))
-    .orderBy(asc(registryNames.name))
-    .for('share');
+/**
+ * Locks `own` FOR UPDATE and each of `shared` FOR SHARE (keeping delegate targets from being deleted
+ * until this transaction ends), one name at a time in name order: every transaction that locks several
+ * names takes them in the same order, so they cannot deadlock. Answers `own`'s owner.
+ */
+export async function lockNamesInOrder(
+  tx: Executor,
+  own: string,
+  shared: string[],
+): Promise<{ organizationId: string } | undefined> {
+  let owner: { organizationId: string } | undefined;
+  for (const name of [...new Set([own, ...shared])].sort()) {
+    if (name === own) owner = await lockName(tx, name);
+    else {
+      await tx
+        .select({ name: registryNames.name })
+        .from(registryNames)
+        .where(eq(registryNames.name, name))
+        .for('share');
+    }
+  }
+  return owner;
 }
 
 export async function isVersionReserved(tx: Executor, name: string, version: string): Promise<boolean> {

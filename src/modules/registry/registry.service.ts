@@ -45,7 +45,7 @@ const answer = (value: unknown): CachedAnswer => {
 /** What ChangeBus.publish answers where the bus acknowledges deliveries (nothing on older buses). */
 type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined;
 
-// Deadlocks (two publishes delegating to each other's names) and serialization failures are retried.
+// Deadlocks (names are locked in order, so none is expected) and serialization failures are retried.
 const RETRYABLE = new Set(['40P01', '40001']);
 
 const ALLOWED_STATUS: Record<ExpertRecord['status'], ReadonlyArray<ExpertRecord['status']>> = {
@@ -126,7 +126,13 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     await alreadyPublishedOnConflict(name, version, () =>
       write(name, async (tx) => {
         await repo.claimName(tx, name, principal.organizationId, deps.clock.now());
-        const owner = await repo.lockName(tx, name);
+        // Own name FOR UPDATE, delegates' names FOR SHARE (so none is deleted before this commits), all in
+        // name order so two publishes delegating to each other's names cannot deadlock.
+        const owner = await repo.lockNamesInOrder(
+          tx,
+          name,
+          delegates.map((d) => d.name),
+        );
         // Read the clock once the name is locked, so createdAt follows the order publishes commit in.
         const now = deps.clock.now();
         if (owner?.organizationId !== principal.organizationId) {
@@ -135,11 +141,6 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         if (await repo.isVersionReserved(tx, name, version)) {
           throw badRequest(`${name}@${version} was already published; a version number can never be reused`);
         }
-        // Share locks keep the delegates from being deleted before this publish commits.
-        await repo.shareLockNames(
-          tx,
-          delegates.map((d) => d.name),
-        );
         for (const delegate of delegates) {
           if (!(await repo.findByKey(tx, delegate))) {
             throw badRequest(`Delegate ${formatExpertKey(delegate)} is not a published Expert`);
