@@ -68,7 +68,7 @@ async function load(label: string, options: autocannon.Options): Promise<Figure>
 
 const print = (figure: Figure, bare?: Figure) =>
   console.log(
-    `${figure.label.padEnd(44)} ${figure.rps.toFixed(0).padStart(8)} req/s  p99 ${String(figure.p99).padStart(4)} ms` +
+    `${figure.label.padEnd(48)} ${figure.rps.toFixed(0).padStart(8)} req/s  p99 ${String(figure.p99).padStart(4)} ms` +
       `${bare ? `  ${(figure.rps / bare.rps).toFixed(2)}x bare` : ''}${figure.errors ? `  ${figure.errors} errors` : ''}`,
   );
 
@@ -88,7 +88,12 @@ try {
   print(await load('GET name@version, cache disabled', { url: uncached + keyPath }), bare1);
   const bare2 = await load('bare node:http, same list JSON', { url: bareList });
   print(bare2);
-  print(await load('GET /registry/experts?take=100', { url: cached + listPath }), bare2);
+  print(await load('GET /registry/experts?take=100, warm cache', { url: cached + listPath }), bare2);
+  print(await load('GET /registry/experts?take=100, cache disabled', { url: uncached + listPath }), bare2);
+  print(
+    await load('GET …?take=100&sort=version, cache disabled', { url: `${uncached}${listPath}&sort=version` }),
+    bare2,
+  );
 
   const created = await fetch(`${cached}/admin/v1/organizations`, {
     method: 'POST',
