@@ -11,8 +11,33 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+
+// The few parts of autocannon's API used here, typed locally so this file needs no type package.
+interface LoadRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: LoadRequest) => LoadRequest;
+}
+interface LoadOptions {
+  url: string;
+  connections?: number;
+  duration?: number;
+  requests?: LoadRequest[];
+}
+interface LoadResult {
+  requests: { average: number };
+  latency: { p99: number };
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  options: LoadOptions,
+) => Promise<LoadResult>;
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL must name a database seeded by bench/seed-registry.ts');
@@ -60,7 +85,7 @@ interface Figure {
   errors: number;
 }
 
-async function load(label: string, options: autocannon.Options): Promise<Figure> {
+async function load(label: string, options: LoadOptions): Promise<Figure> {
   const result = await autocannon({ duration, connections, ...options });
   const errors = result.errors + result.non2xx + result.timeouts;
   return { label, rps: result.requests.average, p99: result.latency.p99, errors };
