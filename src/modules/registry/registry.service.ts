@@ -6,7 +6,7 @@ import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { can, type Principal } from '../auth/permissions.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import {
   type ExpertDefinition,
   type ExpertUpdate,
@@ -94,7 +94,8 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     }
   }
 
-  async function checkNamingRule(principal: Principal, name: string) {
+  /** The naming rule by account type; answers the organization (its slug and createdAt are the owner). */
+  async function checkNamingRule(principal: Principal, name: string): Promise<Organization> {
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
     const { scope } = parseExpertKey(name);
     if (organization.accountType === 'team') {
@@ -107,6 +108,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     } else if (scope !== undefined) {
       throw badRequest('Personal and Personal Plus accounts publish unscoped names only');
     }
+    return organization;
   }
 
   /** Every delegate must name a published Expert other than this one (any version of its own name). */
@@ -119,11 +121,11 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   }
 
   async function publish(principal: Principal, definition: ExpertDefinition): Promise<RegistryExpert> {
-    await checkNamingRule(principal, definition.name);
+    const organization = await checkNamingRule(principal, definition.name);
     const delegates = parseDelegates(definition.name, definition.delegates ?? []);
     const { name, version } = definition;
     const id = newId();
-    await alreadyPublishedOnConflict(name, version, () =>
+    const published = await alreadyPublishedOnConflict(name, version, () =>
       write(name, async (tx) => {
         await repo.claimName(tx, name, principal.organizationId, deps.clock.now());
         // Own name FOR UPDATE, delegates' names FOR SHARE (so none is deleted before this commits), all in
@@ -147,30 +149,34 @@ export function createRegistryService(deps: RegistryServiceDeps) {
           }
         }
         await repo.dropLatest(tx, name, now);
-        await repo.insertExpert(
-          tx,
-          {
-            id,
-            name,
-            version,
-            versionOrder: versionOrder(version),
-            organizationId: principal.organizationId,
-            minRuntimeVersion: definition.minRuntimeVersion,
-            description: definition.description,
-            instruction: definition.instruction,
-            skills: definition.skills,
-            delegates: definition.delegates ?? [],
-            isLatest: true,
-            status: 'available',
-            createdAt: now,
-            updatedAt: now,
-          },
-          now,
-        );
-        if (definition.tags?.length) await repo.replaceTags(tx, name, id, definition.tags, now);
+        const expert: ExpertRecord = {
+          id,
+          seq: 0, // assigned by the database; not part of any answer
+          name,
+          version,
+          versionOrder: versionOrder(version),
+          organizationId: principal.organizationId,
+          minRuntimeVersion: definition.minRuntimeVersion,
+          description: definition.description,
+          instruction: definition.instruction,
+          skills: definition.skills,
+          delegates: definition.delegates ?? [],
+          tags: definition.tags ?? [],
+          isLatest: true,
+          status: 'available',
+          createdAt: now,
+          updatedAt: now,
+          ownerSlug: organization.slug,
+          ownerCreatedAt: organization.createdAt,
+        };
+        const { seq: _seq, ownerSlug: _slug, ownerCreatedAt: _at, tags: _tags, ...row } = expert;
+        await repo.insertExpert(tx, row, now);
+        if (expert.tags.length > 0) await repo.replaceTags(tx, name, id, expert.tags, now);
+        return expert;
       }),
     );
-    return presentExpert(await mustFind(id));
+    // Answered from what was written (the same transaction holds the name): no read-back query.
+    return presentExpert(published);
   }
 
   /** The name lock makes this unreachable; should it ever race, the primary key still answers 400, not 500. */
