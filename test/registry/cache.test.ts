@@ -51,13 +51,20 @@ const sneakyDescription = (name: string, description: string) =>
     sql`UPDATE registry_experts SET description = ${description} WHERE name = ${name}`,
   );
 
+/** Publishes on A and waits until B has seen it, so B's next reads are not racing that notification. */
+async function publishedEverywhere(name: string, version: string, description: string) {
+  const bSaw = notified(b, name);
+  await published(a, org.ownerKey, expertBody(name, version, { description }));
+  await bSaw;
+}
+
 const description = async (server: TestServer, key: string) =>
   (await getExpert(server, key)).body.data.expert.description;
 
 describe('registry read cache', () => {
   it('serves repeated reads from memory (a change made behind its back is not seen)', async () => {
     const name = uniqueName('cached');
-    await published(a, org.ownerKey, expertBody(name, '1.0.0', { description: 'original' }));
+    await publishedEverywhere(name, '1.0.0', 'original');
     expect(await description(b, `${name}@1.0.0`)).toBe('original');
     await sneakyDescription(name, 'sneaky');
     expect(await description(b, `${name}@1.0.0`)).toBe('original');
@@ -67,7 +74,7 @@ describe('registry read cache', () => {
 
   it('an update on one instance invalidates every instance, the writer at once', async () => {
     const name = uniqueName('upd');
-    await published(a, org.ownerKey, expertBody(name, '1.0.0', { description: 'v1' }));
+    await publishedEverywhere(name, '1.0.0', 'v1');
     for (const key of [name, `${name}@1.0.0`, `${name}@latest`]) {
       expect(await description(a, key)).toBe('v1');
       expect(await description(b, key)).toBe('v1');
@@ -125,7 +132,7 @@ describe('registry read cache', () => {
 
   it('list answers are cached and dropped on every instance by a change to any name', async () => {
     const name = uniqueName('listed');
-    await published(a, org.ownerKey, expertBody(name, '1.0.0', { description: 'listed v1' }));
+    await publishedEverywhere(name, '1.0.0', 'listed v1');
     type ListAnswer = { data: { experts: Array<{ name: string; description: string }> } };
     const listed = async (server: TestServer) =>
       (await server.request<ListAnswer>('GET', `/registry/experts?filter=${name}`)).body.data.experts.map(
