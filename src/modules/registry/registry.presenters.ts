@@ -12,7 +12,24 @@ export interface ExpertRecord extends ExpertRow {
 export const tagsOf = (row: Pick<ExpertRow, 'tags' | 'isLatest'>): string[] =>
   row.isLatest ? [LATEST_TAG, ...row.tags] : [...row.tags];
 
-export function presentDigest(row: ExpertRecord): ExpertDigest {
+/** The fields a digest shows (list queries read only these). */
+export type DigestRecord = Pick<
+  ExpertRecord,
+  | 'id'
+  | 'name'
+  | 'version'
+  | 'minRuntimeVersion'
+  | 'description'
+  | 'tags'
+  | 'isLatest'
+  | 'organizationId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'ownerSlug'
+  | 'ownerCreatedAt'
+>;
+
+export function presentDigest(row: DigestRecord): ExpertDigest {
   return {
     type: 'expertDigest',
     id: row.id,

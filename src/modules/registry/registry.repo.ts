@@ -15,6 +15,22 @@ const recordColumns = {
 
 type NewExpert = typeof registryExperts.$inferInsert;
 
+/** What a list item shows: no instruction or skills (they would be most of the bytes read). */
+const digestColumns = {
+  id: e.id,
+  name: e.name,
+  version: e.version,
+  minRuntimeVersion: e.minRuntimeVersion,
+  description: e.description,
+  tags: e.tags,
+  isLatest: e.isLatest,
+  organizationId: e.organizationId,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt,
+  ownerSlug: organizations.slug,
+  ownerCreatedAt: organizations.createdAt,
+};
+
 function selectRecords(executor: Executor) {
   return executor
     .select(recordColumns)
@@ -258,7 +274,10 @@ export function listPageQuery(executor: Executor, query: ListExpertsQuery) {
   const direction = query.order === 'asc' ? asc : desc;
   const column = SORT_COLUMNS[query.sort ?? 'createdAt'];
   return (
-    selectRecords(executor)
+    executor
+      .select(digestColumns)
+      .from(e)
+      .innerJoin(organizations, eq(organizations.id, e.organizationId))
       .where(listWhere(query))
       // Names are unique among latest holders; the other sorts break ties by id, as their indexes do.
       .orderBy(...(column === e.name ? [direction(column)] : [direction(column), direction(e.id)]))
