@@ -54,6 +54,9 @@ await db.transaction(async (tx) => {
         now() - make_interval(secs => ${(versions - v) * 100_000}::int + (i * 7919) % ${experts}::int)
       FROM generate_series(1, ${experts}::int) AS i`);
   }
+  await tx.execute(
+    sql`INSERT INTO registry_counts (organization_id, latest) VALUES (${organizationId}, ${experts}::int)`,
+  );
 });
 // VACUUM sets the visibility map (index-only scans for the list's count), as autovacuum would in time.
 await db.execute(sql`VACUUM ANALYZE registry_names`);

@@ -77,7 +77,8 @@ export const uniqueName = (prefix = 'expert') =>
 /**
  * The registry's invariants, read straight from the database: while a name has versions exactly one
  * holds latest and it is the most recently published (highest seq); every custom tag has one holder
- * and the denormalized tags arrays agree with registry_tags; every version row has its reservation.
+ * and the denormalized tags arrays agree with registry_tags; registry_counts matches the latest holders per
+ * organization; every version row has its reservation.
  */
 export async function invariantViolations(database: Database): Promise<string[]> {
   const result = (await database.db.execute(sql`
@@ -90,6 +91,11 @@ export async function invariantViolations(database: Database): Promise<string[]>
     UNION ALL
     SELECT 'tag array missing: ' || r.name || '@' || r.tag FROM registry_tags r JOIN registry_experts e ON e.id = r.expert_id
       WHERE NOT (r.tag = ANY (e.tags)) OR r.name <> e.name
+    UNION ALL
+    SELECT 'count: ' || coalesce(c.organization_id, l.organization_id) FROM registry_counts c
+      FULL JOIN (SELECT organization_id, count(*) AS n FROM registry_experts WHERE is_latest GROUP BY organization_id) l
+        ON l.organization_id = c.organization_id
+      WHERE coalesce(c.latest, 0) <> coalesce(l.n, 0)
     UNION ALL
     SELECT 'reservation missing: ' || e.name || '@' || e.version FROM registry_experts e
       WHERE NOT EXISTS (SELECT 1 FROM registry_versions v WHERE v.name = e.name AND v.version = e.version)

@@ -172,9 +172,15 @@ describe('DELETE /registry/experts/:expertKey', () => {
 
   it('latest moves to the most recently published remaining version, then disappears with the last', async () => {
     const name = uniqueName();
+    const orgTotal = async () =>
+      (await server.request<{ meta: { total: number } }>('GET', `/registry/experts?organizationId=${org.id}`))
+        .body.meta.total;
+    const before = await orgTotal();
     for (const v of ['1.0.0', '3.0.0', '2.0.0']) await published(server, org.ownerKey, expertBody(name, v));
     expect(await latestHolders(server, name)).toEqual(['2.0.0']);
+    expect(await orgTotal()).toBe(before + 1);
     expect((await remove(`${name}@2.0.0`)).status).toBe(200);
+    expect(await orgTotal()).toBe(before + 1);
     // 3.0.0 was published after 1.0.0
     expect(await latestHolders(server, name)).toEqual(['3.0.0']);
     expect((await remove(name)).status).toBe(200); // bare name = its latest
@@ -182,6 +188,7 @@ describe('DELETE /registry/experts/:expertKey', () => {
     expect((await remove(`${name}@latest`)).status).toBe(200);
     expectRegistryError(await getExpert(server, name), 404);
     expectRegistryError(await versionsOf(server, name), 404);
+    expect(await orgTotal()).toBe(before);
     expect(
       (await server.request<{ meta: { total: number } }>('GET', `/registry/experts?filter=${name}`)).body.meta
         .total,

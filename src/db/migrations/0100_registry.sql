@@ -65,3 +65,11 @@ CREATE TABLE registry_tags (
 );
 --> statement-breakpoint
 CREATE INDEX registry_tags_expert ON registry_tags (expert_id);
+--> statement-breakpoint
+-- How many names each organization has with a latest version: List Experts' meta.total without counting
+-- the (wide, often not all-visible) experts table on every request. Kept in step in the write transaction
+-- when a name gains its first version or loses its last.
+CREATE TABLE registry_counts (
+  organization_id text PRIMARY KEY REFERENCES organizations(id),
+  latest integer NOT NULL CHECK (latest >= 0)
+);

@@ -4,7 +4,13 @@ import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
 import type { ExpertRecord } from './registry.presenters.js';
 import type { ListExpertsQuery } from './registry.schemas.js';
-import { registryExperts, registryNames, registryTags, registryVersions } from './registry.tables.js';
+import {
+  registryCounts,
+  registryExperts,
+  registryNames,
+  registryTags,
+  registryVersions,
+} from './registry.tables.js';
 
 const e = registryExperts;
 const recordColumns = {
@@ -286,8 +292,18 @@ export function listPageQuery(executor: Executor, query: ListExpertsQuery) {
   );
 }
 
+/** meta.total: from registry_counts unless a name filter applies (then an index range count). */
 export function listCountQuery(executor: Executor, query: ListExpertsQuery) {
-  return executor.select({ total: count() }).from(e).where(listWhere(query));
+  if (query.filter) return executor.select({ total: count() }).from(e).where(listWhere(query));
+  const total = sql<number>`coalesce(sum(${registryCounts.latest}), 0)::int`.mapWith(Number);
+  return executor
+    .select({ total })
+    .from(registryCounts)
+    .where(
+      query.organizationId === undefined
+        ? undefined
+        : eq(registryCounts.organizationId, query.organizationId),
+    );
 }
 
 export async function listLatest(executor: Executor, query: ListExpertsQuery) {
@@ -296,4 +312,15 @@ export async function listLatest(executor: Executor, query: ListExpertsQuery) {
     listCountQuery(executor, query),
   ]);
   return { rows, total: total?.total ?? 0 };
+}
+
+/** A name of `organizationId` gained its first live version (+1) or lost its last (-1). */
+export async function countLatest(tx: Executor, organizationId: string, delta: 1 | -1): Promise<void> {
+  await tx
+    .insert(registryCounts)
+    .values({ organizationId, latest: Math.max(delta, 0) })
+    .onConflictDoUpdate({
+      target: registryCounts.organizationId,
+      set: { latest: sql`${registryCounts.latest} + ${delta}` },
+    });
 }

@@ -148,7 +148,8 @@ export function createRegistryService(deps: RegistryServiceDeps) {
             throw badRequest(`Delegate ${formatExpertKey(delegate)} is not a published Expert`);
           }
         }
-        await repo.dropLatest(tx, name, now);
+        // No previous holder: the name had no live version, so the organization lists one more Expert.
+        if (!(await repo.dropLatest(tx, name, now))) await repo.countLatest(tx, principal.organizationId, 1);
         const expert: ExpertRecord = {
           id,
           seq: 0, // assigned by the database; not part of any answer
@@ -246,6 +247,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       if (expert.isLatest) {
         const next = await repo.mostRecent(tx, expert.name);
         if (next) await repo.setLatest(tx, next, now);
+        else await repo.countLatest(tx, expert.organizationId, -1);
       }
     });
   }

@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   index,
+  integer,
   json,
   pgTable,
   primaryKey,
@@ -93,5 +94,12 @@ export const registryTags = pgTable(
     index('registry_tags_expert').on(table.expertId),
   ],
 );
+
+export const registryCounts = pgTable('registry_counts', {
+  organizationId: text('organization_id')
+    .primaryKey()
+    .references(() => organizations.id),
+  latest: integer('latest').notNull(),
+});
 
 export type ExpertRow = typeof registryExperts.$inferSelect;
