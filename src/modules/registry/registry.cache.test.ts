@@ -103,4 +103,24 @@ describe('registry read cache', () => {
     cache.setList('q', answer('stale'), token);
     expect(cache.getList('q')).toBeUndefined();
   });
+
+  it('is bounded by bytes too, counting replaced and dropped answers exactly', () => {
+    const { bus, deliver } = fakeBus();
+    const cache = createRegistryReadCache(bus, 100, 1600);
+    for (const name of ['a', 'b', 'c']) cache.set(name, '', answer('x'.repeat(100)), cache.token());
+    expect(cache.bytes).toBe(300);
+    cache.set('a', '', answer('y'.repeat(50)), cache.token());
+    expect(cache.bytes).toBe(250);
+    for (const name of ['d', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q']) {
+      cache.set(name, '', answer('z'.repeat(100)), cache.token());
+    }
+    expect(cache.bytes).toBeLessThanOrEqual(1600);
+    expect(cache.get('a', '')).toBeUndefined();
+    expect(cache.get('q', '')).toBeDefined();
+    deliver({ topic: REGISTRY_CHANGED, name: 'q' });
+    expect(cache.bytes).toBeLessThanOrEqual(1500);
+    // An answer larger than a sixteenth of the budget is not kept.
+    cache.set('big', '', answer('b'.repeat(200)), cache.token());
+    expect(cache.get('big', '')).toBeUndefined();
+  });
 });

@@ -23,6 +23,8 @@ export interface RegistryReadCache {
   /** Drops every entry of a name, and every list, on this instance (the bus tells the others). */
   invalidate(name: string): void;
   readonly size: number;
+  /** Bytes of the by-key answers held. */
+  readonly bytes: number;
 }
 
 /**
@@ -30,23 +32,36 @@ export interface RegistryReadCache {
  * publishes REGISTRY_CHANGED in its transaction; each instance (the writer too, and the writer also
  * synchronously after commit) drops the name's entries. A read that raced a change does not store what it
  * read (generation check), and nothing is served while the bus is down, because invalidations could be
- * lost then. `maxEntries` 0 disables the cache.
+ * lost then. Bounded by entries and by bytes (an answer can hold a 20 KB instruction); `maxEntries` 0
+ * disables the cache. Lists get a quarter of the byte budget.
  */
-export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): RegistryReadCache {
+export function createRegistryReadCache(
+  bus: ChangeBus,
+  maxEntries: number,
+  maxBytes = 64 * 1024 * 1024,
+): RegistryReadCache {
   const byName = new Map<string, Map<string, CachedAnswer>>();
   const lists = new Map<string, CachedAnswer>();
   const maxLists = Math.min(maxEntries, 1_000);
   let size = 0;
+  let bytes = 0;
+  let listBytes = 0;
   let generation = 0;
 
+  const dropName = (name: string, entries: Map<string, CachedAnswer>) => {
+    size -= entries.size;
+    for (const entry of entries.values()) bytes -= entry.body.length;
+    byName.delete(name);
+  };
+  const clearLists = () => {
+    lists.clear();
+    listBytes = 0;
+  };
   const invalidate = (name: string) => {
     generation++;
-    lists.clear();
+    clearLists();
     const entries = byName.get(name);
-    if (entries) {
-      size -= entries.size;
-      byName.delete(name);
-    }
+    if (entries) dropName(name, entries);
   };
   bus.subscribe({
     onChange: (change) => {
@@ -54,9 +69,10 @@ export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): Reg
     },
     reset: () => {
       generation++;
-      lists.clear();
+      clearLists();
       byName.clear();
       size = 0;
+      bytes = 0;
     },
   });
 
@@ -67,18 +83,21 @@ export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): Reg
     },
     set(name, ref, answer, token) {
       if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
+      if (answer.body.length > maxBytes / 16) return; // one answer never crowds out the rest
+      // Evict the oldest names (insertion order) while full: whole names, so `invalidate` stays exact.
+      for (const [oldest, oldEntries] of byName) {
+        if (size < maxEntries && bytes + answer.body.length <= maxBytes) break;
+        if (oldest !== name) dropName(oldest, oldEntries);
+      }
       let entries = byName.get(name);
       if (!entries) {
-        // Evict the oldest name (insertion order) when full: whole names, so `invalidate` stays exact.
-        while (size >= maxEntries && byName.size > 0) {
-          const [oldest, oldEntries] = byName.entries().next().value as [string, Map<string, CachedAnswer>];
-          size -= oldEntries.size;
-          byName.delete(oldest);
-        }
         entries = new Map();
         byName.set(name, entries);
       }
-      if (!entries.has(ref)) size++;
+      const previous = entries.get(ref);
+      if (previous) bytes -= previous.body.length;
+      else size++;
+      bytes += answer.body.length;
       entries.set(ref, answer);
     },
     getList(query) {
@@ -87,13 +106,17 @@ export function createRegistryReadCache(bus: ChangeBus, maxEntries: number): Reg
     },
     setList(query, answer, token) {
       if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
-      if (lists.size >= maxLists) lists.clear();
+      if (lists.size >= maxLists || listBytes + answer.body.length > maxBytes / 4) clearLists();
+      listBytes += answer.body.length;
       lists.set(query, answer);
     },
     token: () => generation,
     invalidate,
     get size() {
       return size;
+    },
+    get bytes() {
+      return bytes;
     },
   };
 }
