@@ -5,7 +5,7 @@ import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerCsrfProtection } from './http/csrf.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -33,6 +33,8 @@ import { registerOAuthRoutes } from './modules/oauth/oauth.routes.js';
 import { createOAuthService, type OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
 import type { KeyRing } from './modules/oauth/token-vault.js';
+import { registerRegistryRoutes } from './modules/registry/registry.routes.js';
+import { createRegistryService, type RegistryService } from './modules/registry/registry.service.js';
 import {
   createLoginLimiter,
   DEFAULT_LOGIN_LIMITS,
@@ -70,6 +72,8 @@ export interface AppDeps {
   allowedReturnOrigins?: string[];
   /** How OAuth providers are reached (tests allow http on loopback). */
   oauthHttp?: OAuthHttpOptions;
+  /** Entries of the registry's per-instance read cache; 0 disables it (benchmarks). */
+  registryCacheEntries?: number;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -87,6 +91,7 @@ export interface AppContext {
   connectionTokens: ConnectionTokens;
   /** `cadre admin rotate-encryption-key`. */
   reencryptAll: ReturnType<typeof createKeyRotation>['reencryptAll'];
+  registry: RegistryService;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -101,6 +106,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    // Bad URL encoding and the like are answered before routing: keep them in the documented shapes too.
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, new ApiError('bad_request', error.message));
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -169,6 +178,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     http: oauthHttp,
   });
   const { reencryptAll } = createKeyRotation(deps.database, keyRing);
+  const registry = createRegistryService({
+    database: deps.database,
+    bus,
+    clock,
+    tenancy,
+    cacheEntries: deps.registryCacheEntries ?? 10_000,
+  });
   const context: AppContext = {
     database: deps.database,
     clock,
@@ -182,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     oauth,
     connectionTokens,
     reencryptAll,
+    registry,
   };
 
   await bus.start();
@@ -218,6 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     },
   };
   registerOAuthRoutes(app, oauth);
+  registerRegistryRoutes(app, registry);
   if (deps.adminToken) {
     registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
     registerIntegrationAdminRoutes(app, integrations);

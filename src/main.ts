@@ -57,6 +57,7 @@ async function main(): Promise<void> {
       windowMs: env.CADRE_LOGIN_WINDOW_SECONDS * 1000,
     },
     billing: billingOptions(env),
+    registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);

@@ -48,6 +48,8 @@ export const envSchema = z
       .enum(['true', 'false', '1', '0'])
       .default('false')
       .transform((value) => value === 'true' || value === '1'),
+    /** Entries of the registry's per-instance read cache; 0 disables it. */
+    CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
     CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
     // Console sessions and login throttling.
     CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),

@@ -4,5 +4,6 @@ export * from '../http/idempotency.tables.js';
 export * from '../modules/api-keys/api-keys.tables.js';
 export * from '../modules/billing/billing.tables.js';
 export * from '../modules/oauth/oauth.tables.js';
+export * from '../modules/registry/registry.tables.js';
 export * from '../modules/sessions/sessions.tables.js';
 export * from '../modules/tenancy/tenancy.tables.js';

@@ -1,0 +1,326 @@
+import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.js';
+import { organizations } from '../tenancy/tenancy.tables.js';
+import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
+import type { ExpertRecord } from './registry.presenters.js';
+import type { ListExpertsQuery } from './registry.schemas.js';
+import {
+  registryCounts,
+  registryExperts,
+  registryNames,
+  registryTags,
+  registryVersions,
+} from './registry.tables.js';
+
+const e = registryExperts;
+const recordColumns = {
+  ...getTableColumns(registryExperts),
+  ownerSlug: organizations.slug,
+  ownerCreatedAt: organizations.createdAt,
+};
+
+type NewExpert = typeof registryExperts.$inferInsert;
+
+/** What a list item shows: no instruction or skills (they would be most of the bytes read). */
+const digestColumns = {
+  id: e.id,
+  name: e.name,
+  version: e.version,
+  minRuntimeVersion: e.minRuntimeVersion,
+  description: e.description,
+  tags: e.tags,
+  isLatest: e.isLatest,
+  organizationId: e.organizationId,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt,
+  ownerSlug: organizations.slug,
+  ownerCreatedAt: organizations.createdAt,
+};
+
+function selectRecords(executor: Executor) {
+  return executor
+    .select(recordColumns)
+    .from(e)
+    .innerJoin(organizations, eq(organizations.id, e.organizationId));
+}
+
+/** The Expert a key names: a version, a tag (custom or `latest`), or the name alone (its latest). */
+export async function findByKey(executor: Executor, key: ParsedExpertKey): Promise<ExpertRecord | undefined> {
+  let where: SQL | undefined;
+  if (key.version !== undefined) where = and(eq(e.name, key.name), eq(e.version, key.version));
+  else if (key.tag === undefined || key.tag === LATEST_TAG)
+    where = and(eq(e.name, key.name), eq(e.isLatest, true));
+  else {
+    where = sql`${e.id} = (SELECT ${registryTags.expertId} FROM ${registryTags}
+      WHERE ${registryTags.name} = ${key.name} AND ${registryTags.tag} = ${key.tag})`;
+  }
+  const [row] = await selectRecords(executor).where(where).limit(1);
+  return row;
+}
+
+/**
+ * The public reads as prepared statements: built once per database handle (drizzle's query building was
+ * a fifth of an uncached read's CPU) and planned once per connection by PostgreSQL.
+ */
+function prepareReads(db: Db) {
+  const name = sql.placeholder('name');
+  return {
+    byVersion: selectRecords(db)
+      .where(and(eq(e.name, name), eq(e.version, sql.placeholder('version'))))
+      .limit(1)
+      .prepare('registry_by_version'),
+    byLatest: selectRecords(db)
+      .where(and(eq(e.name, name), eq(e.isLatest, true)))
+      .limit(1)
+      .prepare('registry_by_latest'),
+    byTag: selectRecords(db)
+      .where(
+        sql`${e.id} = (SELECT ${registryTags.expertId} FROM ${registryTags}
+          WHERE ${registryTags.name} = ${name} AND ${registryTags.tag} = ${sql.placeholder('tag')})`,
+      )
+      .limit(1)
+      .prepare('registry_by_tag'),
+    versions: db
+      .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
+      .from(e)
+      .where(eq(e.name, name))
+      .orderBy(desc(e.versionOrder))
+      .prepare('registry_versions_of'),
+  };
+}
+
+const prepared = new WeakMap<Db, ReturnType<typeof prepareReads>>();
+const readsOf = (db: Db) => {
+  let reads = prepared.get(db);
+  if (!reads) {
+    reads = prepareReads(db);
+    prepared.set(db, reads);
+  }
+  return reads;
+};
+
+/** findByKey outside a transaction, through prepared statements. */
+export async function readByKey(db: Db, key: ParsedExpertKey): Promise<ExpertRecord | undefined> {
+  const reads = readsOf(db);
+  let rows: ExpertRecord[];
+  if (key.version !== undefined)
+    rows = await reads.byVersion.execute({ name: key.name, version: key.version });
+  else if (key.tag === undefined || key.tag === LATEST_TAG)
+    rows = await reads.byLatest.execute({ name: key.name });
+  else rows = await reads.byTag.execute({ name: key.name, tag: key.tag });
+  return rows[0];
+}
+
+export async function readVersions(db: Db, name: string) {
+  return readsOf(db).versions.execute({ name });
+}
+
+export async function findById(executor: Executor, id: string): Promise<ExpertRecord | undefined> {
+  const [row] = await selectRecords(executor).where(eq(e.id, id)).limit(1);
+  return row;
+}
+
+/** Locks the name's row for the rest of the transaction; every write to a name goes through here. */
+export async function lockName(tx: Executor, name: string): Promise<{ organizationId: string } | undefined> {
+  const [row] = await tx
+    .select({ organizationId: registryNames.organizationId })
+    .from(registryNames)
+    .where(eq(registryNames.name, name))
+    .for('update');
+  return row;
+}
+
+/** First publisher wins: a concurrent claim waits for this one's commit, then finds the name taken. */
+export async function claimName(
+  tx: Executor,
+  name: string,
+  organizationId: string,
+  now: Date,
+): Promise<void> {
+  await tx.insert(registryNames).values({ name, organizationId, createdAt: now }).onConflictDoNothing();
+}
+
+/**
+ * Locks `own` FOR UPDATE and each of `shared` FOR SHARE (keeping delegate targets from being deleted
+ * until this transaction ends), one name at a time in name order: every transaction that locks several
+ * names takes them in the same order, so they cannot deadlock. Answers `own`'s owner.
+ */
+export async function lockNamesInOrder(
+  tx: Executor,
+  own: string,
+  shared: string[],
+): Promise<{ organizationId: string } | undefined> {
+  let owner: { organizationId: string } | undefined;
+  for (const name of [...new Set([own, ...shared])].sort()) {
+    if (name === own) owner = await lockName(tx, name);
+    else {
+      await tx
+        .select({ name: registryNames.name })
+        .from(registryNames)
+        .where(eq(registryNames.name, name))
+        .for('share');
+    }
+  }
+  return owner;
+}
+
+export async function isVersionReserved(tx: Executor, name: string, version: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ version: registryVersions.version })
+    .from(registryVersions)
+    .where(and(eq(registryVersions.name, name), eq(registryVersions.version, version)));
+  return row !== undefined;
+}
+
+export async function insertExpert(
+  tx: Executor,
+  expert: NewExpert & { id: string },
+  now: Date,
+): Promise<void> {
+  await tx
+    .insert(registryVersions)
+    .values({ name: expert.name, version: expert.version, expertId: expert.id, publishedAt: now });
+  await tx.insert(e).values(expert);
+}
+
+/** Takes `latest` from whichever version of the name holds it; answers that version's id. */
+export async function dropLatest(tx: Executor, name: string, now: Date): Promise<string | undefined> {
+  const [row] = await tx
+    .update(e)
+    .set({ isLatest: false, updatedAt: now })
+    .where(and(eq(e.name, name), eq(e.isLatest, true)))
+    .returning({ id: e.id });
+  return row?.id;
+}
+
+export async function setLatest(tx: Executor, id: string, now: Date): Promise<void> {
+  await tx.update(e).set({ isLatest: true, updatedAt: now }).where(eq(e.id, id));
+}
+
+/** The most recently published version of a name, if any is left. */
+export async function mostRecent(tx: Executor, name: string): Promise<string | undefined> {
+  const [row] = await tx.select({ id: e.id }).from(e).where(eq(e.name, name)).orderBy(desc(e.seq)).limit(1);
+  return row?.id;
+}
+
+/**
+ * Gives `tags` to the version `id` (replacing its custom tags): a tag another version of the name
+ * held moves here. The registry_tags primary key (name, tag) is the one-holder invariant.
+ */
+export async function replaceTags(tx: Executor, name: string, id: string, tags: string[], now: Date) {
+  await tx.delete(registryTags).where(eq(registryTags.expertId, id));
+  if (tags.length > 0) {
+    const moved = await tx
+      .delete(registryTags)
+      .where(and(eq(registryTags.name, name), inArray(registryTags.tag, tags)))
+      .returning({ expertId: registryTags.expertId, tag: registryTags.tag });
+    for (const from of moved) {
+      await tx
+        .update(e)
+        .set({ tags: sql`array_remove(${e.tags}, ${from.tag})`, updatedAt: now })
+        .where(eq(e.id, from.expertId));
+    }
+    await tx.insert(registryTags).values(tags.map((tag) => ({ name, tag, expertId: id })));
+  }
+  await tx.update(e).set({ tags, updatedAt: now }).where(eq(e.id, id));
+}
+
+export async function setStatus(tx: Executor, id: string, status: ExpertRecord['status'], now: Date) {
+  await tx.update(e).set({ status, updatedAt: now }).where(eq(e.id, id));
+}
+
+/** Expert keys (other than `excludeId`'s own) among `keys` that some Expert delegates to. */
+export async function delegatingExperts(tx: Executor, keys: string[], excludeId: string) {
+  return tx
+    .select({ name: e.name, version: e.version })
+    .from(e)
+    .where(
+      and(
+        sql`${e.delegates} && ${sql`ARRAY[${sql.join(
+          keys.map((k) => sql`${k}`),
+          sql`, `,
+        )}]::text[]`}`,
+        ne(e.id, excludeId),
+      ),
+    )
+    .limit(5);
+}
+
+export async function deleteExpert(tx: Executor, id: string): Promise<void> {
+  await tx.delete(e).where(eq(e.id, id));
+}
+
+export async function versionsOf(executor: Executor, name: string) {
+  return executor
+    .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
+    .from(e)
+    .where(eq(e.name, name))
+    .orderBy(desc(e.versionOrder));
+}
+
+const SORT_COLUMNS = {
+  name: e.name,
+  version: e.versionOrder,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt,
+} as const;
+
+/** Escapes LIKE wildcards: `_` is a legal name character. */
+const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function listWhere(query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>): SQL | undefined {
+  const conditions: SQL[] = [eq(e.isLatest, true)];
+  if (query.organizationId !== undefined) conditions.push(eq(e.organizationId, query.organizationId));
+  if (query.filter) conditions.push(sql`${e.name} LIKE ${likePrefix(query.filter.toLowerCase())}`);
+  return and(...conditions);
+}
+
+/** The page query of List Experts (exported so bench/explain-registry.ts can show its plans). */
+export function listPageQuery(executor: Executor, query: ListExpertsQuery) {
+  const direction = query.order === 'asc' ? asc : desc;
+  const column = SORT_COLUMNS[query.sort ?? 'createdAt'];
+  return (
+    executor
+      .select(digestColumns)
+      .from(e)
+      .innerJoin(organizations, eq(organizations.id, e.organizationId))
+      .where(listWhere(query))
+      // Names are unique among latest holders; the other sorts break ties by id, as their indexes do.
+      .orderBy(...(column === e.name ? [direction(column)] : [direction(column), direction(e.id)]))
+      .limit(query.take)
+      .offset(query.skip)
+  );
+}
+
+/** meta.total: from registry_counts unless a name filter applies (then an index range count). */
+export function listCountQuery(executor: Executor, query: ListExpertsQuery) {
+  if (query.filter) return executor.select({ total: count() }).from(e).where(listWhere(query));
+  const total = sql<number>`coalesce(sum(${registryCounts.latest}), 0)::int`.mapWith(Number);
+  return executor
+    .select({ total })
+    .from(registryCounts)
+    .where(
+      query.organizationId === undefined
+        ? undefined
+        : eq(registryCounts.organizationId, query.organizationId),
+    );
+}
+
+export async function listLatest(executor: Executor, query: ListExpertsQuery) {
+  const [rows, [total]] = await Promise.all([
+    listPageQuery(executor, query),
+    listCountQuery(executor, query),
+  ]);
+  return { rows, total: total?.total ?? 0 };
+}
+
+/** A name of `organizationId` gained its first live version (+1) or lost its last (-1). */
+export async function countLatest(tx: Executor, organizationId: string, delta: 1 | -1): Promise<void> {
+  await tx
+    .insert(registryCounts)
+    .values({ organizationId, latest: Math.max(delta, 0) })
+    .onConflictDoUpdate({
+      target: registryCounts.organizationId,
+      set: { latest: sql`${registryCounts.latest} + ${delta}` },
+    });
+}

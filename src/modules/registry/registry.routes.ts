@@ -1,0 +1,158 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { authorize } from '../../http/auth.js';
+import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.js';
+import { keyFromUrl } from './expert-key.js';
+import type { CachedAnswer } from './registry.cache.js';
+import {
+  expertAnswerSchema,
+  expertKeyParams,
+  expertListSchema,
+  expertVersionsSchema,
+  listExpertsQuery,
+  publishExpertBody,
+  updateExpertBody,
+} from './registry.schemas.js';
+import type { RegistryService } from './registry.service.js';
+
+const tags = ['Registry'];
+const notModified = z.null().meta({ description: 'Not Modified: the If-None-Match ETag is current' });
+
+/** True when If-None-Match names this ETag (or `*`); weak comparison, as RFC 9110 asks for GET. */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}
+
+/** Sends a pre-serialized answer (Buffers bypass the serializer) or 304 when the client has it. */
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
+  reply.header('ETag', answer.etag).header('Cache-Control', 'no-cache');
+  if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+  return reply.code(200).type('application/json; charset=utf-8').send(answer.body);
+}
+
+/**
+ * The key is read from the raw URL by keyFromUrl (router parameters split scoped keys), so the params
+ * schema of the GET routes is documentation only: skipping its validation keeps the hot read path short.
+ */
+const documentationOnly = () => (value: unknown) => ({ value });
+
+export function registerRegistryRoutes(app: App, registry: RegistryService): void {
+  const getByKey = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { key, versions } = keyFromUrl(request.url, true);
+    return sendAnswer(request, reply, versions ? await registry.versions(key) : await registry.get(key));
+  };
+
+  app.get('/registry/experts', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'listExperts',
+      summary: 'List the Experts holding `latest` (newest first unless `sort` and `order` say otherwise)',
+      tags,
+      security: [],
+      querystring: listExpertsQuery,
+      response: { 200: expertListSchema, 304: notModified, ...registryErrors() },
+    },
+    handler: async (request, reply) => sendAnswer(request, reply, await registry.list(request.query)),
+  });
+
+  app.get('/registry/experts/:expertKey', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'getExpert',
+      summary: 'Get an Expert by key: `name`, `name@1.2.3`, `name@latest`, `name@tag`, `@scope/name[@…]`',
+      tags,
+      security: [],
+      params: expertKeyParams,
+      response: { 200: expertAnswerSchema, 304: notModified, ...registryErrors(404) },
+    },
+    validatorCompiler: documentationOnly,
+    handler: getByKey,
+  });
+
+  app.get('/registry/experts/:expertKey/versions', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'getExpertVersions',
+      summary: 'All versions of an Expert name (a version part in the key is ignored)',
+      tags,
+      security: [],
+      params: expertKeyParams,
+      response: { 200: expertVersionsSchema, 304: notModified, ...registryErrors(404) },
+    },
+    validatorCompiler: documentationOnly,
+    handler: getByKey,
+  });
+
+  // Scoped keys sent unencoded (`/registry/experts/@acme/writer@1.0.0[/versions]`) span two path
+  // segments; these undocumented catch-alls hand them to the same handlers.
+  app.get('/registry/experts/*', { config: { auth: 'public' }, schema: { hide: true }, handler: getByKey });
+
+  app.post('/registry/experts', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'publishExpert',
+      summary: 'Publish a new version; it becomes `latest`',
+      tags,
+      security: bearerSecurity,
+      body: publishExpertBody,
+      response: { 200: expertAnswerSchema, ...registryErrors(401, 403) },
+    },
+    handler: async (request) => ({
+      data: { expert: await registry.publish(authorize(request, 'experts:write'), request.body) },
+    }),
+  });
+
+  const updateHandler = async (request: FastifyRequest<{ Body: z.infer<typeof updateExpertBody> }>) => {
+    const principal = authorize(request, 'experts:write');
+    const { key } = keyFromUrl(request.url, false);
+    return { data: { expert: await registry.update(principal, key, request.body) } };
+  };
+  const updateSchema = {
+    operationId: 'updateExpert',
+    summary: 'Change the status and/or replace the custom tags of one version',
+    tags,
+    security: bearerSecurity,
+    params: expertKeyParams,
+    body: updateExpertBody,
+    response: { 200: expertAnswerSchema, ...registryErrors(401, 403, 404) },
+  };
+  app.post('/registry/experts/:expertKey', {
+    config: { auth: 'principal' },
+    schema: updateSchema,
+    handler: updateHandler,
+  });
+  app.post('/registry/experts/*', {
+    config: { auth: 'principal' },
+    schema: { hide: true, body: updateExpertBody },
+    handler: updateHandler,
+  });
+
+  const deleteHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = authorize(request, 'experts:delete');
+    const { key } = keyFromUrl(request.url, false);
+    await registry.remove(principal, key);
+    return reply.code(200).send();
+  };
+  app.delete('/registry/experts/:expertKey', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'deleteExpert',
+      summary: 'Delete a version (organization owner only); 200 with an empty body',
+      tags,
+      security: bearerSecurity,
+      params: expertKeyParams,
+      response: {
+        200: z.null().meta({ description: 'Deleted; empty body' }),
+        ...registryErrors(401, 403, 404),
+      },
+    },
+    handler: deleteHandler,
+  });
+  app.delete('/registry/experts/*', {
+    config: { auth: 'principal' },
+    schema: { hide: true },
+    handler: deleteHandler,
+  });
+}

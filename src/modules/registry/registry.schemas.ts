@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import {
+  delegatesSchema,
+  expertDefinitionSchema,
+  expertUpdateSchema,
+  LATEST_TAG,
+  skillsSchema,
+} from './expert-definition.js';
+
+export const SORTS = ['name', 'version', 'createdAt', 'updatedAt'] as const;
+export type Sort = (typeof SORTS)[number];
+
+const intParam = (min: number, max: number | undefined, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+export const listExpertsQuery = z.object({
+  organizationId: z.string().min(1).max(64).optional(),
+  filter: z.string().max(511).optional(),
+  sort: z.enum(SORTS).optional(),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  take: intParam(1, 100, 100).meta({ description: 'page size, 1 to 100', example: '100' }),
+  skip: intParam(0, 1_000_000_000, 0).meta({ description: 'offset', example: '0' }),
+});
+export type ListExpertsQuery = z.infer<typeof listExpertsQuery>;
+
+const timestamp = z.string().meta({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });
+
+export const ownerSchema = z
+  .object({ name: z.string(), organizationId: z.string(), createdAt: timestamp })
+  .meta({ id: 'ExpertOwner' });
+
+const digestFields = {
+  id: z.string(),
+  key: z.string().meta({ example: 'writer@1.2.0' }),
+  name: z.string(),
+  version: z.string(),
+  minRuntimeVersion: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()).meta({ description: `custom tags, and "${LATEST_TAG}" on the latest version` }),
+  owner: ownerSchema,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+export const expertDigestSchema = z
+  .object({ type: z.literal('expertDigest'), ...digestFields })
+  .meta({ id: 'ExpertDigest' });
+
+export const registryExpertSchema = z
+  .object({
+    type: z.literal('registryExpert'),
+    ...digestFields,
+    status: z.enum(['available', 'deprecated', 'disabled']),
+    instruction: z.string(),
+    skills: skillsSchema,
+    delegates: delegatesSchema,
+  })
+  .meta({ id: 'RegistryExpert' });
+
+export const expertVersionSchema = z
+  .object({
+    type: z.literal('expertDigest'),
+    id: z.string(),
+    key: z.string(),
+    name: z.string(),
+    version: z.string(),
+    tags: z.array(z.string()),
+  })
+  .meta({ id: 'ExpertVersion' });
+
+export const expertAnswerSchema = z.object({ data: z.object({ expert: registryExpertSchema }) });
+
+export const expertListSchema = z.object({
+  data: z.object({ experts: z.array(expertDigestSchema) }),
+  meta: z.object({ total: z.number().int(), take: z.number().int(), skip: z.number().int() }),
+});
+
+export const expertVersionsSchema = z.object({
+  data: z.object({ versions: z.array(expertVersionSchema), latest: z.string() }),
+  meta: z.object({ total: z.number().int() }),
+});
+
+export const expertKeyParams = z.object({
+  expertKey: z.string().meta({
+    description:
+      'Expert key `[@scope/]name[@version|tag]`; `@` and `/` may be sent URL-encoded (`%40`, `%2F`) or not',
+    example: '@acme/writer@1.2.0',
+  }),
+});
+
+export const publishExpertBody = expertDefinitionSchema.meta({ id: 'PublishExpert' });
+export const updateExpertBody = expertUpdateSchema.meta({ id: 'UpdateExpert' });
+
+export type ExpertDigest = z.infer<typeof expertDigestSchema>;
+export type RegistryExpert = z.infer<typeof registryExpertSchema>;
+export type ExpertVersion = z.infer<typeof expertVersionSchema>;

@@ -1,0 +1,305 @@
+import { createHash } from 'node:crypto';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database, Tx } from '../../db/client.js';
+import { isUniqueViolation, sqlState } from '../../db/errors.js';
+import { ApiError, forbidden } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { can, type Principal } from '../auth/permissions.js';
+import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
+import {
+  type ExpertDefinition,
+  type ExpertUpdate,
+  formatExpertKey,
+  LATEST_TAG,
+  type ParsedExpertKey,
+  parseExpertKey,
+} from './expert-definition.js';
+import { versionOrder } from './expert-key.js';
+import { type CachedAnswer, createRegistryReadCache, REGISTRY_CHANGED } from './registry.cache.js';
+import { type ExpertRecord, presentDigest, presentExpert, presentVersion } from './registry.presenters.js';
+import * as repo from './registry.repo.js';
+import type { ListExpertsQuery, RegistryExpert } from './registry.schemas.js';
+
+export interface RegistryServiceDeps {
+  database: Database;
+  bus: ChangeBus;
+  clock: Clock;
+  tenancy: TenancyService;
+  /** Entries of the per-instance read cache; 0 disables it. */
+  cacheEntries?: number;
+}
+
+export type RegistryService = ReturnType<typeof createRegistryService>;
+
+const badRequest = (reason: string) => new ApiError('bad_request', reason);
+const expertNotFound = (key: string) => new ApiError('not_found', `Expert ${key} not found`);
+
+/** A strong ETag over the exact bytes sent. */
+export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+const answer = (value: unknown): CachedAnswer => {
+  const body = Buffer.from(JSON.stringify(value));
+  return { body, etag: etagOf(body) };
+};
+
+/** What ChangeBus.publish answers where the bus acknowledges deliveries (nothing on older buses). */
+type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined;
+
+// Deadlocks (names are locked in order, so none is expected) and serialization failures are retried.
+const RETRYABLE = new Set(['40P01', '40001']);
+
+const ALLOWED_STATUS: Record<ExpertRecord['status'], ReadonlyArray<ExpertRecord['status']>> = {
+  available: ['deprecated', 'disabled'],
+  deprecated: ['disabled', 'available'],
+  disabled: [],
+};
+
+export function createRegistryService(deps: RegistryServiceDeps) {
+  const { db } = deps.database;
+  const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000);
+
+  /** Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once. */
+  async function write<T>(name: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        let receipt: DeliveryReceiptLike | undefined;
+        const result = await db.transaction(async (tx) => {
+          const value = await work(tx);
+          receipt = (await deps.bus.publish(tx, {
+            topic: REGISTRY_CHANGED,
+            name,
+          })) as unknown as DeliveryReceiptLike;
+          return value;
+        });
+        cache.invalidate(name);
+        // Where the bus reports delivery (instances acknowledge), answer only once every instance has
+        // dropped the name, so no instance serves the old record after this answer.
+        await receipt?.applied?.();
+        return result;
+      } catch (error) {
+        const state = sqlState(error);
+        if (attempt < 3 && state !== undefined && RETRYABLE.has(state)) continue;
+        throw error;
+      }
+    }
+  }
+
+  function assertSameOrganization(
+    principal: Principal,
+    expert: ExpertRecord,
+    permission: 'experts:write' | 'experts:delete',
+  ) {
+    if (!can(principal, permission, { kind: 'organization', organizationId: expert.organizationId })) {
+      throw forbidden(`Expert ${expert.name}@${expert.version} belongs to another organization`);
+    }
+  }
+
+  /** The naming rule by account type; answers the organization (its slug and createdAt are the owner). */
+  async function checkNamingRule(principal: Principal, name: string): Promise<Organization> {
+    const organization = await deps.tenancy.getOrganization(principal.organizationId);
+    const { scope } = parseExpertKey(name);
+    if (organization.accountType === 'team') {
+      if (scope === undefined) {
+        throw badRequest(`Team accounts publish scoped names only: use "@${organization.slug}/${name}"`);
+      }
+      if (scope !== organization.slug) {
+        throw badRequest(`The scope of "${name}" must be your organization's slug "@${organization.slug}"`);
+      }
+    } else if (scope !== undefined) {
+      throw badRequest('Personal and Personal Plus accounts publish unscoped names only');
+    }
+    return organization;
+  }
+
+  /** Every delegate must name a published Expert other than this one (any version of its own name). */
+  function parseDelegates(name: string, delegates: string[]): ParsedExpertKey[] {
+    return delegates.map((text) => {
+      const key = parseExpertKey(text);
+      if (key.name === name) throw badRequest(`An Expert cannot delegate to itself (${text})`);
+      return key;
+    });
+  }
+
+  async function publish(principal: Principal, definition: ExpertDefinition): Promise<RegistryExpert> {
+    const organization = await checkNamingRule(principal, definition.name);
+    const delegates = parseDelegates(definition.name, definition.delegates ?? []);
+    const { name, version } = definition;
+    const id = newId();
+    const published = await alreadyPublishedOnConflict(name, version, () =>
+      write(name, async (tx) => {
+        await repo.claimName(tx, name, principal.organizationId, deps.clock.now());
+        // Own name FOR UPDATE, delegates' names FOR SHARE (so none is deleted before this commits), all in
+        // name order so two publishes delegating to each other's names cannot deadlock.
+        const owner = await repo.lockNamesInOrder(
+          tx,
+          name,
+          delegates.map((d) => d.name),
+        );
+        // Read the clock once the name is locked, so createdAt follows the order publishes commit in.
+        const now = deps.clock.now();
+        if (owner?.organizationId !== principal.organizationId) {
+          throw forbidden(`The name ${name} belongs to another organization`);
+        }
+        if (await repo.isVersionReserved(tx, name, version)) {
+          throw badRequest(`${name}@${version} was already published; a version number can never be reused`);
+        }
+        for (const delegate of delegates) {
+          if (!(await repo.findByKey(tx, delegate))) {
+            throw badRequest(`Delegate ${formatExpertKey(delegate)} is not a published Expert`);
+          }
+        }
+        // No previous holder: the name had no live version, so the organization lists one more Expert.
+        if (!(await repo.dropLatest(tx, name, now))) await repo.countLatest(tx, principal.organizationId, 1);
+        const expert: ExpertRecord = {
+          id,
+          seq: 0, // assigned by the database; not part of any answer
+          name,
+          version,
+          versionOrder: versionOrder(version),
+          organizationId: principal.organizationId,
+          minRuntimeVersion: definition.minRuntimeVersion,
+          description: definition.description,
+          instruction: definition.instruction,
+          skills: definition.skills,
+          delegates: definition.delegates ?? [],
+          tags: definition.tags ?? [],
+          isLatest: true,
+          status: 'available',
+          createdAt: now,
+          updatedAt: now,
+          ownerSlug: organization.slug,
+          ownerCreatedAt: organization.createdAt,
+        };
+        const { seq: _seq, ownerSlug: _slug, ownerCreatedAt: _at, tags: _tags, ...row } = expert;
+        await repo.insertExpert(tx, row, now);
+        if (expert.tags.length > 0) await repo.replaceTags(tx, name, id, expert.tags, now);
+        return expert;
+      }),
+    );
+    // Answered from what was written (the same transaction holds the name): no read-back query.
+    return presentExpert(published);
+  }
+
+  /** The name lock makes this unreachable; should it ever race, the primary key still answers 400, not 500. */
+  async function alreadyPublishedOnConflict<T>(name: string, version: string, work: () => Promise<T>) {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw badRequest(`${name}@${version} was already published; a version number can never be reused`);
+      }
+      throw error;
+    }
+  }
+
+  async function mustFind(id: string): Promise<ExpertRecord> {
+    const record = await repo.findById(db, id);
+    if (!record) throw expertNotFound(id);
+    return record;
+  }
+
+  async function update(
+    principal: Principal,
+    key: ParsedExpertKey,
+    change: ExpertUpdate,
+  ): Promise<RegistryExpert> {
+    const id = await write(key.name, async (tx) => {
+      if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
+      const now = deps.clock.now();
+      const expert = await repo.findByKey(tx, key);
+      if (!expert) throw expertNotFound(formatExpertKey(key));
+      assertSameOrganization(principal, expert, 'experts:write');
+      if (change.status !== undefined) {
+        if (change.status === expert.status) throw badRequest(`Expert status is already ${expert.status}`);
+        if (!ALLOWED_STATUS[expert.status].includes(change.status)) {
+          throw badRequest(
+            expert.status === 'disabled'
+              ? 'A disabled Expert cannot change status'
+              : `Status cannot change from ${expert.status} to ${change.status}`,
+          );
+        }
+        await repo.setStatus(tx, expert.id, change.status, now);
+      }
+      if (change.tags !== undefined) await repo.replaceTags(tx, expert.name, expert.id, change.tags, now);
+      return expert.id;
+    });
+    return presentExpert(await mustFind(id));
+  }
+
+  async function remove(principal: Principal, key: ParsedExpertKey): Promise<void> {
+    await write(key.name, async (tx) => {
+      if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
+      const now = deps.clock.now();
+      const expert = await repo.findByKey(tx, key);
+      if (!expert) throw expertNotFound(formatExpertKey(key));
+      assertSameOrganization(principal, expert, 'experts:delete');
+      if (principal.role !== 'owner') throw forbidden('Only the organization owner may delete Experts');
+      const exact = `${expert.name}@${expert.version}`;
+      const names = [exact, ...expert.tags.map((tag) => `${expert.name}@${tag}`)];
+      const versions = await repo.versionsOf(tx, expert.name);
+      if (versions.length === 1) names.push(expert.name, `${expert.name}@${LATEST_TAG}`);
+      const delegators = await repo.delegatingExperts(tx, names, expert.id);
+      if (delegators.length > 0) {
+        const list = delegators.map((d) => `${d.name}@${d.version}`).join(', ');
+        throw badRequest(`${exact} cannot be deleted: other Experts delegate to it (${list})`);
+      }
+      await repo.deleteExpert(tx, expert.id);
+      if (expert.isLatest) {
+        const next = await repo.mostRecent(tx, expert.name);
+        if (next) await repo.setLatest(tx, next, now);
+        else await repo.countLatest(tx, expert.organizationId, -1);
+      }
+    });
+  }
+
+  async function get(key: ParsedExpertKey): Promise<CachedAnswer> {
+    const ref = key.version ?? key.tag ?? '';
+    const cached = cache.get(key.name, ref);
+    if (cached) return cached;
+    const token = cache.token();
+    const expert = await repo.readByKey(db, key);
+    if (!expert) throw expertNotFound(formatExpertKey(key));
+    const fresh = answer({ data: { expert: presentExpert(expert) } });
+    cache.set(key.name, ref, fresh, token);
+    return fresh;
+  }
+
+  async function versions(key: ParsedExpertKey): Promise<CachedAnswer> {
+    const ref = '/versions';
+    const cached = cache.get(key.name, ref);
+    if (cached) return cached;
+    const token = cache.token();
+    const rows = await repo.readVersions(db, key.name);
+    const latest = rows.find((row) => row.isLatest);
+    if (!latest) throw expertNotFound(key.name);
+    const fresh = answer({
+      data: { versions: rows.map(presentVersion), latest: latest.version },
+      meta: { total: rows.length },
+    });
+    cache.set(key.name, ref, fresh, token);
+    return fresh;
+  }
+
+  async function list(query: ListExpertsQuery): Promise<CachedAnswer> {
+    const normalized = JSON.stringify([
+      query.organizationId ?? null,
+      query.filter?.toLowerCase() ?? null,
+      query.sort ?? 'createdAt',
+      query.order,
+      query.take,
+      query.skip,
+    ]);
+    const cached = cache.getList(normalized);
+    if (cached) return cached;
+    const token = cache.token();
+    const { rows, total } = await repo.listLatest(db, query);
+    const fresh = answer({
+      data: { experts: rows.map(presentDigest) },
+      meta: { total, take: query.take, skip: query.skip },
+    });
+    cache.setList(normalized, fresh, token);
+    return fresh;
+  }
+
+  return { publish, update, remove, get, versions, list, cache };
+}

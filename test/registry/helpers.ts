@@ -1,0 +1,118 @@
+import { sql } from 'drizzle-orm';
+import { expect } from 'vitest';
+import type { Database } from '../../src/db/client.js';
+import type { HttpResult } from '../support/http.js';
+import type { TestServer } from '../support/server.js';
+
+export interface ExpertBody {
+  name: string;
+  version: string;
+  minRuntimeVersion: string;
+  description: string;
+  instruction: string;
+  skills: Record<string, unknown>;
+  delegates?: string[];
+  tags?: string[];
+}
+
+export const baseSkill = { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' };
+
+export function expertBody(name: string, version = '1.0.0', extra: Partial<ExpertBody> = {}): ExpertBody {
+  return {
+    name,
+    version,
+    minRuntimeVersion: '0.1.0',
+    description: `The ${name} Expert`,
+    instruction: `You are ${name}.`,
+    skills: { '@service/base': baseSkill },
+    ...extra,
+  };
+}
+
+export type ExpertAnswer = { data: { expert: Record<string, unknown> & { tags: string[]; status: string } } };
+
+export const publish = (server: TestServer, key: string, body: ExpertBody) =>
+  server.request<ExpertAnswer>('POST', '/registry/experts', { key, body });
+
+export async function published(server: TestServer, key: string, body: ExpertBody) {
+  const res = await publish(server, key, body);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.expert;
+}
+
+/** Path of an Expert key, `@` and `/` encoded as most HTTP clients would. */
+export const keyPath = (key: string, suffix = '') => `/registry/experts/${encodeURIComponent(key)}${suffix}`;
+
+export const getExpert = (server: TestServer, key: string) =>
+  server.request<ExpertAnswer>('GET', keyPath(key));
+
+export const tagsOf = async (server: TestServer, key: string): Promise<string[] | number> => {
+  const res = await getExpert(server, key);
+  return res.status === 200 ? res.body.data.expert.tags : res.status;
+};
+
+export type VersionsAnswer = {
+  data: { versions: Array<{ version: string; tags: string[] }>; latest: string };
+  meta: { total: number };
+};
+
+export const versionsOf = (server: TestServer, name: string) =>
+  server.request<VersionsAnswer>('GET', keyPath(name, '/versions'));
+
+/** Versions holding `latest` according to the versions listing (must be exactly one while any exist). */
+export async function latestHolders(server: TestServer, name: string): Promise<string[]> {
+  const res = await versionsOf(server, name);
+  if (res.status === 404) return [];
+  expect(res.status).toBe(200);
+  return res.body.data.versions.filter((v) => v.tags.includes('latest')).map((v) => v.version);
+}
+
+export const expectStatus = (res: HttpResult, status: number) => expect(res.status, res.text).toBe(status);
+
+let counter = 0;
+/** A fresh unscoped Expert name. */
+export const uniqueName = (prefix = 'expert') =>
+  `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
+
+/**
+ * The registry's invariants, read straight from the database: while a name has versions exactly one
+ * holds latest and it is the most recently published (highest seq); every custom tag has one holder
+ * and the denormalized tags arrays agree with registry_tags; registry_counts matches the latest holders per
+ * organization; every version row has its reservation.
+ */
+export async function invariantViolations(database: Database): Promise<string[]> {
+  const result = (await database.db.execute(sql`
+    SELECT 'latest: ' || name AS problem FROM registry_experts GROUP BY name
+      HAVING count(*) FILTER (WHERE is_latest) <> 1
+          OR max(seq) <> max(seq) FILTER (WHERE is_latest)
+    UNION ALL
+    SELECT 'tag row missing: ' || e.name || '@' || t.tag FROM registry_experts e CROSS JOIN LATERAL unnest(e.tags) AS t(tag)
+      WHERE NOT EXISTS (SELECT 1 FROM registry_tags r WHERE r.name = e.name AND r.tag = t.tag AND r.expert_id = e.id)
+    UNION ALL
+    SELECT 'tag array missing: ' || r.name || '@' || r.tag FROM registry_tags r JOIN registry_experts e ON e.id = r.expert_id
+      WHERE NOT (r.tag = ANY (e.tags)) OR r.name <> e.name
+    UNION ALL
+    SELECT 'count: ' || coalesce(c.organization_id, l.organization_id) FROM registry_counts c
+      FULL JOIN (SELECT organization_id, count(*) AS n FROM registry_experts WHERE is_latest GROUP BY organization_id) l
+        ON l.organization_id = c.organization_id
+      WHERE coalesce(c.latest, 0) <> coalesce(l.n, 0)
+    UNION ALL
+    SELECT 'reservation missing: ' || e.name || '@' || e.version FROM registry_experts e
+      WHERE NOT EXISTS (SELECT 1 FROM registry_versions v WHERE v.name = e.name AND v.version = e.version)
+  `)) as unknown as { rows: Array<{ problem: string }> };
+  return result.rows.map((row) => row.problem);
+}
+
+export async function countRows(database: Database, name: string): Promise<number> {
+  const result = (await database.db.execute(
+    sql`SELECT count(*)::int AS n FROM registry_experts WHERE name = ${name}`,
+  )) as unknown as { rows: Array<{ n: number }> };
+  return Number(result.rows[0]?.n);
+}
+
+export async function lastPublished(database: Database, name: string): Promise<string | undefined> {
+  const result = (await database.db.execute(
+    sql`SELECT version FROM registry_experts WHERE name = ${name} ORDER BY seq DESC LIMIT 1`,
+  )) as unknown as { rows: Array<{ version: string }> };
+  return result.rows[0]?.version;
+}
