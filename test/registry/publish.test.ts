@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRegistryError } from '../support/assertions.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { baseSkill, expertBody, getExpert, publish, published, uniqueName } from './helpers.js';
+import { baseSkill, expertBody, getExpert, keyPath, publish, published, uniqueName } from './helpers.js';
 
 let server: TestServer;
 let personal: TestOrganization;
@@ -317,5 +317,27 @@ describe('POST /registry/experts: publish', () => {
       const admin = await createKey(server, personal, adminId);
       expect((await publish(server, admin.key, expertBody(uniqueName()))).status).toBe(200);
     });
+  });
+});
+
+describe('billing usage', () => {
+  it("counts the organization's published versions in expertVersions, deleted ones included", async () => {
+    const org = await createOrganization(server, 'personal');
+    const usage = async () => {
+      const res = await server.request<{ data: { counters: Array<{ key: string; used: number }> } }>(
+        'GET',
+        `/api/v1/organizations/${org.id}/billing/usage`,
+        { key: org.ownerKey },
+      );
+      return res.body.data.counters.find((counter) => counter.key === 'expertVersions')?.used;
+    };
+    expect(await usage()).toBe(0);
+    const name = uniqueName('usage');
+    await published(server, org.ownerKey, expertBody(name, '1.0.0'));
+    await published(server, org.ownerKey, expertBody(name, '1.1.0'));
+    expect((await server.request('DELETE', keyPath(`${name}@1.1.0`), { key: org.ownerKey })).status).toBe(
+      200,
+    );
+    expect(await usage()).toBe(2);
   });
 });

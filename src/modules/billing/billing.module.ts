@@ -17,8 +17,7 @@ import {
   activeApiKeysSource,
   connectionsSource,
   createApiRequestMeter,
-  type UsageSource,
-  zeroSource,
+  expertVersionsSource,
 } from './usage.js';
 
 export type BillingOptions = ({ provider: 'local' } | { provider: 'stripe'; stripe: StripeSettings }) & {
@@ -29,7 +28,6 @@ export type BillingOptions = ({ provider: 'local' } | { provider: 'stripe'; stri
    * Counters owned by other modules. The registry provides `expertVersions` (versions published in the
    * period) and OAuth provides `connections` (current connections); until wired, they read 0.
    */
-  usageSources?: { expertVersions?: UsageSource; connections?: UsageSource };
 };
 
 export interface BillingModuleDeps {
@@ -65,9 +63,9 @@ export function createBillingModule({ database, clock, tenancy, onError, options
     idempotency,
     usage: {
       apiRequests: meter.source,
-      expertVersions: options.usageSources?.expertVersions ?? zeroSource,
+      expertVersions: expertVersionsSource(database),
       apiKeys: activeApiKeysSource(database, clock),
-      connections: options.usageSources?.connections ?? connectionsSource(database),
+      connections: connectionsSource(database),
     },
   });
   const webhooks =

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { connections } from '../oauth/oauth.tables.js';
+import { registryNames, registryVersions } from '../registry/registry.tables.js';
 import { usageApiRequests } from './billing.tables.js';
 import { hourOf } from './period.js';
 import type { CounterKey } from './plans.js';
@@ -123,9 +124,6 @@ export function activeApiKeysSource(database: Database, clock: Clock): UsageSour
   };
 }
 
-/** Until a module provides a counter (registry: expertVersions; OAuth: connections), it reads 0. */
-export const zeroSource: UsageSource = async () => 0;
-
 export type UsageSources = Record<CounterKey, UsageSource>;
 
 /** Connections are a standing count (like API keys): every Connection the organization holds now. */
@@ -135,6 +133,24 @@ export function connectionsSource(database: Database): UsageSource {
       .select({ value: count() })
       .from(connections)
       .where(eq(connections.organizationId, organizationId));
+    return Number(row?.value ?? 0);
+  };
+}
+
+/** Expert versions the organization published in the period (deleted ones included: they were published). */
+export function expertVersionsSource(database: Database): UsageSource {
+  return async (organizationId, period) => {
+    const [row] = await database.db
+      .select({ value: count() })
+      .from(registryVersions)
+      .innerJoin(registryNames, eq(registryNames.name, registryVersions.name))
+      .where(
+        and(
+          eq(registryNames.organizationId, organizationId),
+          gte(registryVersions.publishedAt, period.start),
+          lt(registryVersions.publishedAt, period.end),
+        ),
+      );
     return Number(row?.value ?? 0);
   };
 }

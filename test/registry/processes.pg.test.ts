@@ -1,10 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onPostgres } from '../support/database.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { http } from '../support/http.js';
+import { type CadreProcess, startCadre } from '../support/process.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
   type ExpertAnswer,
@@ -20,54 +17,19 @@ import {
 // A second Cadre *process* on the same PostgreSQL database: its own pool, LISTEN connection and read cache.
 // (PGlite in memory cannot be shared between processes; the same properties are tested between two
 // instances on one embedded database in cache.test.ts and concurrency.test.ts.)
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-async function startProcess(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      CADRE_LOG_LEVEL: 'info',
-      CADRE_ADMIN_TOKEN: 'p'.repeat(40),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start:\n${output}`)), 30_000);
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-  return { url, child };
-}
-
-describe.runIf(onPostgres())('registry across two processes sharing one PostgreSQL database', () => {
+describe('registry across two processes sharing one PostgreSQL database', () => {
   let a: TestServer;
-  let other: { url: string; child: ChildProcess };
+  let other: CadreProcess;
   let org: TestOrganization;
   const get = (key: string) => http<ExpertAnswer>(other.url, 'GET', keyPath(key));
 
   beforeAll(async () => {
     a = await startServer();
-    other = await startProcess(a.db.url!);
+    other = await startCadre({ DATABASE_URL: a.db.url!, CADRE_ADMIN_TOKEN: 'p'.repeat(40) });
     org = await createOrganization(a);
   });
   afterAll(async () => {
-    other.child.kill('SIGTERM');
-    await once(other.child, 'exit');
+    await other.stop();
     await a.close();
   });
 
