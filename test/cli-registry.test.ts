@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempProject } from './support/cli-harness.js';
+import { createOrganization, type TestOrganization } from './support/fixtures.js';
+import { ROOT } from './support/process.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// The real `cadre` binary against a real Cadre server: what a user runs after `npm ci`.
+const exec = promisify(execFile);
+let server: TestServer;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  server = await startServer();
+  org = await createOrganization(server, 'team', 'acme');
+});
+afterAll(() => server.close());
+
+async function cadre(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [`${ROOT}dist/cli/main.js`, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', CADRE_REGISTRY_URL: server.url, CADRE_API_KEY: org.ownerKey },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const CONFIG = `
+model = "claude-sonnet-4-5"
+
+[experts."@acme/writer"]
+version = "1.0.0"
+description = "Writes the report"
+instruction = "Write clearly. Ask the researcher for sources."
+delegates = ["@acme/researcher@2.0.0"]
+tags = ["stable"]
+
+[experts."@acme/researcher"]
+version = "2.0.0"
+description = "Finds sources"
+instruction = "Find primary sources."
+
+[experts."@acme/researcher".skills.search]
+type = "mcpSseSkill"
+endpoint = "https://search.example.test/sse"
+`;
+
+describe('cadre publish and cadre experts against a real registry', () => {
+  it('publishes a multi-Expert file delegated-to first, then reads it back through the registry', async () => {
+    const dir = tempProject({ 'cadre.toml': CONFIG });
+    const run = await cadre(['publish'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.indexOf('@acme/researcher')).toBeLessThan(run.stdout.indexOf('@acme/writer'));
+
+    const writer = await server.request<{ data: { expert: Record<string, unknown> } }>(
+      'GET',
+      `/registry/experts/${encodeURIComponent('@acme/writer')}`,
+    );
+    expect(writer.status).toBe(200);
+    expect(writer.body.data.expert).toMatchObject({
+      key: '@acme/writer@1.0.0',
+      delegates: ['@acme/researcher@2.0.0'],
+      tags: expect.arrayContaining(['latest', 'stable']),
+      status: 'available',
+      minRuntimeVersion: '0.0.0',
+    });
+    expect(Object.keys(writer.body.data.expert.skills as object)).toContain('@service/base');
+    const researcher = await server.request<{
+      data: { expert: { skills: Record<string, { type: string }> } };
+    }>('GET', '/registry/experts/@acme/researcher@2.0.0');
+    expect(researcher.body.data.expert.skills.search?.type).toBe('mcpSseSkill');
+
+    // Publishing the same file again changes nothing and says so.
+    const again = await cadre(['publish'], dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('unchanged');
+  });
+
+  it('lists, shows, tags, deprecates and deletes through the registry; registry errors exit 1 with their reason', async () => {
+    const dir = tempProject({
+      'cadre.toml': CONFIG.replaceAll('1.0.0', '1.1.0').replaceAll('2.0.0', '2.1.0'),
+    });
+    expect((await cadre(['publish'], dir)).code).toBe(0);
+
+    const list = await cadre(['experts', 'list'], dir);
+    expect(list.stdout).toContain('@acme/writer');
+    const versions = await cadre(['experts', 'versions', '@acme/writer'], dir);
+    expect(versions.stdout).toContain('1.0.0');
+    expect(versions.stdout).toContain('1.1.0');
+    expect((await cadre(['experts', 'tag', '@acme/writer@1.0.0', 'legacy'], dir)).code).toBe(0);
+    expect((await cadre(['experts', 'deprecate', '@acme/writer@1.0.0'], dir)).code).toBe(0);
+    const info = await server.request<{ data: { expert: { status: string; tags: string[] } } }>(
+      'GET',
+      '/registry/experts/@acme/writer@legacy',
+    );
+    expect(info.body.data.expert).toMatchObject({ status: 'deprecated', tags: ['legacy'] });
+
+    // The researcher is delegated to by the writer: the registry refuses, the CLI shows why and exits 1.
+    const blocked = await cadre(['experts', 'delete', '@acme/researcher@2.1.0', '--yes'], dir);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toMatch(/400/);
+    expect((await cadre(['experts', 'delete', '@acme/writer@1.1.0', '--yes'], dir)).code).toBe(0);
+    expect((await cadre(['experts', 'delete', '@acme/researcher@2.1.0', '--yes'], dir)).code).toBe(0);
+  });
+});
