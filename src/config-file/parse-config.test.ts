@@ -79,7 +79,7 @@ describe('valid files', () => {
     });
     expect(researcher.skills.papers).toMatchObject({ type: 'mcpSseSkill', omit: ['bulk_download'] });
     const writer = config.experts.writer!;
-    expect(writer.delegates).toEqual(['researcher', '@acme/style-checker@1.0.0']);
+    expect(writer.delegates).toEqual(['researcher']);
     const review = writer.skills.review;
     expect(review?.type).toBe('interactiveSkill');
     if (review?.type === 'interactiveSkill') {
