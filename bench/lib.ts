@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,22 +16,33 @@ export interface Server {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts a server process whose output goes to a file, not to this process: reading a log line per request
+ * here would steal CPU from autocannon and distort every figure.
+ */
 async function startProcess(args: string[], env: Record<string, string>): Promise<Server> {
+  const logPath = join(mkdtempSync(join(tmpdir(), 'cadre-bench-log-')), 'out.log');
+  const out = openSync(logPath, 'w');
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', out, 'inherit'],
   });
-  let output = '';
+  closeSync(out);
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
+    const started = Date.now();
+    const timer = setInterval(() => {
+      const output = readFileSync(logPath, 'utf8');
       const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${output}`)));
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]!);
+      } else if (child.exitCode !== null || Date.now() - started > 60_000) {
+        clearInterval(timer);
+        reject(new Error(`${args.join(' ')} did not start: ${output}`));
+      }
+    }, 50);
   });
-  child.stdout!.resume();
   return {
     url,
     child,
@@ -47,6 +58,8 @@ async function startProcess(args: string[], env: Record<string, string>): Promis
 export const startBare = (body: string) => startProcess(['bench/bare-server.mjs'], { BODY: body });
 
 /** The built service (`npm run build` first), embedded PGlite unless DATABASE_URL is set. */
+export const BENCH_ADMIN_TOKEN = 'b'.repeat(40);
+
 export async function startCadre(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-'));
   const server = await startProcess(['dist/main.js'], {
@@ -60,7 +73,7 @@ export async function startCadre(env: Record<string, string> = {}) {
     ...env,
   });
   const bootstrap = process.env.DATABASE_URL
-    ? { adminToken: 'b'.repeat(40) }
+    ? { adminToken: BENCH_ADMIN_TOKEN }
     : (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
         adminToken: string;
         apiKey?: string;
@@ -76,14 +89,20 @@ export interface LoadResult {
   errors: number;
 }
 
-/** Loads one URL for DURATION_S seconds after a short warm-up; every answer must be a 2xx. */
+/**
+ * Loads one URL for DURATION_S seconds after a short warm-up; every answer must be a 2xx. `extra` passes
+ * further autocannon options (fewer connections, request bodies); `warmUp: false` skips the warm-up.
+ */
 export async function load(
   name: string,
   url: string,
   headers: Record<string, string> = {},
+  extra: Partial<autocannon.Options> & { warmUp?: boolean } = {},
 ): Promise<LoadResult> {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 });
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  const { warmUp = true, ...options } = extra;
+  const base = { url, headers, connections: CONNECTIONS, ...options };
+  if (warmUp) await autocannon({ ...base, duration: 1 });
+  const result = await autocannon({ ...base, duration: DURATION_S });
   const outcome = {
     name,
     requestsPerSecond: Math.round(result.requests.average),

@@ -1,8 +1,9 @@
+import { timingSafeEqual } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Change, ChangeBus } from '../../db/change-bus.js';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { safeEqual, sha256Hex } from '../../lib/secrets.js';
+import { sha256Hex } from '../../lib/secrets.js';
 import type { Grant } from '../auth/grants.js';
 import type { ApiKeyPrincipal, Role } from '../auth/permissions.js';
 import { memberships } from '../tenancy/tenancy.tables.js';
@@ -101,7 +102,7 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
       if (seen === generation && deps.bus.isLive()) remember(digest, entry);
     }
     // The lookup is by digest; comparing it again in constant time keeps the final decision timing-flat.
-    if (!safeEqual(entry.digest, digest)) return null;
+    if (!timingSafeEqual(Buffer.from(entry.digest, 'hex'), Buffer.from(digest, 'hex'))) return null;
     const now = deps.clock.now();
     if (entry.revokedAt || (entry.expiresAt && entry.expiresAt <= now)) return null;
     lastUsed.set(entry.id, now);
