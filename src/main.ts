@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import pino from 'pino';
 import { buildApp } from './app.js';
 import { loadOrCreateAdminToken, seedDemoOrganization } from './bootstrap.js';
 import { parseEnv } from './config/env.js';
@@ -11,7 +12,12 @@ import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { parseKeyRing } from './modules/oauth/token-vault.js';
 
 const env = parseEnv();
-const log = createLogger(env.CADRE_LOG_LEVEL);
+// Buffered stdout: a write per log line costs more than the request it describes. Flushed at least every
+// 200 ms (log lines stay timely), right after start-up, and on exit.
+const logDestination = pino.destination({ sync: false, minLength: 4096 });
+const log = createLogger(env.CADRE_LOG_LEVEL, logDestination);
+setInterval(() => logDestination.flush(), 200).unref();
+process.on('exit', () => logDestination.flushSync());
 const embedded = !env.DATABASE_URL;
 const dataDir = resolve(env.CADRE_DATA_DIR);
 
@@ -84,6 +90,7 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ host: env.HOST, port: env.PORT });
   log.info({ address, database: database.kind, admin: Boolean(adminToken) }, `Cadre listening on ${address}`);
+  logDestination.flush();
 }
 
 main().catch((error: unknown) => {
