@@ -24,8 +24,8 @@ if (!process.env.DATABASE_URL)
   throw new Error('DATABASE_URL must name a database seeded by bench/seed-registry.ts');
 
 const rows: Array<LoadResult & { ratio?: number; target?: string }> = [];
-const cached = await startCadre({ CADRE_LOG_REQUESTS: 'false' });
-const uncached = await startCadre({ CADRE_LOG_REQUESTS: 'false', CADRE_REGISTRY_CACHE_ENTRIES: '0' });
+const cached = await startCadre();
+const uncached = await startCadre({ CADRE_REGISTRY_CACHE_ENTRIES: '0' });
 
 async function versusBare(path: string, scenarios: Array<{ name: string; base: string; target?: string }>) {
   const bare = await startBare(await (await fetch(cached.url + path)).text());
