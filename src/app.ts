@@ -3,9 +3,25 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
+import {
+  createHealthMonitor,
+  DEFAULT_OVERLOAD,
+  type HealthMonitor,
+  type OverloadOptions,
+  registerOverloadProtection,
+} from './http/overload.js';
+import {
+  createForeignResourceGuard,
+  DEFAULT_RATE_LIMITS,
+  type ForeignResourceGuard,
+  type ForeignResourceOptions,
+  type RateLimitOptions,
+  registerRateLimits,
+} from './http/rate-limit/rate-limit.js';
+import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.js';
 import { requestId } from './http/request-id.js';
 import type { App } from './http/route-kit.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -33,6 +49,16 @@ export interface AppDeps {
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
   lastUsedFlushMs?: number;
+  /** Rate limits (defaults: DEFAULT_RATE_LIMITS); tests pass small ones. */
+  rateLimits?: Partial<RateLimitOptions>;
+  /** Shared counters (Redis) for rate limits; an in-memory store of this app by default. */
+  rateLimitStore?: RateLimitStore;
+  foreignResources?: Partial<ForeignResourceOptions>;
+  overload?: Partial<OverloadOptions>;
+  /** Fastify `trustProxy`: behind a load balancer, so `request.ip` is the client's. */
+  trustProxy?: boolean | string[];
+  /** Slow-client bounds: headers, whole request, idle keep-alive (ms). */
+  timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -43,17 +69,29 @@ export interface AppContext {
   authenticator: ApiKeyAuthenticator;
   tenancy: TenancyService;
   apiKeys: ApiKeysService;
+  health: HealthMonitor;
+  /** Services call it when a request names a Project outside the caller's organization. */
+  foreignResources: ForeignResourceGuard;
+  rateLimitStore: RateLimitStore;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
+  const timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, ...deps.timeouts };
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
     // Fastify logs two lines per request; registerRequestLog writes one, on completion, when enabled.
     disableRequestLogging: true,
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
-    // Bound how long a slow client may hold a connection while sending its request.
-    requestTimeout: 30_000,
+    // Bound how long a slow client may hold a connection while sending its request (slowloris): headers
+    // within headersMs, the whole request within requestMs, checked every second.
+    requestTimeout: Math.max(timeouts.requestMs, timeouts.headersMs),
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+    },
+    ...(deps.trustProxy !== undefined ? { trustProxy: deps.trustProxy } : {}),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
@@ -72,26 +110,66 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onError,
   });
   const tenancy = createTenancyService({ database: deps.database, bus });
-  const apiKeys = createApiKeysService({ database: deps.database, bus, clock, authenticator });
-  const context: AppContext = { database: deps.database, clock, bus, authenticator, tenancy, apiKeys };
+  const rateLimitStore = deps.rateLimitStore ?? createMemoryStore();
+  const foreignResources = createForeignResourceGuard({
+    store: rateLimitStore,
+    clock,
+    options: { limit: 20, windowMs: 60_000, ...deps.foreignResources },
+    log: () => app.log,
+  });
+  const overload = { ...DEFAULT_OVERLOAD, ...deps.overload };
+  const health = createHealthMonitor({ database: deps.database, options: overload, log: () => app.log });
+  const apiKeys = createApiKeysService({
+    database: deps.database,
+    bus,
+    clock,
+    authenticator,
+    foreignResources,
+  });
+  const context: AppContext = {
+    database: deps.database,
+    clock,
+    bus,
+    authenticator,
+    tenancy,
+    apiKeys,
+    health,
+    foreignResources,
+    rateLimitStore,
+  };
 
   await bus.start();
   authenticator.start();
+  health.start();
   app.addHook('onClose', async () => {
+    health.stop();
     await authenticator.stop();
     await bus.stop();
+    // A store passed in (Redis) belongs to the caller, who closes it.
+    if (!deps.rateLimitStore) await rateLimitStore.close();
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, { onDatabaseUnavailable: () => health.reportDatabaseUnavailable() });
   registerResponseHeaders(app);
+  // Before authentication (which may query the database): shed load fast, and bound every request in time.
+  registerOverloadProtection(app, {
+    monitor: health,
+    deadlineMs: overload.requestDeadlineMs,
+    send: sendError,
+  });
   if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
   registerAuthentication(app, {
     resolvers: [createApiKeyResolver(authenticator)],
     adminToken: deps.adminToken,
   });
+  registerRateLimits(app, {
+    store: rateLimitStore,
+    clock,
+    options: { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits },
+  });
   await registerOpenApi(app, VERSION);
 
-  registerSystemRoutes(app, deps.database);
+  registerSystemRoutes(app, deps.database, health);
   registerApiKeyRoutes(app, apiKeys);
   if (deps.adminToken) registerAdminRoutes(app, { tenancy, apiKeys });
 

@@ -6,6 +6,7 @@ import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createLogger } from './http/logger.js';
+import { createRedisStore } from './http/rate-limit/redis-store.js';
 
 const env = parseEnv();
 const log = createLogger(env.CADRE_LOG_LEVEL);
@@ -29,6 +30,19 @@ async function main(): Promise<void> {
   const adminToken =
     env.CADRE_ADMIN_TOKEN ??
     (embedded && env.CADRE_BOOTSTRAP === 'auto' ? loadOrCreateAdminToken(dataDir) : undefined);
+  let redisWarned = 0;
+  const rateLimitStore = env.REDIS_URL
+    ? createRedisStore({
+        url: env.REDIS_URL,
+        onError: (error) => {
+          // ioredis reports every failed reconnection; one line per 10 s is enough.
+          if (Date.now() - redisWarned < 10_000) return;
+          redisWarned = Date.now();
+          log.warn({ err: error }, 'redis error (rate limits fail open while it lasts)');
+        },
+      })
+    : undefined;
+  const trustProxy = env.CADRE_TRUST_PROXY;
   const { app, context } = await buildApp({
     database,
     logger: log,
@@ -36,6 +50,33 @@ async function main(): Promise<void> {
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
     logRequests: env.CADRE_LOG_REQUESTS,
+    ...(rateLimitStore ? { rateLimitStore } : {}),
+    rateLimits: {
+      enabled: env.CADRE_RATE_LIMITS === 'on',
+      windowMs: env.CADRE_RATE_LIMIT_WINDOW_S * 1000,
+      read: env.CADRE_RATE_LIMIT_READ,
+      write: env.CADRE_RATE_LIMIT_WRITE,
+      anonymousRead: env.CADRE_RATE_LIMIT_ANONYMOUS_READ,
+      anonymousWrite: env.CADRE_RATE_LIMIT_ANONYMOUS_WRITE,
+    },
+    foreignResources: {
+      limit: env.CADRE_FOREIGN_RESOURCE_LIMIT,
+      windowMs: env.CADRE_FOREIGN_RESOURCE_WINDOW_S * 1000,
+    },
+    overload: {
+      eventLoopDelayMs: env.CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS,
+      heapRatio: env.CADRE_OVERLOAD_HEAP_RATIO,
+      dbWaitingMax: env.CADRE_OVERLOAD_DB_WAITING,
+      requestDeadlineMs: env.CADRE_REQUEST_DEADLINE_MS,
+    },
+    timeouts: {
+      headersMs: env.CADRE_HEADERS_TIMEOUT_MS,
+      requestMs: env.CADRE_REQUEST_TIMEOUT_MS,
+      keepAliveMs: env.CADRE_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    ...(trustProxy
+      ? { trustProxy: trustProxy === 'true' ? true : trustProxy.split(',').map((item) => item.trim()) }
+      : {}),
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);
@@ -53,6 +94,7 @@ async function main(): Promise<void> {
     }, env.CADRE_SHUTDOWN_TIMEOUT_MS);
     force.unref();
     await app.close();
+    await rateLimitStore?.close();
     await database.close();
     log.info('stopped');
     process.exit(0);

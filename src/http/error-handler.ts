@@ -1,12 +1,26 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { ApiError, type ErrorDetail, statusText } from './errors.js';
 
 const isRegistry = (url: string) => url === '/registry' || url.startsWith('/registry/');
 
 /** The single place where anything thrown becomes an HTTP answer in the documented shape. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { onDatabaseUnavailable?: () => void } = {},
+): void {
   app.setErrorHandler((error, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: 503 with Retry-After, and the health monitor sheds load until it is back.
+      options.onDatabaseUnavailable?.();
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendError(
+        request,
+        reply,
+        new ApiError('service_unavailable', 'The database is unreachable', undefined, { 'Retry-After': '5' }),
+      );
+    }
     const apiError = toApiError(error as FastifyError);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(request, reply, apiError);
