@@ -28,6 +28,7 @@ export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
+  // Always listened to: an unlistened 'error' event would be printed (or crash) on every reconnection.
   redis.on('error', (error: Error) => options.onError?.(error));
   redis.defineCommand('cadreHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const hit = (redis as unknown as { cadreHit(key: string, ttlMs: number): Promise<number> }).cadreHit.bind(
