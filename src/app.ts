@@ -4,6 +4,7 @@ import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
 import {
@@ -92,7 +93,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
     },
     ...(deps.trustProxy !== undefined ? { trustProxy: deps.trustProxy } : {}),
-    return503OnClosing: true,
+    // While draining, registerOverloadProtection answers 503 in the documented shape, with Retry-After.
+    return503OnClosing: false,
+    // Router-level failures (a malformed URL, a path parameter over maxParamLength) in the documented shape
+    // too: Fastify would answer them itself (414 and its own body).
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      return sendError(request, reply, new ApiError('bad_request', `Malformed request URL (${error.code})`));
+    },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<ZodTypeProvider>();

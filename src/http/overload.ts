@@ -153,6 +153,10 @@ export function registerOverloadProtection(
   },
 ): void {
   app.decorateRequest('timedOut', false);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     const timer = setTimeout(() => {
       if (reply.sent) return;
@@ -168,6 +172,13 @@ export function registerOverloadProtection(
     }, deps.deadlineMs);
     reply.raw.once('close', () => clearTimeout(timer));
 
+    if (closing) {
+      // Draining for shutdown: in-flight requests finish, new ones go to another instance.
+      throw new ApiError('service_unavailable', 'The server is shutting down', undefined, {
+        'Retry-After': '1',
+        Connection: 'close',
+      });
+    }
     if (UNGUARDED.has(request.url.split('?')[0] ?? '')) return;
     const health = deps.monitor.status();
     if (!health.ok) {
