@@ -123,6 +123,26 @@ describe('security headers and limits', () => {
     }
   });
 
+  it('answers 400, not 500, for values the database cannot store (NUL bytes), and 400 for an over-long path parameter', async () => {
+    const server = await startServer();
+    try {
+      const org = await createOrganization(server);
+      const params = await server.request('GET', '/api/v1/api-keys/abc%00def', { key: org.ownerKey });
+      expectApiError(params, 400, 'bad_request');
+      const body = await server.request('POST', '/api/v1/api-keys', {
+        key: org.ownerKey,
+        body: { name: 'nul\u0000byte', grants: { type: 'organization', permissions: ['billing:read'] } },
+      });
+      expectApiError(body, 400, 'bad_request');
+      const long = await server.request('GET', `/api/v1/api-keys/${'a'.repeat(2_000)}`, {
+        key: org.ownerKey,
+      });
+      expectApiError(long, 400, 'bad_request');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses bodies over the limit with 413 payload_too_large, before parsing', async () => {
     const server = await startServer({ bodyLimitBytes: 1024 });
     try {
