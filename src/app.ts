@@ -77,7 +77,7 @@ export interface AppContext {
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
-  const timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, ...deps.timeouts };
+  const timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000, ...deps.timeouts };
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,

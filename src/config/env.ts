@@ -61,8 +61,8 @@ export const envSchema = z.object({
   CADRE_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
   /** A client must send its whole request (headers and body) within this. */
   CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
-  /** Idle keep-alive connections are closed after this. */
-  CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(5_000),
+  /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
+  CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,4 +1,4 @@
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -54,10 +54,18 @@ export function createHealthMonitor(deps: {
   let probing = false;
   const heapLimit = getHeapStatistics().heap_size_limit;
 
+  let lastSampleAt = performance.now();
   const sample = () => {
+    // The histogram may not have recorded a long block yet when this tick runs right after it; this tick's
+    // own lateness shows it at once.
+    const now = performance.now();
+    const late = Math.max(0, now - lastSampleAt - options.sampleIntervalMs);
+    lastSampleAt = now;
     if (histogram) {
-      eventLoopDelayMs = histogram.max / 1e6;
+      eventLoopDelayMs = Math.max(histogram.max / 1e6, late);
       histogram.reset();
+    } else {
+      eventLoopDelayMs = late;
     }
     heapRatio = process.memoryUsage().heapUsed / heapLimit;
   };
@@ -102,6 +110,7 @@ export function createHealthMonitor(deps: {
     start: () => {
       histogram = monitorEventLoopDelay({ resolution: 10 });
       histogram.enable();
+      lastSampleAt = performance.now();
       sample();
       sampler = setInterval(sample, options.sampleIntervalMs);
       sampler.unref();
