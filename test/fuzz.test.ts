@@ -63,7 +63,7 @@ const nasty = fc.constantFrom(
   'a'.repeat(5_000),
   '9'.repeat(400),
   '@scope/name',
-  'cadre_' + 'x'.repeat(40),
+  `cadre_${'x'.repeat(40)}`,
 );
 const scalar = fc.oneof(
   nasty,

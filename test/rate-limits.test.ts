@@ -1,9 +1,13 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiError } from '../src/http/errors.js';
+import { notFound } from '../src/http/errors.js';
 import { createLogger } from '../src/http/logger.js';
+import { createForeignResourceGuard, rejectForeignResource } from '../src/http/rate-limit/rate-limit.js';
 import { createRedisStore } from '../src/http/rate-limit/redis-store.js';
-import type { RateLimitStore } from '../src/http/rate-limit/store.js';
+import { createMemoryStore, type RateLimitStore } from '../src/http/rate-limit/store.js';
 import { createManualClock } from '../src/lib/clock.js';
+import type { Principal } from '../src/modules/auth/permissions.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
 import { createOrganization, createProject } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -194,6 +198,32 @@ describe('foreign_resource_rate_limited', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('rejectForeignResource (the helper OAuth start and connection listings call)', () => {
+  it('throws the service’s own not-found error up to the limit, then foreign_resource_rate_limited', async () => {
+    const clock = createManualClock();
+    const guard = createForeignResourceGuard({
+      store: createMemoryStore(),
+      clock,
+      options: { limit: 2, windowMs: 60_000 },
+      log: () => {
+        throw new Error('no log expected');
+      },
+    });
+    const principal = { kind: 'apiKey', apiKeyId: 'k1', userId: 'u1', organizationId: 'o1' } as Principal;
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await rejectForeignResource(guard, principal, notFound('Project p')).catch((error: ApiError) =>
+        codes.push(error.code),
+      );
+    }
+    expect(codes).toEqual(['not_found', 'not_found', 'foreign_resource_rate_limited']);
+    clock.advance(60_000);
+    await expect(rejectForeignResource(guard, principal, notFound('Project p'))).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });
 

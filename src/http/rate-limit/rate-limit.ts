@@ -144,3 +144,17 @@ export function createForeignResourceGuard(deps: {
     },
   };
 }
+
+/**
+ * For services answering "not found" for a Project (or its environment) outside the caller's organization:
+ * counts the reference and throws `notFoundError`, or 429 `foreign_resource_rate_limited` past the limit.
+ * Example (OAuth start, connections list): `if (!project) await rejectForeignResource(guard, principal, notFound('Project'))`.
+ */
+export async function rejectForeignResource(
+  guard: ForeignResourceGuard,
+  principal: Principal,
+  notFoundError: ApiError,
+): Promise<never> {
+  await guard.record(principal);
+  throw notFoundError;
+}
