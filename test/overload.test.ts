@@ -1,10 +1,15 @@
 import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/client.js';
+import { createHealthMonitor, DEFAULT_OVERLOAD } from '../src/http/overload.js';
 import { expectApiError } from './support/assertions.js';
 import { createTestDatabase } from './support/database.js';
 import { createOrganization } from './support/fixtures.js';
 import { startServer } from './support/server.js';
+
+const silentLog = pino({ level: 'silent' });
 
 describe('load shedding: fast 503 with Retry-After, never a 500', () => {
   it('sheds while the heap is past its threshold; /readyz says so, /healthz stays up', async () => {
@@ -97,6 +102,36 @@ describe('load shedding: fast 503 with Retry-After, never a 500', () => {
       expect((await server.request('GET', '/api/v1/api-keys', { key: org.ownerKey })).status).toBe(200);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('health monitor', () => {
+  it('sheds for the database only once a probe confirms it is unreachable (a connection error may come from elsewhere)', async () => {
+    const owned = await createTestDatabase();
+    const unreachable = {
+      ...owned.database,
+      db: { execute: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) },
+    } as unknown as Database;
+    const options = { ...DEFAULT_OVERLOAD, probeIntervalMs: 100 };
+    const up = createHealthMonitor({ database: owned.database, options, log: () => silentLog });
+    const down = createHealthMonitor({ database: unreachable, options, log: () => silentLog });
+    try {
+      up.reportDatabaseUnavailable();
+      down.reportDatabaseUnavailable();
+      let status = down.status();
+      for (let i = 0; i < 50 && status.ok; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = down.status();
+      }
+      expect(status).toEqual({ ok: false, reason: 'The database is unreachable', retryAfterS: 5 });
+      // The reachable database's probe has long finished by now: no shedding there.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(up.status()).toEqual({ ok: true });
+    } finally {
+      up.stop();
+      down.stop();
+      await owned.drop();
     }
   });
 });

@@ -12,13 +12,16 @@ export function registerErrorHandling(
 ): void {
   app.setErrorHandler((error, request, reply) => {
     if (isDatabaseUnavailable(error)) {
-      // An outage, not a bug: 503 with Retry-After, and the health monitor sheds load until it is back.
+      // An outage, not a bug: 503 with Retry-After; the health monitor checks the database and, if it is
+      // down, sheds load until it is back.
       options.onDatabaseUnavailable?.();
-      request.log.warn({ err: error }, 'database unavailable');
+      request.log.warn({ err: error }, 'backing service unreachable');
       return sendError(
         request,
         reply,
-        new ApiError('service_unavailable', 'The database is unreachable', undefined, { 'Retry-After': '5' }),
+        new ApiError('service_unavailable', 'The service is temporarily unavailable', undefined, {
+          'Retry-After': '5',
+        }),
       );
     }
     const state = sqlState(error);

@@ -33,7 +33,10 @@ export type HealthStatus = { ok: true } | { ok: false; reason: string; retryAfte
 /** Why this instance should not take work right now, from cheap signals sampled in the background. */
 export interface HealthMonitor {
   status(): HealthStatus;
-  /** A query failed because the database is unreachable: shed until a probe gets through. */
+  /**
+   * A request failed with a connection-level error. A probe confirms the database is unreachable (the same
+   * errno could come from another network peer); then every request is shed until a probe gets through.
+   */
   reportDatabaseUnavailable(): void;
   start(): void;
   stop(): void;
@@ -52,6 +55,7 @@ export function createHealthMonitor(deps: {
   let heapRatio = 0;
   let databaseDown = false;
   let probing = false;
+  let confirming = false;
   const heapLimit = getHeapStatistics().heap_size_limit;
 
   let lastSampleAt = performance.now();
@@ -101,11 +105,21 @@ export function createHealthMonitor(deps: {
       return { ok: true };
     },
     reportDatabaseUnavailable: () => {
-      if (prober) return;
-      databaseDown = true;
-      deps.log().warn('database unreachable; answering 503 until it is back');
-      prober = setInterval(() => void probe(), options.probeIntervalMs);
-      prober.unref();
+      if (prober || confirming) return;
+      confirming = true;
+      withTimeout(database.db.execute(sql`SELECT 1`), 2_000).then(
+        () => {
+          confirming = false;
+        },
+        () => {
+          confirming = false;
+          if (prober) return;
+          databaseDown = true;
+          deps.log().warn('database unreachable; answering 503 until it is back');
+          prober = setInterval(() => void probe(), options.probeIntervalMs);
+          prober.unref();
+        },
+      );
     },
     start: () => {
       histogram = monitorEventLoopDelay({ resolution: 10 });
