@@ -98,7 +98,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     // Router-level failures (a malformed URL, a path parameter over maxParamLength) in the documented shape
     // too: Fastify would answer them itself (414 and its own body).
     frameworkErrors: (error, request, reply) => {
-      reply.header('X-Request-Id', request.id);
+      // No route hooks run for these: set what registerResponseHeaders would.
+      reply.headers({
+        'X-Request-Id': request.id,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
       return sendError(request, reply, new ApiError('bad_request', `Malformed request URL (${error.code})`));
     },
     forceCloseConnections: 'idle',

@@ -173,6 +173,9 @@ describe('security headers and limits', () => {
         key: org.ownerKey,
       });
       expectApiError(long, 400, 'bad_request');
+      const badEncoding = await server.request('GET', '/api/v1/api-keys/%E0%A4%A', { key: org.ownerKey });
+      expectApiError(badEncoding, 400, 'bad_request');
+      expect(badEncoding.headers.get('cache-control')).toBe('no-store');
     } finally {
       await server.close();
     }
