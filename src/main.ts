@@ -42,7 +42,7 @@ async function main(): Promise<void> {
         },
       })
     : undefined;
-  const trustProxy = env.CADRE_TRUST_PROXY;
+  const trustProxy = env.CADRE_TRUST_PROXY === 'false' ? undefined : env.CADRE_TRUST_PROXY;
   const { app, context } = await buildApp({
     database,
     logger: log,

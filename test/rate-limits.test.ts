@@ -119,6 +119,24 @@ describe('rate limits (in-memory store)', () => {
   });
 });
 
+describe('behind a load balancer (trustProxy)', () => {
+  it('counts anonymous requests per client address from X-Forwarded-For, not per proxy', async () => {
+    const server = await startServer({
+      trustProxy: ['127.0.0.1'],
+      rateLimits: { ...small, anonymousRead: 1 },
+    });
+    try {
+      const from = (ip: string) =>
+        server.request('GET', '/registry/v1/experts/x', { headers: { 'x-forwarded-for': ip } });
+      expect((await from('203.0.113.1')).status).toBe(404);
+      expectRegistryError(await from('203.0.113.1'), 429);
+      expect((await from('203.0.113.2')).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('rate-limit store outage', () => {
   it('fails open: requests pass uncounted (no 500), with one warning in the log', async () => {
     const lines: string[] = [];
