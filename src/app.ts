@@ -20,6 +20,7 @@ import {
   type ForeignResourceGuard,
   type ForeignResourceOptions,
   type RateLimitOptions,
+  registerAuthFailureLimit,
   registerRateLimits,
 } from './http/rate-limit/rate-limit.js';
 import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.js';
@@ -171,15 +172,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     send: sendError,
   });
   if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
+  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
+  registerAuthFailureLimit(app, { store: rateLimitStore, clock, options: rateLimits });
   registerAuthentication(app, {
     resolvers: [createApiKeyResolver(authenticator)],
     adminToken: deps.adminToken,
   });
-  registerRateLimits(app, {
-    store: rateLimitStore,
-    clock,
-    options: { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits },
-  });
+  registerRateLimits(app, { store: rateLimitStore, clock, options: rateLimits });
   await registerOpenApi(app, VERSION);
 
   registerSystemRoutes(app, deps.database, health);

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       write: env.CADRE_RATE_LIMIT_WRITE,
       anonymousRead: env.CADRE_RATE_LIMIT_ANONYMOUS_READ,
       anonymousWrite: env.CADRE_RATE_LIMIT_ANONYMOUS_WRITE,
+      authFailures: env.CADRE_RATE_LIMIT_AUTH_FAILURES,
     },
     foreignResources: {
       limit: env.CADRE_FOREIGN_RESOURCE_LIMIT,

@@ -137,6 +137,32 @@ describe('behind a load balancer (trustProxy)', () => {
   });
 });
 
+describe('failed authentications per client address', () => {
+  it('refuses an address with 429 before authentication once it has too many 401s, other addresses unaffected', async () => {
+    const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
+    const server = await startServer({
+      clock,
+      trustProxy: ['127.0.0.1'],
+      rateLimits: { authFailures: 3, windowMs: 60_000 },
+    });
+    try {
+      const org = await createOrganization(server);
+      const from = (ip: string, key: string) =>
+        server.request('GET', '/api/v1/api-keys', { key, headers: { 'x-forwarded-for': ip } });
+      for (let i = 0; i < 3; i++)
+        expectApiError(await from('198.51.100.7', `cadre_guess${i}`), 401, 'unauthorized');
+      const refused = await from('198.51.100.7', org.ownerKey);
+      expectApiError(refused, 429, 'rate_limited');
+      expect(refused.headers.get('retry-after')).toBe('60');
+      expect((await from('198.51.100.8', org.ownerKey)).status).toBe(200);
+      clock.advance(60_000);
+      expect((await from('198.51.100.7', org.ownerKey)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('rate-limit store outage', () => {
   it('fails open: requests pass uncounted (no 500), with one warning in the log', async () => {
     const lines: string[] = [];

@@ -44,6 +44,8 @@ export const envSchema = z.object({
   CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
   CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),
   CADRE_RATE_LIMIT_ANONYMOUS_WRITE: positiveInt.default(600),
+  /** Failed authentications (401) per client IP and window; past it the address gets 429 unread. */
+  CADRE_RATE_LIMIT_AUTH_FAILURES: positiveInt.default(600),
   /** Requests naming Projects outside the caller's organization, per user and window, before 429. */
   CADRE_FOREIGN_RESOURCE_LIMIT: positiveInt.default(20),
   CADRE_FOREIGN_RESOURCE_WINDOW_S: positiveInt.default(60),

@@ -19,6 +19,8 @@ export interface RateLimitOptions {
   write: number;
   anonymousRead: number;
   anonymousWrite: number;
+  /** Failed authentications (401) per client IP and window before its requests are refused unread. */
+  authFailures: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
@@ -28,6 +30,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   write: 1_200,
   anonymousRead: 3_000,
   anonymousWrite: 600,
+  authFailures: 600,
 };
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -104,6 +107,48 @@ export function registerRateLimits(
         { 'Retry-After': String(resetS) },
       );
     }
+  });
+}
+
+/**
+ * Guessing credentials: every 401 is counted per client IP (shared through the store); past the limit the
+ * address is refused with 429 before authentication runs (no key lookup) until its window ends. Register
+ * before authentication.
+ */
+export function registerAuthFailureLimit(
+  app: FastifyInstance,
+  deps: { store: RateLimitStore; clock: Clock; options: RateLimitOptions },
+): void {
+  const { options, clock } = deps;
+  if (!options.enabled) return;
+  const count = createFailOpenCounter(deps.store, () => app.log);
+  // Addresses over the limit, until when (this instance learns it from its own next 401 for that address).
+  const blocked = new Map<string, number>();
+  app.addHook('onRequest', async (request) => {
+    const until = blocked.get(request.ip);
+    if (until === undefined) return;
+    const nowMs = clock.now().getTime();
+    if (until <= nowMs) {
+      blocked.delete(request.ip);
+      return;
+    }
+    const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
+    throw new ApiError(
+      'rate_limited',
+      `Too many failed authentications; retry after ${retryS} s`,
+      undefined,
+      {
+        'Retry-After': retryS,
+      },
+    );
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode !== 401) return;
+    const nowMs = clock.now().getTime();
+    const hit = await count(`authfail:${request.ip}`, options.windowMs, nowMs);
+    if (!hit || hit.count < options.authFailures) return;
+    if (blocked.size > 10_000) blocked.clear();
+    blocked.set(request.ip, hit.resetAtMs);
   });
 }
 
