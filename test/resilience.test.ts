@@ -38,7 +38,12 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
     dataDir = await mkdtemp(join(tmpdir(), 'cadre-crash-'));
     if (onPostgres()) testDb = await createTestDatabase();
   });
+  const started: CadreProcess[] = [];
   afterAll(async () => {
+    // A failed expectation must not leave a server running.
+    for (const cadre of started) {
+      if (cadre.child.exitCode === null && cadre.child.signalCode === null) await cadre.stop('SIGKILL');
+    }
     await testDb?.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -51,6 +56,7 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
       ...(testDb?.url ? { DATABASE_URL: testDb.url } : {}),
     };
     const first = await startCadre(env);
+    started.push(first);
     const owner = await ownerKeyOf(first.url, 'crash');
     const acknowledged = new Map<string, string>();
     let failed = 0;
@@ -76,6 +82,7 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
     expect(acknowledged.size).toBeLessThan(1_000);
 
     const second = await startCadre(env);
+    started.push(second);
     // Acknowledged keys authenticate after the restart (a sample: every 10th).
     const sample = [...acknowledged.values()].filter((_, i) => i % 10 === 0);
     for (const key of sample) {
@@ -123,7 +130,9 @@ describe('real PostgreSQL and Redis of the test’s own', () => {
     [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
   });
   afterAll(async () => {
-    for (const cadre of running) await cadre.stop('SIGKILL');
+    for (const cadre of running) {
+      if (cadre.child.exitCode === null && cadre.child.signalCode === null) await cadre.stop('SIGKILL');
+    }
     await redis?.stop();
     postgres?.destroy();
   });
