@@ -67,6 +67,13 @@ export async function startCadre(env: Record<string, string> = {}) {
     PORT: '0',
     CADRE_LOG_LEVEL: 'info',
     CADRE_DATA_DIR: dataDir,
+    // Limits stay on (their cost is part of every request) but far above what the load generator sends.
+    CADRE_RATE_LIMIT_READ: '1000000000',
+    CADRE_RATE_LIMIT_WRITE: '1000000000',
+    CADRE_RATE_LIMIT_ANONYMOUS_READ: '1000000000',
+    CADRE_RATE_LIMIT_ANONYMOUS_WRITE: '1000000000',
+    // A saturated loopback benchmark lags the event loop; measure throughput, not load shedding.
+    CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: '60000',
     ...(process.env.DATABASE_URL
       ? { DATABASE_URL: process.env.DATABASE_URL, CADRE_ADMIN_TOKEN: 'b'.repeat(40) }
       : {}),

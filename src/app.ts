@@ -9,6 +9,23 @@ import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
 import { registerOpenApi } from './http/openapi.js';
+import {
+  createHealthMonitor,
+  DEFAULT_OVERLOAD,
+  type HealthMonitor,
+  type OverloadOptions,
+  registerOverloadProtection,
+} from './http/overload.js';
+import {
+  createForeignResourceGuard,
+  DEFAULT_RATE_LIMITS,
+  type ForeignResourceGuard,
+  type ForeignResourceOptions,
+  type RateLimitOptions,
+  registerAuthFailureLimit,
+  registerRateLimits,
+} from './http/rate-limit/rate-limit.js';
+import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.js';
 import { requestId } from './http/request-id.js';
 import type { App } from './http/route-kit.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -74,6 +91,16 @@ export interface AppDeps {
   oauthHttp?: OAuthHttpOptions;
   /** Entries of the registry's per-instance read cache; 0 disables it (benchmarks). */
   registryCacheEntries?: number;
+  /** Rate limits (defaults: DEFAULT_RATE_LIMITS); tests pass small ones. */
+  rateLimits?: Partial<RateLimitOptions>;
+  /** Shared counters (Redis) for rate limits; an in-memory store of this app by default. */
+  rateLimitStore?: RateLimitStore;
+  foreignResources?: Partial<ForeignResourceOptions>;
+  overload?: Partial<OverloadOptions>;
+  /** Fastify `trustProxy`: behind a load balancer, so `request.ip` is the client's. */
+  trustProxy?: boolean | string[];
+  /** Slow-client bounds: headers, whole request, idle keep-alive (ms). */
+  timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -92,24 +119,44 @@ export interface AppContext {
   /** `cadre admin rotate-encryption-key`. */
   reencryptAll: ReturnType<typeof createKeyRotation>['reencryptAll'];
   registry: RegistryService;
+  health: HealthMonitor;
+  /** Services call it when a request names a Project outside the caller's organization. */
+  foreignResources: ForeignResourceGuard;
+  rateLimitStore: RateLimitStore;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
+  const timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000, ...deps.timeouts };
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
     // Fastify logs two lines per request; registerRequestLog writes one, on completion, when enabled.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
-    // Bound how long a slow client may hold a connection while sending its request.
-    requestTimeout: 30_000,
-    return503OnClosing: true,
+    // Bound how long a slow client may hold a connection while sending its request (slowloris): headers
+    // within headersMs, the whole request within requestMs, checked every second.
+    requestTimeout: Math.max(timeouts.requestMs, timeouts.headersMs),
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+    },
+    ...(deps.trustProxy !== undefined ? { trustProxy: deps.trustProxy } : {}),
+    // While draining, registerOverloadProtection answers 503 in the documented shape, with Retry-After.
+    return503OnClosing: false,
+    // Router-level failures (a malformed URL, a path parameter over maxParamLength) in the documented shape
+    // too: Fastify would answer them itself (414 and its own body).
+    frameworkErrors: (error, request, reply) => {
+      // No route hooks run for these: set what registerResponseHeaders would.
+      reply.headers({
+        'X-Request-Id': request.id,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      return sendError(request, reply, new ApiError('bad_request', `Malformed request URL (${error.code})`));
+    },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    // Bad URL encoding and the like are answered before routing: keep them in the documented shapes too.
-    frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, new ApiError('bad_request', error.message));
-    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -125,7 +172,22 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onError,
   });
   const tenancy = createTenancyService({ database: deps.database, bus });
-  const apiKeys = createApiKeysService({ database: deps.database, bus, clock, authenticator });
+  const rateLimitStore = deps.rateLimitStore ?? createMemoryStore();
+  const foreignResources = createForeignResourceGuard({
+    store: rateLimitStore,
+    clock,
+    options: { limit: 20, windowMs: 60_000, ...deps.foreignResources },
+    log: () => app.log,
+  });
+  const overload = { ...DEFAULT_OVERLOAD, ...deps.overload };
+  const health = createHealthMonitor({ database: deps.database, options: overload, log: () => app.log });
+  const apiKeys = createApiKeysService({
+    database: deps.database,
+    bus,
+    clock,
+    authenticator,
+    foreignResources,
+  });
   const sessions = createSessionsService({
     database: deps.database,
     clock,
@@ -199,30 +261,46 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     connectionTokens,
     reencryptAll,
     registry,
+    health,
+    foreignResources,
+    rateLimitStore,
   };
 
   await bus.start();
   authenticator.start();
   billing.start();
+  health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
+    health.stop();
     await authenticator.stop();
     await bus.stop();
+    // A store passed in (Redis) belongs to the caller, who closes it.
+    if (!deps.rateLimitStore) await rateLimitStore.close();
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, { onDatabaseUnavailable: () => health.reportDatabaseUnavailable() });
   registerResponseHeaders(app);
+  // Before authentication (which may query the database): shed load fast, and bound every request in time.
+  registerOverloadProtection(app, {
+    monitor: health,
+    deadlineMs: overload.requestDeadlineMs,
+    send: sendError,
+  });
   if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
   await app.register(fastifyCookie);
+  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
+  registerAuthFailureLimit(app, { store: rateLimitStore, clock, options: rateLimits });
   registerAuthentication(app, {
     resolvers: [createApiKeyResolver(authenticator), createSessionResolver(sessions)],
     adminToken: deps.adminToken,
   });
   registerCsrfProtection(app);
   billing.registerUsageCounting(app);
+  registerRateLimits(app, { store: rateLimitStore, clock, options: rateLimits });
   await registerOpenApi(app, VERSION);
 
-  registerSystemRoutes(app, deps.database);
+  registerSystemRoutes(app, deps.database, health);
   registerApiKeyRoutes(app, apiKeys);
   registerSessionRoutes(app, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
   billing.registerRoutes(app, { publicUrl: deps.publicUrl });

@@ -7,6 +7,7 @@ import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createLogger } from './http/logger.js';
+import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { billingOptions } from './modules/billing/billing.config.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { parseKeyRing } from './modules/oauth/token-vault.js';
@@ -44,6 +45,19 @@ async function main(): Promise<void> {
       ? loadOrCreateKeyRing(dataDir)
       : undefined;
   if (!keyRing) log.warn('CADRE_ENCRYPTION_KEYS is not set: OAuth integrations and connections answer 503');
+  let redisWarned = 0;
+  const rateLimitStore = env.REDIS_URL
+    ? createRedisStore({
+        url: env.REDIS_URL,
+        onError: (error) => {
+          // ioredis reports every failed reconnection; one line per 10 s is enough.
+          if (Date.now() - redisWarned < 10_000) return;
+          redisWarned = Date.now();
+          log.warn({ err: error }, 'redis error (rate limits fail open while it lasts)');
+        },
+      })
+    : undefined;
+  const trustProxy = env.CADRE_TRUST_PROXY === 'false' ? undefined : env.CADRE_TRUST_PROXY;
   const { app, context } = await buildApp({
     database,
     logger: log,
@@ -64,6 +78,34 @@ async function main(): Promise<void> {
     },
     billing: billingOptions(env),
     registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
+    ...(rateLimitStore ? { rateLimitStore } : {}),
+    rateLimits: {
+      enabled: env.CADRE_RATE_LIMITS === 'on',
+      windowMs: env.CADRE_RATE_LIMIT_WINDOW_S * 1000,
+      read: env.CADRE_RATE_LIMIT_READ,
+      write: env.CADRE_RATE_LIMIT_WRITE,
+      anonymousRead: env.CADRE_RATE_LIMIT_ANONYMOUS_READ,
+      anonymousWrite: env.CADRE_RATE_LIMIT_ANONYMOUS_WRITE,
+      authFailures: env.CADRE_RATE_LIMIT_AUTH_FAILURES,
+    },
+    foreignResources: {
+      limit: env.CADRE_FOREIGN_RESOURCE_LIMIT,
+      windowMs: env.CADRE_FOREIGN_RESOURCE_WINDOW_S * 1000,
+    },
+    overload: {
+      eventLoopDelayMs: env.CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS,
+      heapRatio: env.CADRE_OVERLOAD_HEAP_RATIO,
+      dbWaitingMax: env.CADRE_OVERLOAD_DB_WAITING,
+      requestDeadlineMs: env.CADRE_REQUEST_DEADLINE_MS,
+    },
+    timeouts: {
+      headersMs: env.CADRE_HEADERS_TIMEOUT_MS,
+      requestMs: env.CADRE_REQUEST_TIMEOUT_MS,
+      keepAliveMs: env.CADRE_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    ...(trustProxy
+      ? { trustProxy: trustProxy === 'true' ? true : trustProxy.split(',').map((item) => item.trim()) }
+      : {}),
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);
@@ -81,6 +123,7 @@ async function main(): Promise<void> {
     }, env.CADRE_SHUTDOWN_TIMEOUT_MS);
     force.unref();
     await app.close();
+    await rateLimitStore?.close();
     await database.close();
     log.info('stopped');
     process.exit(0);

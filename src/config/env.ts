@@ -51,6 +51,36 @@ export const envSchema = z
     /** Entries of the registry's per-instance read cache; 0 disables it. */
     CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
     CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
+    // Protection (docs/operations.md). Rate limits count requests per fixed window, per credential (API key,
+    // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and
+    // writes apart. Defaults are far above what one client does by hand or in a script.
+    CADRE_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+    CADRE_RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+    CADRE_RATE_LIMIT_READ: positiveInt.default(6_000),
+    CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
+    CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),
+    CADRE_RATE_LIMIT_ANONYMOUS_WRITE: positiveInt.default(600),
+    /** Failed authentications (401) per client IP and window; past it the address gets 429 unread. */
+    CADRE_RATE_LIMIT_AUTH_FAILURES: positiveInt.default(600),
+    /** Requests naming Projects outside the caller's organization, per user and window, before 429. */
+    CADRE_FOREIGN_RESOURCE_LIMIT: positiveInt.default(20),
+    CADRE_FOREIGN_RESOURCE_WINDOW_S: positiveInt.default(60),
+    /** Behind a load balancer: `true` (trust every hop) or a comma list of proxy addresses/CIDRs. */
+    CADRE_TRUST_PROXY: z.string().optional(),
+    /** Shed load (503) while the event loop lags more than this. */
+    CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: positiveInt.default(1_000),
+    /** Shed load while the V8 heap is fuller than this fraction of its limit. */
+    CADRE_OVERLOAD_HEAP_RATIO: z.coerce.number().positive().max(1).default(0.95),
+    /** Shed load while more than this many queries wait for a database pool connection. */
+    CADRE_OVERLOAD_DB_WAITING: positiveInt.default(100),
+    /** No request is answered later than this: past it the answer is 503 (outcome of a write unknown). */
+    CADRE_REQUEST_DEADLINE_MS: positiveInt.default(15_000),
+    /** A client must send its request headers within this. */
+    CADRE_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+    /** A client must send its whole request (headers and body) within this. */
+    CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
+    /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
+    CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
     // Console sessions and login throttling.
     CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
     CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),

@@ -85,6 +85,12 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (error) => options.onError?.(error));
+  // The pool listens for errors on idle clients only. A checked-out client between two statements of a
+  // transaction (no query active) that loses its connection (server shutdown, 57P01) would emit an unhandled
+  // 'error' and crash the process; the transaction's next statement fails instead, with this listener.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onError?.(error));
+  });
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   const listeners: Array<() => Promise<void>> = [];
   return {
@@ -129,18 +135,36 @@ async function listenWithReconnect(
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
 
+  // Each attempt gets a generation; events from older clients (a failed attempt's late 'end') are ignored,
+  // so a reconnection never runs twice in parallel and leaks a second LISTEN connection.
+  let generation = 0;
   const connect = async (): Promise<void> => {
+    const mine = ++generation;
     const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    const lost = () => {
+      if (mine === generation) scheduleReconnect();
+    };
     next.on('notification', (message) => {
       if (message.channel === channel) listener(message.payload ?? '');
     });
     next.on('error', (error) => {
       onError?.(error);
-      scheduleReconnect();
+      lost();
     });
-    next.on('end', () => scheduleReconnect());
-    await next.connect();
-    await next.query(listenStatement(channel));
+    next.on('end', lost);
+    try {
+      await next.connect();
+      await next.query(listenStatement(channel));
+    } catch (error) {
+      // The caller decides what follows a failed attempt; this client's own events no longer count.
+      if (mine === generation) generation++;
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
     client = next;
   };
 

@@ -1,12 +1,40 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable, sqlState } from '../db/errors.js';
 import { ApiError, type ErrorDetail, statusText } from './errors.js';
 
 const isRegistry = (url: string) => url === '/registry' || url.startsWith('/registry/');
 
 /** The single place where anything thrown becomes an HTTP answer in the documented shape. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { onDatabaseUnavailable?: () => void } = {},
+): void {
   app.setErrorHandler((error, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: 503 with Retry-After; the health monitor checks the database and, if it is
+      // down, sheds load until it is back.
+      options.onDatabaseUnavailable?.();
+      request.log.warn({ err: error }, 'backing service unreachable');
+      return sendError(
+        request,
+        reply,
+        new ApiError('service_unavailable', 'The service is temporarily unavailable', undefined, {
+          'Retry-After': '5',
+        }),
+      );
+    }
+    const state = sqlState(error);
+    if (state?.startsWith('22') || state === '54000') {
+      // A value the database cannot store (a NUL byte in text, a number out of range, a too-long index
+      // entry) that validation let through: the request's fault, answered 400; logged to close the gap.
+      request.log.warn({ err: error }, 'database refused a request value');
+      return sendError(
+        request,
+        reply,
+        new ApiError('bad_request', 'The request contains a value that cannot be stored'),
+      );
+    }
     const apiError = toApiError(error as FastifyError);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(request, reply, apiError);

@@ -23,10 +23,13 @@ export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schem
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
 
-/** The error answers a management route documents, each in the PublicApiError shape. */
+/**
+ * The error answers a management route documents, each in the PublicApiError shape. Every route may answer
+ * 400, 413 (body over the limit), 429 (rate limits), 500 and 503 (overload, outage, deadline).
+ */
 export const managementErrors = (...statuses: ErrorStatus[]) =>
   Object.fromEntries(
-    [...new Set<ErrorStatus>([400, ...statuses, 429, 500, 503])].map((status) => [
+    [...new Set<ErrorStatus>([400, ...statuses, 413, 429, 500, 503])].map((status) => [
       status,
       managementErrorSchema,
     ]),
@@ -34,7 +37,7 @@ export const managementErrors = (...statuses: ErrorStatus[]) =>
 
 export const registryErrors = (...statuses: ErrorStatus[]) =>
   Object.fromEntries(
-    [...new Set<ErrorStatus>([400, ...statuses, 429, 500, 503])].map((status) => [
+    [...new Set<ErrorStatus>([400, ...statuses, 413, 429, 500, 503])].map((status) => [
       status,
       registryErrorSchema,
     ]),

@@ -49,7 +49,7 @@ export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
       tags,
       security: bearerSecurity,
       params: apiKeyIdParams,
-      response: { 200: dataOf(apiKeySchema), ...managementErrors(401, 403, 404) },
+      response: { 200: dataOf(apiKeySchema), ...managementErrors(401, 403, 404, 422) },
     },
     handler: async (request) => ({
       data: await apiKeys.get(requirePrincipal(request), request.params.apiKeyId),
@@ -64,7 +64,7 @@ export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
       tags,
       security: bearerSecurity,
       params: apiKeyIdParams,
-      response: { 200: dataOf(apiKeySchema), ...managementErrors(401, 403, 404) },
+      response: { 200: dataOf(apiKeySchema), ...managementErrors(401, 403, 404, 422) },
     },
     handler: async (request) => ({
       data: await apiKeys.revoke(requirePrincipal(request), request.params.apiKeyId),

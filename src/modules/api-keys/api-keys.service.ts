@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, lt } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
+import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Grant } from '../auth/grants.js';
@@ -29,6 +30,7 @@ export interface ApiKeysServiceDeps {
   bus: ChangeBus;
   clock: Clock;
   authenticator: ApiKeyAuthenticator;
+  foreignResources: ForeignResourceGuard;
 }
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
@@ -46,7 +48,13 @@ export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   revokedAt: row.revokedAt?.toISOString() ?? null,
 });
 
-export function createApiKeysService({ database, bus, clock, authenticator }: ApiKeysServiceDeps) {
+export function createApiKeysService({
+  database,
+  bus,
+  clock,
+  authenticator,
+  foreignResources,
+}: ApiKeysServiceDeps) {
   const { db } = database;
 
   /** Every id a grant names must exist in the organization; unknown and foreign ids read the same. */
@@ -176,6 +184,14 @@ export function createApiKeysService({ database, bus, clock, authenticator }: Ap
       const beyond = grantPermissions(input.grants).filter((permission) => !ceiling.has(permission));
       if (beyond.length) {
         throw forbidden(`Your role (${principal.role}) cannot grant: ${beyond.join(', ')}`);
+      }
+      // Grants naming Projects (their environments, agents) outside the organization count towards
+      // foreign_resource_rate_limited; checked before the transaction so no network call runs inside it.
+      try {
+        await checkGrantTargets(db, principal.organizationId, input.grants);
+      } catch (error) {
+        if (error instanceof ApiError) await foreignResources.record(principal);
+        throw error;
       }
       return db.transaction((tx) =>
         insertKey(

@@ -2,13 +2,15 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
+import type { HealthMonitor } from '../../http/overload.js';
 import { type App, managementErrors } from '../../http/route-kit.js';
 
 const tags = ['System'];
 const READY_TIMEOUT_MS = 2_000;
 
-export function registerSystemRoutes(app: App, database: Database): void {
+export function registerSystemRoutes(app: App, database: Database, health: HealthMonitor): void {
   app.get('/healthz', {
+    config: { rateLimit: false },
     schema: {
       operationId: 'health',
       summary: 'The process is up',
@@ -19,13 +21,20 @@ export function registerSystemRoutes(app: App, database: Database): void {
   });
 
   app.get('/readyz', {
+    config: { rateLimit: false },
     schema: {
       operationId: 'ready',
-      summary: 'The service can answer requests (its database is reachable)',
+      summary: 'The service can answer requests (database reachable, not overloaded)',
       tags,
       response: { 200: z.object({ status: z.literal('ready') }), ...managementErrors(503) },
     },
     handler: async () => {
+      const status = health.status();
+      if (!status.ok) {
+        throw new ApiError('service_unavailable', status.reason, undefined, {
+          'Retry-After': String(status.retryAfterS),
+        });
+      }
       const ping = database.db.execute(sql`SELECT 1`);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -45,5 +54,7 @@ export function registerSystemRoutes(app: App, database: Database): void {
     },
   });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { rateLimit: false }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 }

@@ -163,7 +163,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
       querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }).strict(),
       response: {
         200: dataOf(z.object({ events: z.array(auditEventSchema) })),
-        ...managementErrors(401, 404),
+        ...managementErrors(401, 404, 422),
       },
     },
     handler: async (request) => {

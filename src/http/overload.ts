@@ -1,0 +1,227 @@
+import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Database } from '../db/client.js';
+import { ApiError } from './errors.js';
+
+export interface OverloadOptions {
+  /** Shed while the event loop's worst lag over the last sample exceeds this. */
+  eventLoopDelayMs: number;
+  /** Shed while heap used / heap limit exceeds this. */
+  heapRatio: number;
+  /** Shed while more queries than this wait for a pool connection. */
+  dbWaitingMax: number;
+  /** Every answer arrives within this; past it, 503. */
+  requestDeadlineMs: number;
+  sampleIntervalMs: number;
+  /** While the database is down, how often it is probed. */
+  probeIntervalMs: number;
+}
+
+export const DEFAULT_OVERLOAD: OverloadOptions = {
+  eventLoopDelayMs: 1_000,
+  heapRatio: 0.95,
+  dbWaitingMax: 100,
+  requestDeadlineMs: 15_000,
+  sampleIntervalMs: 500,
+  probeIntervalMs: 1_000,
+};
+
+export type HealthStatus = { ok: true } | { ok: false; reason: string; retryAfterS: number };
+
+/** Why this instance should not take work right now, from cheap signals sampled in the background. */
+export interface HealthMonitor {
+  status(): HealthStatus;
+  /**
+   * A request failed with a connection-level error. A probe confirms the database is unreachable (the same
+   * errno could come from another network peer); then every request is shed until a probe gets through.
+   */
+  reportDatabaseUnavailable(): void;
+  start(): void;
+  stop(): void;
+}
+
+export function createHealthMonitor(deps: {
+  database: Database;
+  options: OverloadOptions;
+  log: () => FastifyBaseLogger;
+}): HealthMonitor {
+  const { database, options } = deps;
+  let histogram: IntervalHistogram | undefined;
+  let sampler: NodeJS.Timeout | undefined;
+  let prober: NodeJS.Timeout | undefined;
+  let eventLoopDelayMs = 0;
+  let heapRatio = 0;
+  let databaseDown = false;
+  let probing = false;
+  let confirming = false;
+  const heapLimit = getHeapStatistics().heap_size_limit;
+
+  let lastSampleAt = performance.now();
+  const sample = () => {
+    // The histogram may not have recorded a long block yet when this tick runs right after it; this tick's
+    // own lateness shows it at once.
+    const now = performance.now();
+    const late = Math.max(0, now - lastSampleAt - options.sampleIntervalMs);
+    lastSampleAt = now;
+    if (histogram) {
+      eventLoopDelayMs = Math.max(histogram.max / 1e6, late);
+      histogram.reset();
+    } else {
+      eventLoopDelayMs = late;
+    }
+    heapRatio = process.memoryUsage().heapUsed / heapLimit;
+  };
+
+  const probe = async () => {
+    if (probing) return;
+    probing = true;
+    try {
+      await withTimeout(database.db.execute(sql`SELECT 1`), 2_000);
+      databaseDown = false;
+      clearInterval(prober);
+      prober = undefined;
+      deps.log().info('database reachable again; taking requests');
+    } catch {
+      // Still down; the next tick tries again.
+    } finally {
+      probing = false;
+    }
+  };
+
+  return {
+    status: () => {
+      if (databaseDown) return { ok: false, reason: 'The database is unreachable', retryAfterS: 5 };
+      if (database.waitingCount() > options.dbWaitingMax) {
+        return { ok: false, reason: 'All database connections are busy', retryAfterS: 2 };
+      }
+      if (eventLoopDelayMs > options.eventLoopDelayMs) {
+        return { ok: false, reason: 'The server is overloaded', retryAfterS: 2 };
+      }
+      if (heapRatio > options.heapRatio) {
+        return { ok: false, reason: 'The server is low on memory', retryAfterS: 5 };
+      }
+      return { ok: true };
+    },
+    reportDatabaseUnavailable: () => {
+      if (prober || confirming) return;
+      confirming = true;
+      withTimeout(database.db.execute(sql`SELECT 1`), 2_000).then(
+        () => {
+          confirming = false;
+        },
+        () => {
+          confirming = false;
+          if (prober) return;
+          databaseDown = true;
+          deps.log().warn('database unreachable; answering 503 until it is back');
+          prober = setInterval(() => void probe(), options.probeIntervalMs);
+          prober.unref();
+        },
+      );
+    },
+    start: () => {
+      histogram = monitorEventLoopDelay({ resolution: 10 });
+      histogram.enable();
+      lastSampleAt = performance.now();
+      sample();
+      sampler = setInterval(sample, options.sampleIntervalMs);
+      sampler.unref();
+    },
+    stop: () => {
+      histogram?.disable();
+      clearInterval(sampler);
+      clearInterval(prober);
+    },
+  };
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+    promise.catch(() => undefined);
+  }
+}
+
+const UNGUARDED = new Set(['/healthz', '/readyz']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The deadline passed and a 503 went out: whatever the handler produces later is dropped. */
+    timedOut: boolean;
+  }
+}
+
+/**
+ * First hooks of every request: shed load with a fast 503 while the monitor says so, and answer 503 at the
+ * deadline if nothing else has. Must be registered before any route so the handler wrapper sees them all.
+ */
+export function registerOverloadProtection(
+  app: FastifyInstance,
+  deps: {
+    monitor: HealthMonitor;
+    deadlineMs: number;
+    send: (
+      request: import('fastify').FastifyRequest,
+      reply: import('fastify').FastifyReply,
+      error: ApiError,
+    ) => unknown;
+  },
+): void {
+  app.decorateRequest('timedOut', false);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      request.timedOut = true;
+      request.log.warn({ deadlineMs: deps.deadlineMs }, 'request passed its deadline; answered 503');
+      deps.send(
+        request,
+        reply,
+        new ApiError('service_unavailable', 'The request did not complete in time', undefined, {
+          'Retry-After': '5',
+        }),
+      );
+    }, deps.deadlineMs);
+    reply.raw.once('close', () => clearTimeout(timer));
+
+    if (closing) {
+      // Draining for shutdown: in-flight requests finish, new ones go to another instance.
+      throw new ApiError('service_unavailable', 'The server is shutting down', undefined, {
+        'Retry-After': '1',
+        Connection: 'close',
+      });
+    }
+    if (UNGUARDED.has(request.url.split('?')[0] ?? '')) return;
+    const health = deps.monitor.status();
+    if (!health.ok) {
+      throw new ApiError('service_unavailable', health.reason, undefined, {
+        'Retry-After': String(health.retryAfterS),
+      });
+    }
+  });
+  // A handler that finishes after its deadline answer must not try to answer again.
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = async function guarded(request, reply) {
+      if (request.timedOut) return undefined;
+      try {
+        const result = await handler.call(this, request, reply);
+        return request.timedOut ? undefined : result;
+      } catch (error) {
+        if (request.timedOut) return undefined;
+        throw error;
+      }
+    };
+  });
+}

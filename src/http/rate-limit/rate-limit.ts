@@ -1,0 +1,205 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../lib/clock.js';
+import type { Principal } from '../../modules/auth/permissions.js';
+import { ApiError } from '../errors.js';
+import type { RateLimitHit, RateLimitStore } from './store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false` exempts a route (health probes, the OpenAPI document). */
+    rateLimit?: false;
+  }
+}
+
+/** Requests per window for each class of caller. Reads are GET, HEAD and OPTIONS; everything else writes. */
+export interface RateLimitOptions {
+  enabled: boolean;
+  windowMs: number;
+  read: number;
+  write: number;
+  anonymousRead: number;
+  anonymousWrite: number;
+  /** Failed authentications (401) per client IP and window before its requests are refused unread. */
+  authFailures: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
+  enabled: true,
+  windowMs: 60_000,
+  read: 6_000,
+  write: 1_200,
+  anonymousRead: 3_000,
+  anonymousWrite: 600,
+  authFailures: 600,
+};
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const EXEMPT_PREFIXES = ['/docs'];
+
+/**
+ * Calls the store, failing open: a store outage (Redis down) must not turn into errors for every request,
+ * so the request goes through uncounted and a warning is logged (at most once per 10 s).
+ */
+export function createFailOpenCounter(store: RateLimitStore, log: () => FastifyBaseLogger) {
+  let lastWarning = 0;
+  return async (key: string, windowMs: number, nowMs: number): Promise<RateLimitHit | undefined> => {
+    try {
+      return await store.hit(key, windowMs, nowMs);
+    } catch (error) {
+      if (Date.now() - lastWarning > 10_000) {
+        lastWarning = Date.now();
+        log().warn(
+          { err: error, store: store.kind },
+          'rate-limit store unavailable; requests pass uncounted',
+        );
+      }
+      return undefined;
+    }
+  };
+}
+
+/** Who a request is counted against: its credential, the admin token, or (anonymous) its client address. */
+export function rateLimitSubject(request: FastifyRequest): { key: string; anonymous: boolean } {
+  const principal = request.principal;
+  if (principal) return { key: credentialKey(principal), anonymous: false };
+  if (request.routeOptions.config?.auth === 'admin') return { key: 'admin', anonymous: false };
+  return { key: `ip:${request.ip}`, anonymous: true };
+}
+
+const credentialKey = (principal: Principal): string =>
+  principal.kind === 'apiKey' ? `key:${principal.apiKeyId}` : `session:${principal.sessionId}`;
+
+/**
+ * Counts every request (after authentication, so a credential is known) and answers 429 `rate_limited`
+ * with `Retry-After` past the limit. Every answer of a limited route carries the RateLimit-* headers.
+ */
+export function registerRateLimits(
+  app: FastifyInstance,
+  deps: { store: RateLimitStore; clock: Clock; options: RateLimitOptions },
+): void {
+  const { options, clock } = deps;
+  if (!options.enabled) return;
+  const count = createFailOpenCounter(deps.store, () => app.log);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.rateLimit === false) return;
+    if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return;
+    const subject = rateLimitSubject(request);
+    const read = READ_METHODS.has(request.method);
+    const limit = subject.anonymous
+      ? read
+        ? options.anonymousRead
+        : options.anonymousWrite
+      : read
+        ? options.read
+        : options.write;
+    const nowMs = clock.now().getTime();
+    const hit = await count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
+    if (!hit) return;
+    const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+    reply.header('RateLimit-Limit', String(limit));
+    reply.header('RateLimit-Remaining', String(Math.max(0, limit - hit.count)));
+    reply.header('RateLimit-Reset', String(resetS));
+    if (hit.count > limit) {
+      throw new ApiError(
+        'rate_limited',
+        `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${resetS} s`,
+        undefined,
+        { 'Retry-After': String(resetS) },
+      );
+    }
+  });
+}
+
+/**
+ * Guessing credentials: every 401 is counted per client IP (shared through the store); past the limit the
+ * address is refused with 429 before authentication runs (no key lookup) until its window ends. Register
+ * before authentication.
+ */
+export function registerAuthFailureLimit(
+  app: FastifyInstance,
+  deps: { store: RateLimitStore; clock: Clock; options: RateLimitOptions },
+): void {
+  const { options, clock } = deps;
+  if (!options.enabled) return;
+  const count = createFailOpenCounter(deps.store, () => app.log);
+  // Addresses over the limit, until when (this instance learns it from its own next 401 for that address).
+  const blocked = new Map<string, number>();
+  app.addHook('onRequest', async (request) => {
+    const until = blocked.get(request.ip);
+    if (until === undefined) return;
+    const nowMs = clock.now().getTime();
+    if (until <= nowMs) {
+      blocked.delete(request.ip);
+      return;
+    }
+    const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
+    throw new ApiError(
+      'rate_limited',
+      `Too many failed authentications; retry after ${retryS} s`,
+      undefined,
+      {
+        'Retry-After': retryS,
+      },
+    );
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode !== 401) return;
+    const nowMs = clock.now().getTime();
+    const hit = await count(`authfail:${request.ip}`, options.windowMs, nowMs);
+    if (!hit || hit.count < options.authFailures) return;
+    if (blocked.size > 10_000) blocked.clear();
+    blocked.set(request.ip, hit.resetAtMs);
+  });
+}
+
+export interface ForeignResourceOptions {
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * Requests naming Projects (or their environments, agents) outside the caller's organization. Services call
+ * `record(principal)` just before answering such a request with its usual 404/422; past the limit it throws
+ * 429 `foreign_resource_rate_limited` instead (the caller must fix the id, not retry). Counted per user.
+ */
+export interface ForeignResourceGuard {
+  record(principal: Principal): Promise<void>;
+}
+
+export function createForeignResourceGuard(deps: {
+  store: RateLimitStore;
+  clock: Clock;
+  options: ForeignResourceOptions;
+  log: () => FastifyBaseLogger;
+}): ForeignResourceGuard {
+  const count = createFailOpenCounter(deps.store, deps.log);
+  const { limit, windowMs } = deps.options;
+  return {
+    record: async (principal) => {
+      const nowMs = deps.clock.now().getTime();
+      const hit = await count(`foreign:${principal.organizationId}:${principal.userId}`, windowMs, nowMs);
+      if (!hit || hit.count <= limit) return;
+      const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+      throw new ApiError(
+        'foreign_resource_rate_limited',
+        `More than ${limit} requests in ${windowMs / 1000} s named Projects outside your organization; correct the Project id`,
+        undefined,
+        { 'Retry-After': String(resetS) },
+      );
+    },
+  };
+}
+
+/**
+ * For services answering "not found" for a Project (or its environment) outside the caller's organization:
+ * counts the reference and throws `notFoundError`, or 429 `foreign_resource_rate_limited` past the limit.
+ * Example (OAuth start, connections list): `if (!project) await rejectForeignResource(guard, principal, notFound('Project'))`.
+ */
+export async function rejectForeignResource(
+  guard: ForeignResourceGuard,
+  principal: Principal,
+  notFoundError: ApiError,
+): Promise<never> {
+  await guard.record(principal);
+  throw notFoundError;
+}

@@ -1,0 +1,268 @@
+import { Writable } from 'node:stream';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/http/logger.js';
+import { createOrganization, createProject, type TestOrganization } from './support/fixtures.js';
+import { ADMIN_TOKEN, startServer, type TestServer } from './support/server.js';
+
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  parameters: Array<{ name: string; in: 'path' | 'query' | 'header'; schema?: Record<string, unknown> }>;
+  bodyProperties: string[];
+  statuses: Set<number>;
+}
+
+/** Every operation `/openapi.json` documents, with its parameters and documented answer statuses. */
+function operationsOf(document: {
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+}): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const body = (op.requestBody as { content?: Record<string, { schema?: { properties?: object } }> })
+        ?.content?.['application/json']?.schema;
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: String(op.operationId),
+        parameters: (op.parameters as Operation['parameters']) ?? [],
+        bodyProperties: Object.keys(body?.properties ?? {}),
+        statuses: new Set(Object.keys(op.responses as object).map(Number)),
+      });
+    }
+  }
+  return operations;
+}
+
+// Values chosen to break parsers, validators and routers.
+const nasty = fc.constantFrom(
+  '',
+  ' ',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '../../../etc/passwd',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%00',
+  '\u0000',
+  '\uFEFF',
+  '\uD800',
+  '𝓬𝓪𝓭𝓻𝓮',
+  'ıİ',
+  'é'.normalize('NFD'),
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  'a'.repeat(5_000),
+  '9'.repeat(400),
+  '@scope/name',
+  `cadre_${'x'.repeat(40)}`,
+);
+const scalar = fc.oneof(
+  nasty,
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.integer(),
+  fc.constantFrom(0, -1, 1, 20, 100, 101, 500, 501, 2 ** 31, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, 0.5, -0),
+);
+const jsonish: fc.Arbitrary<unknown> = fc.oneof(
+  { depthSize: 'small' },
+  scalar,
+  fc.constant(null),
+  fc.boolean(),
+  fc.array(scalar, { maxLength: 5 }),
+  fc.dictionary(fc.string({ maxLength: 10 }), scalar, { maxKeys: 4 }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+/**
+ * Percent-encodes every byte of a path segment but letters and digits (dots too, so the client sends `..` as
+ * is and the router matches); a lone surrogate becomes U+FFFD as any client would send it.
+ */
+const segment = (value: string) =>
+  [...new TextEncoder().encode(value)]
+    .map((byte) =>
+      /[A-Za-z0-9]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('') || '%20';
+
+describe('fuzzing every operation of /openapi.json', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  let operations: Operation[];
+  const known: Record<string, string[]> = {};
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    // Many generated requests carry bad credentials: keep the failed-authentication limit out of the way.
+    server = await startServer({
+      logger: createLogger('info', sink),
+      logRequests: false,
+      rateLimits: { authFailures: 1_000_000 },
+    });
+    org = await createOrganization(server, 'team');
+    const project = await createProject(server, org);
+    const keys = await server.request<{ apiKeys: Array<{ id: string }> }>('GET', '/api/v1/api-keys', {
+      key: org.ownerKey,
+    });
+    // Real ids mixed into path parameters, so the fuzz reaches past "not found" too.
+    known.org = [org.id, org.slug];
+    known.apiKeyId = keys.body.apiKeys.map((key) => key.id);
+    known.projectId = [project.project.id];
+    known.userId = [org.ownerId];
+    const doc = await server.request<Parameters<typeof operationsOf>[0]>('GET', '/openapi.json');
+    operations = operationsOf(doc.body);
+  });
+  afterAll(() => server.close());
+
+  it('covers the operations main serves now', () => {
+    const ids = operations.map((op) => op.operationId);
+    expect(ids).toEqual(expect.arrayContaining(['createApiKey', 'listApiKeys', 'adminCreateOrganization']));
+  });
+
+  it('never answers 500; every answer has a documented status and, if an error, the documented shape', async () => {
+    const credential = fc.constantFrom<'none' | 'owner' | 'admin' | 'garbage'>(
+      'none',
+      'owner',
+      'admin',
+      'garbage',
+    );
+    const bodyKind = fc.constantFrom('none', 'json', 'shaped', 'raw', 'huge', 'form', 'utf16', 'badutf8');
+    // A new seed each run widens coverage over time; a failure names it (FUZZ_SEED=… reproduces it).
+    const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    const failures: string[] = [];
+    let requests = 0;
+    for (const op of operations) {
+      await fc
+        .assert(
+          fc.asyncProperty(
+            fc.record({
+              params: fc.dictionary(fc.constantFrom('x'), fc.oneof(nasty, fc.string({ maxLength: 30 })), {
+                maxKeys: 0,
+              }),
+              pathValues: fc.array(
+                fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constant('KNOWN')),
+                {
+                  minLength: 4,
+                  maxLength: 4,
+                },
+              ),
+              query: fc.array(
+                fc.tuple(
+                  fc.oneof(
+                    fc.constantFrom(
+                      ...op.parameters.filter((p) => p.in === 'query').map((p) => p.name),
+                      'extra',
+                    ),
+                    fc.string({ maxLength: 8 }),
+                  ),
+                  scalar.map(String),
+                ),
+                { maxLength: 3 },
+              ),
+              credential,
+              bodyKind,
+              json: jsonish,
+              shaped: fc.dictionary(
+                fc.oneof(fc.constantFrom(...op.bodyProperties, 'unknown'), fc.string({ maxLength: 6 })),
+                jsonish,
+                { maxKeys: 5 },
+              ),
+            }),
+            async (input) => {
+              let i = 0;
+              const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+                const value = input.pathValues[i++ % 4]!;
+                const real = known[name];
+                return segment(value === 'KNOWN' && real?.length ? real[i % real.length]! : value);
+              });
+              const search = new URLSearchParams(input.query).toString();
+              const headers: Record<string, string> = {};
+              if (input.credential === 'owner') headers.authorization = `Bearer ${org.ownerKey}`;
+              if (input.credential === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
+              if (input.credential === 'garbage') headers.authorization = 'Bearer cadre_ünïcödé garbage';
+              let body: string | Buffer | undefined;
+              if (op.method !== 'GET') {
+                switch (input.bodyKind) {
+                  case 'json':
+                    body = JSON.stringify(input.json) ?? 'null';
+                    headers['content-type'] = 'application/json';
+                    break;
+                  case 'shaped':
+                    body = JSON.stringify(input.shaped);
+                    headers['content-type'] = 'application/json';
+                    break;
+                  case 'raw':
+                    body = '{"grants": {"type": "organization", "permissions": [';
+                    headers['content-type'] = 'application/json';
+                    break;
+                  case 'huge':
+                    body = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
+                    headers['content-type'] = 'application/json';
+                    break;
+                  case 'form':
+                    body = 'name=a&grants=b';
+                    headers['content-type'] = 'application/x-www-form-urlencoded';
+                    break;
+                  case 'utf16':
+                    body = Buffer.from(JSON.stringify(input.shaped), 'utf16le');
+                    headers['content-type'] = 'application/json; charset=utf-16';
+                    break;
+                  case 'badutf8':
+                    body = Buffer.from([
+                      0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d,
+                    ]);
+                    headers['content-type'] = 'application/json';
+                    break;
+                }
+              }
+              const url = `${server.url}${path}${search ? `?${search}` : ''}`;
+              const res = await fetch(url, { method: op.method, headers, body });
+              const text = await res.text();
+              requests++;
+              const where = `${op.method} ${url.slice(0, 200)} (${input.bodyKind}, ${input.credential}) → ${res.status} ${text.slice(0, 200)}`;
+              if (res.status >= 500 && res.status !== 503) failures.push(`5xx: ${where}`);
+              if (!op.statuses.has(res.status)) failures.push(`undocumented status: ${where}`);
+              if (res.status >= 400) {
+                const parsed = JSON.parse(text) as Record<string, unknown>;
+                const shapeOk = path.startsWith('/registry')
+                  ? typeof parsed.code === 'number' && typeof parsed.reason === 'string'
+                  : typeof (parsed.error as { code?: unknown })?.code === 'string' &&
+                    (parsed.error as { requestId?: unknown }).requestId === res.headers.get('x-request-id');
+                if (!shapeOk) failures.push(`shape: ${where}`);
+                if ((res.status === 429 || res.status === 503) && !res.headers.get('retry-after')) {
+                  failures.push(`no Retry-After: ${where}`);
+                }
+              }
+              if (res.headers.get('x-powered-by')) failures.push(`x-powered-by: ${where}`);
+              return failures.length === 0;
+            },
+          ),
+          { numRuns: 100, seed, endOnFailure: true },
+        )
+        .catch((error: Error) => {
+          if (!failures.length) failures.push(`${op.operationId}: ${error.message.slice(0, 800)}`);
+        });
+    }
+    expect({ seed, failures: failures.slice(0, 10) }).toEqual({ seed, failures: [] });
+    expect(requests).toBe(operations.length * 100);
+    const log = lines.join('');
+    expect(log).not.toContain('"level":50');
+    expect(log).not.toContain(org.ownerKey);
+    expect(log).not.toContain(ADMIN_TOKEN);
+  });
+});
