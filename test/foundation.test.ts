@@ -39,6 +39,35 @@ describe('system routes', () => {
     expect(paths['/admin/v1/organizations']?.post?.operationId).toBe('adminCreateOrganization');
   });
 
+  it('documents 422 (registry: 400) on every operation with inputs and 401 on every authenticated one', async () => {
+    type Operation = {
+      parameters?: unknown[];
+      requestBody?: unknown;
+      security?: unknown[];
+      responses?: object;
+    };
+    const res = await server.request<{ paths: Record<string, Record<string, Operation>> }>(
+      'GET',
+      '/openapi.json',
+    );
+    const gaps: string[] = [];
+    for (const [path, operations] of Object.entries(res.body.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const statuses = Object.keys(operation.responses ?? {});
+        const invalid = path.startsWith('/registry') ? '400' : '422';
+        if (
+          ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) &&
+          !statuses.includes(invalid)
+        ) {
+          gaps.push(`${method} ${path}: ${invalid}`);
+        }
+        if ((operation.security?.length ?? 0) > 0 && !statuses.includes('401'))
+          gaps.push(`${method} ${path}: 401`);
+      }
+    }
+    expect(gaps).toEqual([]);
+  });
+
   it('serves the browsable reference at /docs', async () => {
     const res = await fetch(`${server.url}/docs/`);
     expect(res.status).toBe(200);

@@ -110,7 +110,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       tags,
       security: bearerSecurity,
       params: organizationParams,
-      response: { 200: dataOf(subscriptionSchema), ...managementErrors(401, 403, 404) },
+      response: { 200: dataOf(subscriptionSchema), ...managementErrors(401, 403, 404, 422) },
     },
     handler: async (request) => {
       const { organization } = await onOwnOrganization(
@@ -130,7 +130,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       tags,
       security: bearerSecurity,
       params: organizationParams,
-      response: { 200: dataOf(usageSchema), ...managementErrors(401, 403, 404) },
+      response: { 200: dataOf(usageSchema), ...managementErrors(401, 403, 404, 422) },
     },
     handler: async (request) => {
       const { organization } = await onOwnOrganization(

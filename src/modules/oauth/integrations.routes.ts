@@ -41,7 +41,7 @@ export function registerIntegrationAdminRoutes(app: App, integrations: Integrati
       params: orgParams,
       response: {
         200: dataOf(z.object({ integrations: z.array(integrationSchema) })),
-        ...managementErrors(401, 404),
+        ...managementErrors(401, 404, 422),
       },
     },
     handler: async (request) => ({ data: { integrations: await integrations.list(request.params.org) } }),

@@ -66,7 +66,7 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
         error: z.string().max(256).optional(),
         error_description: z.string().max(2048).optional(),
       }),
-      response: { 302: redirect, ...managementErrors(401) },
+      response: { 302: redirect, ...managementErrors(401, 422) },
     },
     handler: async (request, reply) => {
       const params = new URL(request.url, 'http://callback.invalid').searchParams;
@@ -90,7 +90,7 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
       params: z.object({ projectId: id, environmentId: id }),
       response: {
         200: dataOf(z.object({ connections: z.array(connectionSchema) })),
-        ...managementErrors(401, 403, 404),
+        ...managementErrors(401, 403, 404, 422),
       },
     },
     handler: async (request) => ({

@@ -105,7 +105,7 @@ export function registerSessionRoutes(
       summary: `End the console session (needs the ${CSRF_HEADER} header); clears the cookie`,
       tags,
       security: sessionSecurity,
-      response: { 200: dataOf(z.object({})), ...managementErrors(403) },
+      response: { 200: dataOf(z.object({})), ...managementErrors(401, 403) },
     },
     handler: async (request, reply) => {
       if (request.principal?.kind === 'session') await sessions.revoke(request.principal.sessionId);
