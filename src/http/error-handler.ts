@@ -36,7 +36,9 @@ export function registerErrorHandling(
       );
     }
     const apiError = toApiError(error as FastifyError);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A fault is an error; a 503 (not configured, overloaded, draining) is an expected state: a warning.
+    if (apiError.status === 503) request.log.warn({ err: error }, 'service unavailable');
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(request, reply, apiError);
   });
   app.setNotFoundHandler((request, reply) =>
