@@ -231,6 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     publicUrl,
     consoleUrl: () => deps.consoleUrl ?? publicUrl(),
     allowedReturnOrigins: deps.allowedReturnOrigins ?? [],
+    foreignResources,
   });
   const connectionTokens = createConnectionTokens({
     database: deps.database,

@@ -245,6 +245,31 @@ describe('foreign_resource_rate_limited', () => {
   });
 });
 
+describe('foreign_resource_rate_limited on OAuth', () => {
+  it('connections listings and OAuth starts naming another organization’s Project: 404, then 429', async () => {
+    const server = await startServer({ foreignResources: { limit: 2, windowMs: 60_000 } });
+    try {
+      const mine = await createOrganization(server);
+      const theirs = await createOrganization(server);
+      const foreign = await createProject(server, theirs);
+      const environmentId = foreign.environments[0]!.id;
+      const list = `/api/v1/projects/${foreign.project.id}/environments/${environmentId}/connections`;
+      expectApiError(await server.request('GET', list, { key: mine.ownerKey }), 404, 'not_found');
+      const start = `/api/oauth/start/oidc?projectId=${foreign.project.id}&environmentId=${environmentId}`;
+      expectApiError(await server.request('GET', start, { key: mine.ownerKey }), 404, 'not_found');
+      expectApiError(
+        await server.request('GET', list, { key: mine.ownerKey }),
+        429,
+        'foreign_resource_rate_limited',
+      );
+      // The owner of the project is not affected.
+      expect((await server.request('GET', list, { key: theirs.ownerKey })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('rejectForeignResource (the helper OAuth start and connection listings call)', () => {
   it('throws the service’s own not-found error up to the limit, then foreign_resource_rate_limited', async () => {
     const clock = createManualClock();

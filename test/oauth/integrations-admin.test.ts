@@ -302,6 +302,7 @@ describe('immutability', () => {
       clientSecret: 'notion-secret',
       verified: false,
     });
+    expect(res.status, res.text).toBe(201);
     const id = res.body.data.integration.version.id;
     const db = server.context.database.db;
     await expect(

@@ -2,6 +2,7 @@ import { lt } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
 import { forbidden, notFound } from '../../http/errors.js';
+import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
@@ -40,6 +41,8 @@ export interface OAuthServiceDeps {
   /** Where the console lives: relative `returnTo` paths resolve against it; invalid states land on its root. */
   consoleUrl: () => string;
   allowedReturnOrigins: readonly string[];
+  /** Counts requests naming Projects outside the caller's organization (429 past the limit). */
+  foreignResources: ForeignResourceGuard;
 }
 
 export interface StartQuery {
@@ -103,7 +106,13 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         query.projectId,
         query.environmentId,
       );
-      if (!environment) throw notFound(`Environment ${query.environmentId} of project ${query.projectId}`);
+      if (!environment) {
+        return rejectForeignResource(
+          deps.foreignResources,
+          principal,
+          notFound(`Environment ${query.environmentId} of project ${query.projectId}`),
+        );
+      }
       if (!can(principal, 'projects:operate', scopeOf(environment))) {
         throw forbidden('Missing permission projects:operate');
       }
@@ -277,7 +286,13 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       environmentId: string,
     ): Promise<ConnectionRecord[]> {
       const environment = await findEnvironment(db, principal.organizationId, projectId, environmentId);
-      if (!environment) throw notFound(`Environment ${environmentId} of project ${projectId}`);
+      if (!environment) {
+        return rejectForeignResource(
+          deps.foreignResources,
+          principal,
+          notFound(`Environment ${environmentId} of project ${projectId}`),
+        );
+      }
       if (!can(principal, 'projects:operate', scopeOf(environment))) {
         throw forbidden('Missing permission projects:operate');
       }
