@@ -39,7 +39,7 @@ describe('system routes', () => {
     expect(paths['/admin/v1/organizations']?.post?.operationId).toBe('adminCreateOrganization');
   });
 
-  it('documents 422 (registry: 400) on every operation with inputs and 401 on every authenticated one', async () => {
+  it('documents 422 (registry: 400) with inputs, 404 with path parameters, 401 when authenticated', async () => {
     type Operation = {
       parameters?: unknown[];
       requestBody?: unknown;

@@ -43,11 +43,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     reopen: open,
     drop: async () => {
-      await database.close();
+      // Dropping first ends every backend of this database, so a pooled client still busy cannot hold close().
       const cleanup = new pg.Client({ connectionString: serverUrl });
       await cleanup.connect();
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
+      await database.close();
     },
   };
 }

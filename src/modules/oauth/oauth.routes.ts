@@ -66,7 +66,7 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
         error: z.string().max(256).optional(),
         error_description: z.string().max(2048).optional(),
       }),
-      response: { 302: redirect, ...managementErrors(401, 422) },
+      response: { 302: redirect, ...managementErrors(401, 404, 422) },
     },
     handler: async (request, reply) => {
       const params = new URL(request.url, 'http://callback.invalid').searchParams;
