@@ -79,12 +79,29 @@ export async function startCadre(env: Record<string, string> = {}) {
       : {}),
     ...env,
   });
-  const bootstrap = process.env.DATABASE_URL
-    ? { adminToken: BENCH_ADMIN_TOKEN }
-    : (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
-        adminToken: string;
-        apiKey?: string;
-      });
+  if (!process.env.DATABASE_URL) {
+    const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+      adminToken: string;
+      apiKey: string;
+    };
+    return { ...server, bootstrap };
+  }
+  // A server database has no bootstrap file: make an organization (and its owner key) through the admin API.
+  const slug = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const created = await getJson<{ data: { apiKey: { key: string } } }>(
+    `${server.url}/admin/v1/organizations`,
+    { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+    {
+      method: 'POST',
+      body: JSON.stringify({
+        slug,
+        name: slug,
+        accountType: 'personal',
+        owner: { email: `${slug}@bench.test` },
+      }),
+    },
+  );
+  const bootstrap = { adminToken: BENCH_ADMIN_TOKEN, apiKey: created.data.apiKey.key };
   return { ...server, bootstrap };
 }
 
