@@ -9,16 +9,7 @@
  * Scenarios: GET name@version with a warm read cache and with the cache disabled (two Cadre processes on the
  * seeded database), GET /registry/experts?take=100, and publishes/s with 10 concurrent clients.
  */
-import {
-  BENCH_ADMIN_TOKEN,
-  getJson,
-  type LoadResult,
-  load,
-  ratio,
-  report,
-  startBare,
-  startCadre,
-} from './lib.js';
+import { type LoadResult, load, ratio, report, startBare, startCadre } from './lib.js';
 
 if (!process.env.DATABASE_URL)
   throw new Error('DATABASE_URL must name a database seeded by bench/seed-registry.ts');
@@ -55,25 +46,12 @@ try {
     { name: 'GET ?take=100&sort=version, cache disabled', base: uncached.url, target: 'report' },
   ]);
 
-  const slug = `pub-${Date.now().toString(36)}`;
-  const created = await getJson<{ data: { apiKey: { key: string } } }>(
-    `${cached.url}/admin/v1/organizations`,
-    { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
-    {
-      method: 'POST',
-      body: JSON.stringify({
-        slug,
-        name: slug,
-        accountType: 'personal',
-        owner: { email: `${slug}@bench.test` },
-      }),
-    },
-  );
+  const prefix = `pub-${Date.now().toString(36)}`;
   let n = 0;
   // Ten names, new versions of each: publishes to one name serialize on its row lock, as in real use.
   const body = (i: number) =>
     JSON.stringify({
-      name: `${slug}-${i % 10}`,
+      name: `${prefix}-${i % 10}`,
       version: `1.0.${i}`,
       minRuntimeVersion: '0.1.0',
       description: 'publish benchmark',
@@ -93,7 +71,7 @@ try {
             method: 'POST',
             path: '/registry/experts',
             headers: {
-              authorization: `Bearer ${created.data.apiKey.key}`,
+              authorization: `Bearer ${cached.bootstrap.apiKey}`,
               'content-type': 'application/json',
             },
             setupRequest: (request) => ({ ...request, body: body(n++) }),

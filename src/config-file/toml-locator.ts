@@ -207,7 +207,7 @@ class Scanner {
     try {
       return JSON.parse(multi ? JSON.stringify(raw.slice(3, -3)) : raw) as string;
     } catch {
-      // TOML escapes JSON lacks (\e, \UXXXXXXXX): close enough for locating keys.
+      // TOML escapes JSON lacks (\e, \U with eight hex digits): close enough for locating keys.
       return raw.slice(delimiter.length, raw.length - delimiter.length);
     }
   }
