@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
+import { expertBody, invariantViolations } from './registry/helpers.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from './support/database.js';
 import { http } from './support/http.js';
 import { ADMIN, createKeyBody, newRecord, ownerKeyOf, runLoad } from './support/load.js';
@@ -31,7 +32,7 @@ async function keysOf(query: (sql: string) => Promise<Row[]>): Promise<Row[]> {
     FROM api_keys k WHERE k.name LIKE 'crash-%'`);
 }
 
-describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onPostgres() ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
+describe(`crash safety: kill -9 during 1,000 concurrent publishes and API key creations (${onPostgres() ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
   let dataDir: string;
   let testDb: TestDatabase | undefined;
   beforeAll(async () => {
@@ -59,9 +60,27 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
     started.push(first);
     const owner = await ownerKeyOf(first.url, 'crash');
     const acknowledged = new Map<string, string>();
+    const published = new Set<string>();
     let failed = 0;
-    const requests = Array.from({ length: 1_000 }, (_, i) =>
-      http<{ data: { id: string; key: string } }>(first.url, 'POST', '/api/v1/api-keys', {
+    // Even requests create API keys, odd ones publish versions of ten names (publishes to one name contend).
+    const requests = Array.from({ length: 1_000 }, (_, i) => {
+      if (i % 2 === 1) {
+        const name = `@crash/crash-expert-${i % 10}`;
+        const version = `1.0.${i}`;
+        return http(first.url, 'POST', '/registry/experts', {
+          key: owner.key,
+          body: expertBody(name, version),
+        }).then(
+          (res) => {
+            if (res.status === 200) published.add(`${name}@${version}`);
+            else failed++;
+          },
+          () => {
+            failed++;
+          },
+        );
+      }
+      return http<{ data: { id: string; key: string } }>(first.url, 'POST', '/api/v1/api-keys', {
         key: owner.key,
         body: createKeyBody(`crash-${i}`),
       }).then(
@@ -72,14 +91,15 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
         () => {
           failed++;
         },
-      ),
-    );
+      );
+    });
     // Kill once a good share has been acknowledged, while the rest are in flight.
-    for (let i = 0; i < 300 && acknowledged.size < 150; i++) await sleep(10);
+    for (let i = 0; i < 300 && acknowledged.size + published.size < 150; i++) await sleep(10);
     first.child.kill('SIGKILL');
     await Promise.all(requests);
     expect(acknowledged.size).toBeGreaterThan(0);
-    expect(acknowledged.size).toBeLessThan(1_000);
+    expect(published.size).toBeGreaterThan(0);
+    expect(acknowledged.size + published.size).toBeLessThan(1_000);
 
     const second = await startCadre(env);
     started.push(second);
@@ -92,19 +112,21 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
     for (const key of acknowledged.values()) expect(first.output() + second.output()).not.toContain(key);
 
     // Straight from the database: every acknowledged key is there, each with its audit event, none partial.
-    let rows: Row[];
-    if (testDb?.url) {
-      const client = new pg.Client({ connectionString: testDb.url });
-      await client.connect();
-      rows = await keysOf(async (text) => (await client.query<Row>(text)).rows);
-      await client.end();
-    } else {
-      const database = await openDatabase({ dataDir: join(dataDir, 'pgdata') });
-      rows = await keysOf(
-        async (text) => ((await database.db.execute(sql.raw(text))) as unknown as { rows: Row[] }).rows,
-      );
-      await database.close();
-    }
+    const database = await openDatabase(
+      testDb?.url ? { url: testDb.url } : { dataDir: join(dataDir, 'pgdata') },
+    );
+    const rows = await keysOf(
+      async (text) => ((await database.db.execute(sql.raw(text))) as unknown as { rows: Row[] }).rows,
+    );
+    const experts = (await database.db.execute(
+      sql`SELECT name || '@' || version AS key FROM registry_experts WHERE name LIKE '@crash/%'`,
+    )) as unknown as { rows: Array<{ key: string }> };
+    const violations = await invariantViolations(database);
+    await database.close();
+    const presentExperts = new Set(experts.rows.map((row) => row.key));
+    expect([...published].filter((key) => !presentExperts.has(key))).toEqual([]);
+    // One latest per name (the most recently published), tags and counts consistent: nothing half-written.
+    expect(violations).toEqual([]);
     const present = new Set(rows.map((row) => row.id));
     const missing = [...acknowledged.keys()].filter((id) => !present.has(id));
     expect(missing).toEqual([]);
@@ -117,6 +139,10 @@ describe(`crash safety: kill -9 during 1,000 concurrent API key creations (${onP
       presentTotal: rows.length,
       presentNotAcknowledged: rows.length - (acknowledged.size - missing.length),
       halfWritten: 0,
+      publishesAcknowledged: published.size,
+      publishesPresent: published.size,
+      expertVersionsPresent: presentExperts.size,
+      registryInvariantViolations: 0,
       failedOrCut: failed,
     });
   });
