@@ -1,5 +1,4 @@
 /** Exit codes: 0 success, 1 user error (bad input, bad config, 4xx), 2 server or network error. */
-export const EXIT_OK = 0;
 export const EXIT_USER = 1;
 export const EXIT_SERVER = 2;
 

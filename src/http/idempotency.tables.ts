@@ -1,14 +1,11 @@
-import { integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { organizations, users } from '../modules/tenancy/tenancy.tables.js';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at } from '../db/columns.js';
+import { organizationIdColumn, users } from '../modules/tenancy/tenancy.tables.js';
 
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     userId: text('user_id')
       .notNull()
       .references(() => users.id),

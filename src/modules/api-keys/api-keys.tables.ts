@@ -1,16 +1,13 @@
-import { bigint, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { at } from '../../db/columns.js';
 import type { Grant } from '../auth/grants.js';
-import { organizations, users } from '../tenancy/tenancy.tables.js';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { organizationIdColumn, users } from '../tenancy/tenancy.tables.js';
 
 export const apiKeys = pgTable('api_keys', {
   id: text('id').primaryKey(),
   /** Insertion order, assigned by the database; the pagination keyset. */
   seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   userId: text('user_id')
     .notNull()
     .references(() => users.id),
@@ -28,9 +25,7 @@ export const apiKeys = pgTable('api_keys', {
 /** Who did what to which key: written in the same transaction as the change it records. */
 export const auditEvents = pgTable('audit_events', {
   id: text('id').primaryKey(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   action: text('action').notNull(),
   actorUserId: text('actor_user_id'),
   actorApiKeyId: text('actor_api_key_id'),

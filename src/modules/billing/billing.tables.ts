@@ -1,7 +1,6 @@
-import { bigint, boolean, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { organizations, users } from '../tenancy/tenancy.tables.js';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { bigint, boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at } from '../../db/columns.js';
+import { organizationIdColumn, organizations, users } from '../tenancy/tenancy.tables.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'none',
@@ -35,9 +34,7 @@ export const billingSubscriptions = pgTable('billing_subscriptions', {
 export const billingLocalSessions = pgTable('billing_local_sessions', {
   id: text('id').primaryKey(),
   kind: text('kind', { enum: ['checkout', 'portal'] }).notNull(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   userId: text('user_id')
     .notNull()
     .references(() => users.id),
@@ -66,9 +63,7 @@ export const billingWebhookEvents = pgTable(
 export const usageApiRequests = pgTable(
   'usage_api_requests',
   {
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     hour: at('hour').notNull(),
     count: bigint('count', { mode: 'number' }).notNull(),
   },

@@ -1,7 +1,6 @@
-import { boolean, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
-import { environments, organizations, projects } from '../tenancy/tenancy.tables.js';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { boolean, integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core';
+import { at } from '../../db/columns.js';
+import { environments, organizationIdColumn, projects } from '../tenancy/tenancy.tables.js';
 
 /** Where a version's provider lives, resolved once when the version is created and then never changed. */
 export interface ProviderEndpoints {
@@ -19,9 +18,7 @@ export const integrations = pgTable(
   'integrations',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     presetKey: text('preset_key').notNull(),
     /** The version new flows use (SQL declares the foreign key; the cycle is kept out of drizzle's types). */
     currentVersionId: text('current_version_id'),
@@ -39,9 +36,7 @@ export const integrationVersions = pgTable(
     integrationId: text('integration_id')
       .notNull()
       .references(() => integrations.id),
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     presetKey: text('preset_key').notNull(),
     number: integer('number').notNull(),
     clientId: text('client_id').notNull(),
@@ -57,9 +52,7 @@ export const integrationVersions = pgTable(
 /** States already used by a callback: a replay finds its hash here. Rows past `expiresAt` can be pruned. */
 export const oauthStates = pgTable('oauth_states', {
   stateHash: text('state_hash').primaryKey(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   consumedAt: at('consumed_at').notNull(),
   expiresAt: at('expires_at').notNull(),
 });
@@ -68,9 +61,7 @@ export const connections = pgTable(
   'connections',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     projectId: text('project_id')
       .notNull()
       .references(() => projects.id),

@@ -235,8 +235,6 @@ export const skillSchema = z.discriminatedUnion('type', [
   interactiveSkillSchema,
 ]);
 
-export const SKILL_TYPES = ['mcpStdioSkill', 'mcpSseSkill', 'interactiveSkill'] as const;
-
 export const skillNameSchema = z
   .string()
   .max(SKILL_NAME_MAX_LENGTH, `skill names must be at most ${SKILL_NAME_MAX_LENGTH} characters`)

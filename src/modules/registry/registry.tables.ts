@@ -8,21 +8,18 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { organizations } from '../tenancy/tenancy.tables.js';
+import { at } from '../../db/columns.js';
+import { organizationIdColumn, organizations } from '../tenancy/tenancy.tables.js';
 import type { Skills } from './expert-definition.js';
 
 // Kept in step with src/db/migrations/0100_registry.sql (names, versions and tags use COLLATE "C" there).
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const registryNames = pgTable('registry_names', {
   name: text('name').primaryKey(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   createdAt: at('created_at').notNull().defaultNow(),
 });
 
@@ -49,9 +46,7 @@ export const registryExperts = pgTable(
       .references(() => registryNames.name),
     version: text('version').notNull(),
     versionOrder: text('version_order').notNull(),
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     minRuntimeVersion: text('min_runtime_version').notNull(),
     description: text('description').notNull(),
     instruction: text('instruction').notNull(),

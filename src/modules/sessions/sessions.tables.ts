@@ -1,7 +1,6 @@
-import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import { organizations, users } from '../tenancy/tenancy.tables.js';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, text } from 'drizzle-orm/pg-core';
+import { at } from '../../db/columns.js';
+import { organizationIdColumn, users } from '../tenancy/tenancy.tables.js';
 
 export const consoleSessions = pgTable('console_sessions', {
   id: text('id').primaryKey(),
@@ -10,9 +9,7 @@ export const consoleSessions = pgTable('console_sessions', {
   userId: text('user_id')
     .notNull()
     .references(() => users.id),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   createdAt: at('created_at').notNull(),
   expiresAt: at('expires_at').notNull(),
   revokedAt: at('revoked_at'),

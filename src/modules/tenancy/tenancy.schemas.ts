@@ -8,7 +8,6 @@ export const slugSchema = z
     /^[a-z0-9][a-z0-9_-]*$/,
     'use lowercase letters, digits, "-" and "_", starting with a letter or digit',
   );
-export const idSchema = z.string().min(1).max(64);
 const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });
 const emailSchema = z
   .email()

@@ -1,6 +1,7 @@
-import { pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { at } from '../../db/columns.js';
 
-const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const createdAt = () => at('created_at').notNull().defaultNow();
 
 export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
@@ -9,6 +10,12 @@ export const organizations = pgTable('organizations', {
   accountType: text('account_type', { enum: ['personal', 'personalPlus', 'team'] }).notNull(),
   createdAt: createdAt(),
 });
+
+/** The owning organization of a row: every tenant table has one. */
+export const organizationIdColumn = () =>
+  text('organization_id')
+    .notNull()
+    .references(() => organizations.id);
 
 export const users = pgTable('users', {
   id: text('id').primaryKey(),
@@ -21,9 +28,7 @@ export const users = pgTable('users', {
 export const memberships = pgTable(
   'memberships',
   {
-    organizationId: text('organization_id')
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: organizationIdColumn(),
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
@@ -35,9 +40,7 @@ export const memberships = pgTable(
 
 export const projects = pgTable('projects', {
   id: text('id').primaryKey(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   slug: text('slug').notNull(),
   name: text('name').notNull(),
   createdAt: createdAt(),
@@ -45,9 +48,7 @@ export const projects = pgTable('projects', {
 
 export const environments = pgTable('environments', {
   id: text('id').primaryKey(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   projectId: text('project_id')
     .notNull()
     .references(() => projects.id),
@@ -57,9 +58,7 @@ export const environments = pgTable('environments', {
 
 export const agents = pgTable('agents', {
   id: text('id').primaryKey(),
-  organizationId: text('organization_id')
-    .notNull()
-    .references(() => organizations.id),
+  organizationId: organizationIdColumn(),
   projectId: text('project_id')
     .notNull()
     .references(() => projects.id),
