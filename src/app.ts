@@ -8,6 +8,7 @@ import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
+import { lazyChildLogger } from './http/logger.js';
 import { registerOpenApi } from './http/openapi.js';
 import {
   createHealthMonitor,
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
+    childLoggerFactory: lazyChildLogger,
     // Fastify logs two lines per request; registerRequestLog writes one, on completion, when enabled.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,

@@ -6,7 +6,7 @@ import { parseEnv } from './config/env.js';
 import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
-import { createLogger } from './http/logger.js';
+import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { billingOptions } from './modules/billing/billing.config.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
@@ -15,9 +15,8 @@ import { parseKeyRing } from './modules/oauth/token-vault.js';
 const env = parseEnv();
 // Buffered stdout: a write per log line costs more than the request it describes. Flushed at least every
 // 200 ms (log lines stay timely), right after start-up, and on exit.
-const logDestination = pino.destination({ sync: false, minLength: 4096 });
+const logDestination = createBatchedDestination(pino.destination({ sync: false }));
 const log = createLogger(env.CADRE_LOG_LEVEL, logDestination);
-setInterval(() => logDestination.flush(), 200).unref();
 process.on('exit', () => logDestination.flushSync());
 const embedded = !env.DATABASE_URL;
 const dataDir = resolve(env.CADRE_DATA_DIR);

@@ -21,6 +21,40 @@ describe('readiness', () => {
   });
 });
 
+describe('response headers', () => {
+  it('every answer carries X-Request-Id and nosniff, management answers no-store, errors included', async () => {
+    const server = await startServer();
+    try {
+      const org = await createOrganization(server, 'personal');
+      const answers = {
+        ok: await server.request('GET', '/api/v1/billing/plans', { key: org.ownerKey }),
+        unauthorized: await server.request('GET', '/api/v1/billing/plans'),
+        invalid: await server.request('GET', '/api/v1/api-keys?limit=0', { key: org.ownerKey }),
+        unknownRoute: await server.request('GET', '/api/v1/nothing-here'),
+        admin: await server.admin('GET', `/admin/v1/organizations/${org.id}/audit-events`),
+      };
+      expect(Object.values(answers).map((res) => res.status)).toEqual([200, 401, 422, 404, 200]);
+      for (const res of Object.values(answers)) {
+        expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      // Public registry reads are revalidated with their ETag, not refused to caches.
+      const registry = await server.request('GET', '/registry/experts');
+      const missing = await server.request('GET', '/registry/experts/no-such-expert');
+      expect([registry.status, missing.status]).toEqual([200, 404]);
+      expect(registry.headers.get('cache-control')).toBe('no-cache');
+      expect(missing.headers.get('cache-control')).toBeNull();
+      for (const res of [registry, missing]) {
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('logs', () => {
   it('are JSON and never contain keys, admin tokens, authorization headers or OAuth codes', async () => {
     const lines: string[] = [];
@@ -48,6 +82,9 @@ describe('logs', () => {
       const entries = lines.map((line) => JSON.parse(line) as { msg: string; status?: number; url?: string });
       const requests = entries.filter((entry) => entry.msg === 'request');
       expect(requests.map((entry) => entry.status)).toEqual([201, 200, 422, 401]); // unknown query parameters are refused
+      // Each request line names its request, as the answer's X-Request-Id does.
+      for (const entry of requests) expect(entry).toMatchObject({ reqId: expect.stringMatching(/^req_/) });
+      expect(new Set(requests.map((entry) => (entry as { reqId?: string }).reqId)).size).toBe(requests.length);
       expect(requests[2]!.url).toBe('/api/v1/api-keys?code=[redacted]&state=[redacted]');
       for (const secret of [
         org.ownerKey,

@@ -19,9 +19,14 @@ declare module 'fastify' {
   }
 }
 
-/** Turns a request's credentials into a principal; null when it carries none of its kind. */
+type Resolution = Principal | null | 'invalid';
+
+/**
+ * Turns a request's credentials into a principal; null when it carries none of its kind. Synchronous when
+ * it can answer from memory (a cached API key), so the hot path costs no promise.
+ */
 export interface PrincipalResolver {
-  resolve(request: FastifyRequest): Promise<Principal | null | 'invalid'>;
+  resolve(request: FastifyRequest): Resolution | Promise<Resolution>;
 }
 
 export const unauthorized = (message = 'Missing or invalid credentials') =>
@@ -41,25 +46,39 @@ export interface AuthOptions {
 
 export function registerAuthentication(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
-    const mode = request.routeOptions.config?.auth ?? 'public';
-    if (mode === 'public') return;
-    if (mode === 'admin') {
-      const token = bearerToken(request);
-      if (!options.adminToken || typeof token !== 'string' || !safeEqual(token, options.adminToken)) {
-        throw unauthorized('Missing or invalid admin token');
+  // Tries each resolver in turn from `index`; calls `done` with the outcome, without a promise when no
+  // resolver needs one.
+  const resolveFrom = (index: number, request: FastifyRequest, done: (error?: ApiError) => void): void => {
+    for (let i = index; i < options.resolvers.length; i++) {
+      const resolution = options.resolvers[i]!.resolve(request);
+      if (resolution instanceof Promise) {
+        resolution.then((found) => {
+          if (found === null) resolveFrom(i + 1, request, done);
+          else done(admit(request, found));
+        }, done);
+        return;
       }
-      return;
-    }
-    for (const resolver of options.resolvers) {
-      const principal = await resolver.resolve(request);
-      if (principal === 'invalid') throw unauthorized();
-      if (principal) {
-        request.principal = principal;
+      if (resolution !== null) {
+        done(admit(request, resolution));
         return;
       }
     }
-    if (mode === 'principal') throw unauthorized();
+    done(request.routeOptions.config?.auth === 'principal' ? unauthorized() : undefined);
+  };
+  const admit = (request: FastifyRequest, found: Principal | 'invalid'): ApiError | undefined => {
+    if (found === 'invalid') return unauthorized();
+    request.principal = found;
+    return undefined;
+  };
+  app.addHook('onRequest', (request, _reply, done) => {
+    const mode = request.routeOptions.config?.auth ?? 'public';
+    if (mode === 'public') return done();
+    if (mode === 'admin') {
+      const token = bearerToken(request);
+      const valid = options.adminToken && typeof token === 'string' && safeEqual(token, options.adminToken);
+      return done(valid ? undefined : unauthorized('Missing or invalid admin token'));
+    }
+    resolveFrom(0, request, done);
   });
 }
 

@@ -35,10 +35,11 @@ function presentedToken(request: FastifyRequest): unknown {
  * before anything about the body is revealed.
  */
 export function registerCsrfProtection(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const principal = request.principal;
-    if (principal?.kind !== 'session' || SAFE_METHODS.has(request.method)) return;
+    if (principal?.kind !== 'session' || SAFE_METHODS.has(request.method)) return done();
     const presented = presentedToken(request);
-    if (typeof presented !== 'string' || !safeEqual(presented, principal.csrfToken)) throw csrfInvalid();
+    const valid = typeof presented === 'string' && safeEqual(presented, principal.csrfToken);
+    done(valid ? undefined : csrfInvalid());
   });
 }

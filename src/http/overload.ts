@@ -1,7 +1,7 @@
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { sql } from 'drizzle-orm';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import { ApiError } from './errors.js';
 
@@ -151,6 +151,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 const UNGUARDED = new Set(['/healthz', '/readyz']);
+const OK: HealthStatus = { ok: true };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -168,19 +169,16 @@ export function registerOverloadProtection(
   deps: {
     monitor: HealthMonitor;
     deadlineMs: number;
-    send: (
-      request: import('fastify').FastifyRequest,
-      reply: import('fastify').FastifyReply,
-      error: ApiError,
-    ) => unknown;
+    send: (request: FastifyRequest, reply: import('fastify').FastifyReply, error: ApiError) => unknown;
   },
 ): void {
   app.decorateRequest('timedOut', false);
   let closing = false;
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     closing = true;
+    done();
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const timer = setTimeout(() => {
       if (reply.sent) return;
       request.timedOut = true;
@@ -197,31 +195,45 @@ export function registerOverloadProtection(
 
     if (closing) {
       // Draining for shutdown: in-flight requests finish, new ones go to another instance.
-      throw new ApiError('service_unavailable', 'The server is shutting down', undefined, {
-        'Retry-After': '1',
-        Connection: 'close',
-      });
+      done(
+        new ApiError('service_unavailable', 'The server is shutting down', undefined, {
+          'Retry-After': '1',
+          Connection: 'close',
+        }),
+      );
+      return;
     }
-    if (UNGUARDED.has(request.url.split('?')[0] ?? '')) return;
-    const health = deps.monitor.status();
+    const health = UNGUARDED.has(request.routeOptions.url ?? '') ? OK : deps.monitor.status();
     if (!health.ok) {
-      throw new ApiError('service_unavailable', health.reason, undefined, {
-        'Retry-After': String(health.retryAfterS),
-      });
+      done(
+        new ApiError('service_unavailable', health.reason, undefined, {
+          'Retry-After': String(health.retryAfterS),
+        }),
+      );
+      return;
     }
+    done();
   });
   // A handler that finishes after its deadline answer must not try to answer again.
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
-    route.handler = async function guarded(request, reply) {
+    route.handler = function guarded(request, reply) {
       if (request.timedOut) return undefined;
+      let result: unknown;
       try {
-        const result = await handler.call(this, request, reply);
-        return request.timedOut ? undefined : result;
+        result = handler.call(this, request, reply);
       } catch (error) {
         if (request.timedOut) return undefined;
         throw error;
       }
+      if (!(result instanceof Promise)) return request.timedOut ? undefined : result;
+      return result.then(
+        (value: unknown) => (request.timedOut ? undefined : value),
+        (error: unknown) => {
+          if (request.timedOut) return undefined;
+          throw error;
+        },
+      );
     };
   });
 }

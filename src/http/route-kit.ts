@@ -1,6 +1,7 @@
 import type {
   FastifyBaseLogger,
   FastifyInstance,
+  FastifyReply,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -17,6 +18,17 @@ export type App = FastifyInstance<
   FastifyBaseLogger,
   ZodTypeProvider
 >;
+
+/**
+ * An answer that does not change while the process runs, encoded once through its response schema (what
+ * the serializer would do on every request) into the bytes `sendSerialized` sends.
+ */
+export const preSerialized = <T extends z.ZodType>(schema: T, value: z.output<T>): Buffer =>
+  Buffer.from(JSON.stringify(z.encode(schema, value)));
+
+/** Sends JSON already serialized through its response schema (a Buffer bypasses the serializer). */
+export const sendSerialized = (reply: FastifyReply, body: Buffer): FastifyReply =>
+  reply.type('application/json; charset=utf-8').send(body);
 
 /** `{ data: … }`, the envelope of every successful single-resource management answer. */
 export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });

@@ -36,24 +36,28 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const EXEMPT_PREFIXES = ['/docs'];
 
+type CountResult = RateLimitHit | undefined;
+
 /**
  * Calls the store, failing open: a store outage (Redis down) must not turn into errors for every request,
- * so the request goes through uncounted and a warning is logged (at most once per 10 s).
+ * so the request goes through uncounted and a warning is logged (at most once per 10 s). Synchronous when
+ * the store is.
  */
 export function createFailOpenCounter(store: RateLimitStore, log: () => FastifyBaseLogger) {
   let lastWarning = 0;
-  return async (key: string, windowMs: number, nowMs: number): Promise<RateLimitHit | undefined> => {
+  const failOpen = (error: unknown): undefined => {
+    if (Date.now() - lastWarning > 10_000) {
+      lastWarning = Date.now();
+      log().warn({ err: error, store: store.kind }, 'rate-limit store unavailable; requests pass uncounted');
+    }
+    return undefined;
+  };
+  return (key: string, windowMs: number, nowMs: number): CountResult | Promise<CountResult> => {
     try {
-      return await store.hit(key, windowMs, nowMs);
+      const hit = store.hit(key, windowMs, nowMs);
+      return hit instanceof Promise ? hit.catch(failOpen) : hit;
     } catch (error) {
-      if (Date.now() - lastWarning > 10_000) {
-        lastWarning = Date.now();
-        log().warn(
-          { err: error, store: store.kind },
-          'rate-limit store unavailable; requests pass uncounted',
-        );
-      }
-      return undefined;
+      return failOpen(error);
     }
   };
 }
@@ -80,9 +84,9 @@ export function registerRateLimits(
   const { options, clock } = deps;
   if (!options.enabled) return;
   const count = createFailOpenCounter(deps.store, () => app.log);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.rateLimit === false) return;
-    if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config?.rateLimit === false) return done();
+    if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return done();
     const subject = rateLimitSubject(request);
     const read = READ_METHODS.has(request.method);
     const limit = subject.anonymous
@@ -93,20 +97,23 @@ export function registerRateLimits(
         ? options.read
         : options.write;
     const nowMs = clock.now().getTime();
-    const hit = await count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
-    if (!hit) return;
-    const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
-    reply.header('RateLimit-Limit', String(limit));
-    reply.header('RateLimit-Remaining', String(Math.max(0, limit - hit.count)));
-    reply.header('RateLimit-Reset', String(resetS));
-    if (hit.count > limit) {
-      throw new ApiError(
+    const judge = (hit: CountResult): ApiError | undefined => {
+      if (!hit) return undefined;
+      const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+      reply.header('RateLimit-Limit', limit);
+      reply.header('RateLimit-Remaining', Math.max(0, limit - hit.count));
+      reply.header('RateLimit-Reset', resetS);
+      if (hit.count <= limit) return undefined;
+      return new ApiError(
         'rate_limited',
         `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${resetS} s`,
         undefined,
         { 'Retry-After': String(resetS) },
       );
-    }
+    };
+    const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
+    if (hit instanceof Promise) hit.then((value) => done(judge(value)), done);
+    else done(judge(hit));
   });
 }
 
@@ -124,31 +131,36 @@ export function registerAuthFailureLimit(
   const count = createFailOpenCounter(deps.store, () => app.log);
   // Addresses over the limit, until when (this instance learns it from its own next 401 for that address).
   const blocked = new Map<string, number>();
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (blocked.size === 0) return done();
     const until = blocked.get(request.ip);
-    if (until === undefined) return;
+    if (until === undefined) return done();
     const nowMs = clock.now().getTime();
     if (until <= nowMs) {
       blocked.delete(request.ip);
-      return;
+      return done();
     }
     const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
-    throw new ApiError(
-      'rate_limited',
-      `Too many failed authentications; retry after ${retryS} s`,
-      undefined,
-      {
+    done(
+      new ApiError('rate_limited', `Too many failed authentications; retry after ${retryS} s`, undefined, {
         'Retry-After': retryS,
-      },
+      }),
     );
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode !== 401) return;
-    const nowMs = clock.now().getTime();
-    const hit = await count(`authfail:${request.ip}`, options.windowMs, nowMs);
+  const remember = (ip: string, hit: CountResult) => {
     if (!hit || hit.count < options.authFailures) return;
     if (blocked.size > 10_000) blocked.clear();
-    blocked.set(request.ip, hit.resetAtMs);
+    blocked.set(ip, hit.resetAtMs);
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode !== 401) return done();
+    const hit = count(`authfail:${request.ip}`, options.windowMs, clock.now().getTime());
+    if (hit instanceof Promise) {
+      hit.then((value) => remember(request.ip, value)).finally(done);
+    } else {
+      remember(request.ip, hit);
+      done();
+    }
   });
 }
 

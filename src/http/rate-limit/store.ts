@@ -6,11 +6,12 @@ export interface RateLimitHit {
 
 /**
  * Fixed-window counters. `hit` counts one request under `key` for the window of `windowMs` that `nowMs`
- * falls in, atomically across every instance that shares the store.
+ * falls in, atomically across every instance that shares the store. A local store answers synchronously,
+ * so counting costs a request no promise; a shared one answers with a promise.
  */
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
-  hit(key: string, windowMs: number, nowMs: number): Promise<RateLimitHit>;
+  hit(key: string, windowMs: number, nowMs: number): RateLimitHit | Promise<RateLimitHit>;
   close(): Promise<void>;
 }
 
@@ -27,7 +28,7 @@ export function createMemoryStore({ maxKeys = 100_000 } = {}): RateLimitStore {
 
   return {
     kind: 'memory',
-    hit: async (key, windowMs, nowMs) => {
+    hit: (key, windowMs, nowMs) => {
       const resetAtMs = windowStart(windowMs, nowMs) + windowMs;
       let counter = counters.get(key);
       if (!counter || counter.resetAtMs !== resetAtMs) {

@@ -3,23 +3,37 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Change, ChangeBus } from '../../db/change-bus.js';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { sha256Hex } from '../../lib/secrets.js';
-import type { Grant } from '../auth/grants.js';
-import type { ApiKeyPrincipal, Role } from '../auth/permissions.js';
+import { sha256 } from '../../lib/secrets.js';
+import type { ApiKeyPrincipal } from '../auth/permissions.js';
 import { memberships } from '../tenancy/tenancy.tables.js';
 import { isWellFormedApiKey } from './api-key-secret.js';
 import { apiKeys } from './api-keys.tables.js';
 
+type KeyRow = NonNullable<Awaited<ReturnType<typeof loadKey>>>;
+
+/** What a verified key admits, kept per instance: its principal is built once and shared (read-only). */
 interface CachedKey {
-  id: string;
   digest: string;
-  organizationId: string;
-  userId: string;
-  role: Role;
-  grants: Grant;
+  digestBytes: Buffer;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  principal: Readonly<ApiKeyPrincipal>;
 }
+
+const toCachedKey = (row: KeyRow): CachedKey => ({
+  digest: row.digest,
+  digestBytes: Buffer.from(row.digest, 'hex'),
+  expiresAt: row.expiresAt,
+  revokedAt: row.revokedAt,
+  principal: Object.freeze({
+    kind: 'apiKey',
+    apiKeyId: row.id,
+    userId: row.userId,
+    organizationId: row.organizationId,
+    role: row.role,
+    grants: row.grants,
+  }),
+});
 
 export interface ApiKeyAuthenticatorDeps {
   database: Database;
@@ -32,6 +46,28 @@ export interface ApiKeyAuthenticatorDeps {
 
 export const API_KEY_CHANGED = 'api-key';
 export const MEMBERSHIP_CHANGED = 'membership';
+
+async function loadKey(db: Database['db'], digest: string) {
+  const [row] = await db
+    .select({
+      id: apiKeys.id,
+      digest: apiKeys.digest,
+      organizationId: apiKeys.organizationId,
+      userId: apiKeys.userId,
+      grants: apiKeys.grants,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      role: memberships.role,
+    })
+    .from(apiKeys)
+    .innerJoin(
+      memberships,
+      and(eq(memberships.organizationId, apiKeys.organizationId), eq(memberships.userId, apiKeys.userId)),
+    )
+    .where(eq(apiKeys.digest, digest))
+    .limit(1);
+  return row;
+}
 
 export type ApiKeyAuthenticator = ReturnType<typeof createApiKeyAuthenticator>;
 
@@ -54,8 +90,9 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     for (const [digest, entry] of cache) {
       const hit =
         change.topic === API_KEY_CHANGED
-          ? entry.id === change.id
-          : entry.userId === change.userId && entry.organizationId === change.organizationId;
+          ? entry.principal.apiKeyId === change.id
+          : entry.principal.userId === change.userId &&
+            entry.principal.organizationId === change.organizationId;
       if (hit) cache.delete(digest);
     }
   };
@@ -69,59 +106,42 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     },
   });
 
-  async function load(digest: string): Promise<CachedKey | undefined> {
-    const [row] = await db
-      .select({
-        id: apiKeys.id,
-        digest: apiKeys.digest,
-        organizationId: apiKeys.organizationId,
-        userId: apiKeys.userId,
-        grants: apiKeys.grants,
-        expiresAt: apiKeys.expiresAt,
-        revokedAt: apiKeys.revokedAt,
-        role: memberships.role,
-      })
-      .from(apiKeys)
-      .innerJoin(
-        memberships,
-        and(eq(memberships.organizationId, apiKeys.organizationId), eq(memberships.userId, apiKeys.userId)),
-      )
-      .where(eq(apiKeys.digest, digest))
-      .limit(1);
-    return row;
+  const load = (digest: string) => loadKey(db, digest);
+
+  /**
+   * The key's principal, or null when it is not a live key. Answers synchronously from the cache (the hot
+   * path: no promise), with a promise when the key has to be read.
+   */
+  function authenticate(token: string): ApiKeyPrincipal | null | Promise<ApiKeyPrincipal | null> {
+    if (!isWellFormedApiKey(token)) return null;
+    const digest = sha256(token);
+    const hex = digest.toString('hex');
+    const cached = deps.bus.isLive() ? cache.get(hex) : undefined;
+    if (cached) return admit(cached, digest);
+    const seen = generation;
+    return load(hex).then((row) => {
+      if (!row) return null;
+      const entry = toCachedKey(row);
+      if (seen === generation && deps.bus.isLive()) remember(entry);
+      return admit(entry, digest);
+    });
   }
 
-  async function authenticate(token: string): Promise<ApiKeyPrincipal | null> {
-    if (!isWellFormedApiKey(token)) return null;
-    const digest = sha256Hex(token);
-    let entry = deps.bus.isLive() ? cache.get(digest) : undefined;
-    if (!entry) {
-      const seen = generation;
-      entry = await load(digest);
-      if (!entry) return null;
-      if (seen === generation && deps.bus.isLive()) remember(digest, entry);
-    }
+  function admit(entry: CachedKey, digest: Buffer): ApiKeyPrincipal | null {
     // The lookup is by digest; comparing it again in constant time keeps the final decision timing-flat.
-    if (!timingSafeEqual(Buffer.from(entry.digest, 'hex'), Buffer.from(digest, 'hex'))) return null;
+    if (!timingSafeEqual(entry.digestBytes, digest)) return null;
     const now = deps.clock.now();
     if (entry.revokedAt || (entry.expiresAt && entry.expiresAt <= now)) return null;
-    lastUsed.set(entry.id, now);
-    return {
-      kind: 'apiKey',
-      apiKeyId: entry.id,
-      userId: entry.userId,
-      organizationId: entry.organizationId,
-      role: entry.role,
-      grants: entry.grants,
-    };
+    lastUsed.set(entry.principal.apiKeyId, now);
+    return entry.principal;
   }
 
-  function remember(digest: string, entry: CachedKey) {
+  function remember(entry: CachedKey) {
     if (cache.size >= maxEntries) {
       const oldest = cache.keys().next().value;
       if (oldest !== undefined) cache.delete(oldest);
     }
-    cache.set(digest, entry);
+    cache.set(entry.digest, entry);
   }
 
   // One flush at a time; a caller arriving mid-flush waits for it, so "flushed" means written.

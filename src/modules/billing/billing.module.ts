@@ -91,9 +91,10 @@ export function createBillingModule({ database, clock, tenancy, onError, options
 
     /** Counts every authenticated management request of an organization (in memory; flushed in batches). */
     registerUsageCounting(app: FastifyInstance) {
-      app.addHook('onResponse', async (request) => {
+      app.addHook('onResponse', (request, _reply, done) => {
         if (request.principal && request.url.startsWith('/api/'))
           meter.record(request.principal.organizationId);
+        done();
       });
     },
 

@@ -1,7 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { authorize, requirePrincipal } from '../../http/auth.js';
 import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency.js';
-import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
+import {
+  type App,
+  bearerSecurity,
+  dataOf,
+  managementErrors,
+  preSerialized,
+  sendSerialized,
+} from '../../http/route-kit.js';
 import type { Permission } from '../auth/grants.js';
 import {
   checkoutBody,
@@ -36,6 +43,8 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   const baseUrl = (request: FastifyRequest) =>
     (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
 
+  // The catalogue is fixed at start-up: its answer is serialized once.
+  const plansAnswer = preSerialized(dataOf(planListSchema), { data: { plans: billing.plans() } });
   app.get('/api/v1/billing/plans', {
     config: { auth: 'principal' },
     schema: {
@@ -45,9 +54,9 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       security: bearerSecurity,
       response: { 200: dataOf(planListSchema), ...managementErrors(401, 403) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       authorize(request, 'billing:read');
-      return { data: { plans: billing.plans() } };
+      return sendSerialized(reply, plansAnswer);
     },
   });
 

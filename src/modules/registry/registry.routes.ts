@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { authorize } from '../../http/auth.js';
-import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.js';
+import { type App, bearerSecurity, registryErrors, sendSerialized } from '../../http/route-kit.js';
 import { keyFromUrl } from './expert-key.js';
 import type { CachedAnswer } from './registry.cache.js';
 import {
@@ -29,7 +29,7 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
   reply.header('ETag', answer.etag).header('Cache-Control', 'no-cache');
   if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
-  return reply.code(200).type('application/json; charset=utf-8').send(answer.body);
+  return sendSerialized(reply.code(200), answer.body);
 }
 
 /**

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { createBatchedDestination, createLogger, lazyChildLogger, REDACTED, redactSecrets } from './logger.js';
+
+describe('redactSecrets', () => {
+  it('replaces secret-named values at the top level and at any nesting, in any case', () => {
+    const input = {
+      key: 'cadre_top',
+      user: { email: 'a@b.c', Password: 'hunter2' },
+      headers: { authorization: 'Bearer x', cookie: 'cadre_session=y', 'set-cookie': ['z'] },
+      grants: [{ permissions: ['a'], token: 't' }, 'plain'],
+      deep: { a: { b: { c: { clientSecret: 's', accessToken: 'at', refreshToken: 'rt', csrfToken: 'c' } } } },
+    };
+    expect(redactSecrets(input)).toEqual({
+      key: REDACTED,
+      user: { email: 'a@b.c', Password: REDACTED },
+      headers: { authorization: REDACTED, cookie: REDACTED, 'set-cookie': REDACTED },
+      grants: [{ permissions: ['a'], token: REDACTED }, 'plain'],
+      deep: {
+        a: {
+          b: { c: { clientSecret: REDACTED, accessToken: REDACTED, refreshToken: REDACTED, csrfToken: REDACTED } },
+        },
+      },
+    });
+  });
+
+  it('never mutates what it is given, and returns the same object when there is nothing to redact', () => {
+    const clean = { reqId: 'req_1', method: 'GET', url: '/x', status: 200, nested: { a: [1, { b: 2 }] } };
+    expect(redactSecrets(clean)).toBe(clean);
+    const dirty = { outer: { secret: 's', keep: 1 }, sibling: { keep: 2 } };
+    const copy = redactSecrets(dirty);
+    expect(dirty.outer.secret).toBe('s');
+    expect(copy.sibling).toBe(dirty.sibling);
+    expect(copy.outer).toEqual({ secret: REDACTED, keep: 1 });
+  });
+
+  it('leaves undefined secrets undefined (nothing to hide, nothing printed)', () => {
+    expect(redactSecrets({ token: undefined })).toEqual({ token: undefined });
+  });
+});
+
+describe('createLogger', () => {
+  const capture = () => {
+    const lines: Array<Record<string, unknown>> = [];
+    return {
+      lines,
+      stream: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    };
+  };
+
+  it('redacts log objects and what the error serializer copies out of errors', () => {
+    const { lines, stream } = capture();
+    const log = createLogger('info', stream);
+    const error = Object.assign(new Error('upstream failed'), {
+      request: { headers: { authorization: 'Bearer leaked' } },
+    });
+    log.warn({ err: error, password: 'p', url: '/cb?code=abc&x=1' }, 'failed');
+    expect(lines[0]!.password).toBe(REDACTED);
+    expect(JSON.stringify(lines[0])).not.toContain('leaked');
+    expect((lines[0]!.err as { message: string }).message).toBe('upstream failed');
+  });
+
+  it("a request's lazy child logger writes the request id binding only when used", () => {
+    const { lines, stream } = capture();
+    const log = createLogger('info', stream);
+    const child = lazyChildLogger(log, { reqId: 'req_42' }, {});
+    expect(lines).toHaveLength(0);
+    expect(child.level).toBe('info');
+    child.debug('below the level');
+    child.info({ status: 200 }, 'request');
+    child.child({ extra: true }).warn('nested');
+    expect(lines).toEqual([
+      expect.objectContaining({ reqId: 'req_42', status: 200, msg: 'request', level: 30 }),
+      expect.objectContaining({ reqId: 'req_42', extra: true, msg: 'nested', level: 40 }),
+    ]);
+  });
+});
+
+describe('createBatchedDestination', () => {
+  const target = () => {
+    const chunks: string[] = [];
+    let synced = 0;
+    return {
+      chunks,
+      synced: () => synced,
+      write: (chunk: string) => void chunks.push(chunk),
+      flushSync: () => {
+        synced++;
+      },
+    };
+  };
+
+  it('hands lines over in order, in one chunk per batch, when the batch is full', () => {
+    const sink = target();
+    const destination = createBatchedDestination(sink, { maxChars: 10, intervalMs: 60_000 });
+    destination.write('aaaa\n');
+    destination.write('bbbb\n');
+    expect(sink.chunks).toEqual(['aaaa\nbbbb\n']);
+    destination.write('cc\n');
+    expect(sink.chunks).toHaveLength(1);
+    destination.flushSync();
+    expect(sink.chunks).toEqual(['aaaa\nbbbb\n', 'cc\n']);
+    expect(sink.synced()).toBe(1);
+    destination.stop();
+  });
+
+  it('flushes what it holds on its interval, so a quiet server still logs promptly', async () => {
+    const sink = target();
+    const destination = createBatchedDestination(sink, { intervalMs: 20 });
+    destination.write('one\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(sink.chunks).toEqual(['one\n']);
+    destination.stop();
+  });
+});
