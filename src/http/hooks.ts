@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { redactUrl } from './logger.js';
+import { createAccessLog } from './logger.js';
 
 const NO_STORE = /^\/(api|admin|auth)(\/|$)/;
 
@@ -29,23 +29,19 @@ export function registerResponseHeaders(app: FastifyInstance): void {
 }
 
 /**
- * One line per answered request, written by the root logger with the request id as a field (the same
- * line a request's child logger would write, without making one); 5xx answers are also logged with their
- * error by the error handler.
+ * One line per answered request, with the request id as a field (the line a request's child logger would
+ * write, without making one); 5xx answers are also logged with their error by the error handler.
  */
 export function registerRequestLog(app: FastifyInstance): void {
-  const log = app.log;
+  const write = createAccessLog(app.log);
   app.addHook('onResponse', (request, reply, done) => {
-    log.info(
-      {
-        reqId: request.id,
-        method: request.method,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request',
-    );
+    write({
+      reqId: request.id,
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    });
     done();
   });
 }

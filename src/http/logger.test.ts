@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createBatchedDestination, createLogger, lazyChildLogger, REDACTED, redactSecrets } from './logger.js';
+import {
+  createAccessLog,
+  createBatchedDestination,
+  createLogger,
+  lazyChildLogger,
+  REDACTED,
+  redactSecrets,
+} from './logger.js';
 
 describe('redactSecrets', () => {
   it('replaces secret-named values at the top level and at any nesting, in any case', () => {
@@ -17,7 +24,9 @@ describe('redactSecrets', () => {
       grants: [{ permissions: ['a'], token: REDACTED }, 'plain'],
       deep: {
         a: {
-          b: { c: { clientSecret: REDACTED, accessToken: REDACTED, refreshToken: REDACTED, csrfToken: REDACTED } },
+          b: {
+            c: { clientSecret: REDACTED, accessToken: REDACTED, refreshToken: REDACTED, csrfToken: REDACTED },
+          },
         },
       },
     });
@@ -72,6 +81,36 @@ describe('createLogger', () => {
       expect.objectContaining({ reqId: 'req_42', status: 200, msg: 'request', level: 30 }),
       expect.objectContaining({ reqId: 'req_42', extra: true, msg: 'nested', level: 40 }),
     ]);
+  });
+});
+
+describe('createAccessLog', () => {
+  const line = { reqId: 'req_1', method: 'GET', url: '/cb?code=secret-code&x="1"', status: 200, ms: 0.4 };
+
+  it('writes exactly the line pino would, with the URL redacted', () => {
+    const written: string[] = [];
+    const log = createLogger('info', { write: (chunk: string) => void written.push(chunk) });
+    createAccessLog(log)(line);
+    log.info({ ...line, url: '/cb?code=[redacted]&x="1"' }, 'request');
+    const [handMade, byPino] = written.map((chunk) => {
+      expect(chunk.endsWith('}\n')).toBe(true);
+      return JSON.parse(chunk) as Record<string, unknown>;
+    });
+    expect(Object.keys(handMade!)).toEqual(Object.keys(byPino!));
+    expect({ ...handMade, time: 0 }).toEqual({ ...byPino, time: 0 });
+    expect(written[0]).not.toContain('secret-code');
+  });
+
+  it('follows the logger level, and falls back to info() for a logger that is not pino', () => {
+    const written: string[] = [];
+    createAccessLog(createLogger('warn', { write: (chunk: string) => void written.push(chunk) }))(line);
+    expect(written).toEqual([]);
+    const calls: unknown[][] = [];
+    const other = { info: (...args: unknown[]) => void calls.push(args) } as unknown as Parameters<
+      typeof createAccessLog
+    >[0];
+    createAccessLog(other)(line);
+    expect(calls).toEqual([[{ ...line, url: '/cb?code=[redacted]&x="1"' }, 'request']]);
   });
 });
 

@@ -92,6 +92,39 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
+export interface AccessLine {
+  reqId: string;
+  method: string;
+  url: string;
+  status: number;
+  ms: number;
+}
+
+/**
+ * The one-line-per-request access log, written through a pino logger's own destination in its exact format
+ *
+ * but formatted here: every field is known and safe (the URL is redacted on the way in), so pino's generic
+ * walk over the object is skipped; on a cached registry read that walk was a tenth of the server's work.
+ * The URL is redacted here. Any other logger gets `info(line, 'request')`.
+ */
+export function createAccessLog(logger: FastifyBaseLogger): (line: AccessLine) => void {
+  const pinoLogger = logger as Partial<Logger>;
+  const stream = (pinoLogger as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    | pino.DestinationStream
+    | undefined;
+  const chindings = (pinoLogger as Record<symbol, unknown>)[pino.symbols.chindingsSym];
+  if (!stream || typeof chindings !== 'string' || !pinoLogger.isLevelEnabled) {
+    return (line) => logger.info({ ...line, url: redactUrl(line.url) }, 'request');
+  }
+  const isLevelEnabled = pinoLogger.isLevelEnabled.bind(logger);
+  return ({ reqId, method, url, status, ms }) => {
+    if (!isLevelEnabled('info')) return;
+    stream.write(
+      `{"level":30,"time":${Date.now()}${chindings},"reqId":${JSON.stringify(reqId)},"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))},"status":${status},"ms":${ms},"msg":"request"}\n`,
+    );
+  };
+}
+
 /**
  * A pino destination that gathers lines in memory and hands them to `target` in batches: at `maxChars`,
  * every `intervalMs`, and on `flushSync` (exit). Writing each line to a sonic-boom stream cost ~1.7 µs;
