@@ -150,3 +150,50 @@ describe('registry read cache', () => {
     expect(await listed(b)).toEqual(['listed v2']);
   });
 });
+
+describe('uncached reads, batched per event-loop turn', () => {
+  it('parallel reads of many keys each get their own record (versions, latest, tags, unknown keys)', async () => {
+    const names = [uniqueName('batch-a'), uniqueName('batch-b')];
+    for (const name of names) {
+      await published(a, org.ownerKey, expertBody(name, '1.0.0', { description: `${name} one` }));
+      await published(
+        a,
+        org.ownerKey,
+        expertBody(name, '2.0.0', { description: `${name} two`, tags: ['beta'] }),
+      );
+    }
+    const expected: Array<[string, string | null]> = [];
+    for (const name of names) {
+      expected.push(
+        [`${name}@1.0.0`, `${name} one`],
+        [`${name}@2.0.0`, `${name} two`],
+        [name, `${name} two`],
+        [`${name}@latest`, `${name} two`],
+        [`${name}@beta`, `${name} two`],
+        [`${name}@3.0.0`, null],
+      );
+    }
+    expected.push([uniqueName('never-published'), null]);
+    // Each key asked three times at once: the same turn's reads share a query, duplicates included.
+    const asked = [...expected, ...expected, ...expected];
+    const answers = await Promise.all(asked.map(([key]) => getExpert(uncached, key)));
+    answers.forEach((res, index) => {
+      const [key, description] = asked[index]!;
+      if (description === null) expectRegistryError(res, 404);
+      else expect({ key, description: res.body.data.expert.description }).toEqual({ key, description });
+    });
+  });
+
+  it('a read that starts after a change commits sees it, even among many reads in flight', async () => {
+    const name = uniqueName('fresh');
+    await published(a, org.ownerKey, expertBody(name, '1.0.0', { description: 'before' }));
+    for (let round = 0; round < 5; round++) {
+      const description = `after ${round}`;
+      await sneakyDescription(name, description);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => getExpert(uncached, `${name}@1.0.0`)),
+      );
+      expect(new Set(answers.map((res) => res.body.data.expert.description))).toEqual(new Set([description]));
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
+import { createBatcher } from '../../lib/batcher.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
 import type { ExpertRecord } from './registry.presenters.js';
@@ -59,60 +60,68 @@ export async function findByKey(executor: Executor, key: ParsedExpertKey): Promi
 }
 
 /**
- * The public reads as prepared statements: built once per database handle (drizzle's query building was
- * a fifth of an uncached read's CPU) and planned once per connection by PostgreSQL.
+ * The public reads, as prepared statements (built once per database handle: drizzle's query building was
+ * a fifth of an uncached read's CPU; planned once per connection by PostgreSQL) taking arrays, so the reads
+ * of one event-loop turn go to the database as one query (see createBatcher).
  */
 function prepareReads(db: Db) {
-  const name = sql.placeholder('name');
+  const names = sql`${sql.placeholder('names')}::text[]`;
   return {
-    byVersion: selectRecords(db)
-      .where(and(eq(e.name, name), eq(e.version, sql.placeholder('version'))))
-      .limit(1)
-      .prepare('registry_by_version'),
-    byLatest: selectRecords(db)
-      .where(and(eq(e.name, name), eq(e.isLatest, true)))
-      .limit(1)
-      .prepare('registry_by_latest'),
+    byVersions: selectRecords(db)
+      .where(
+        sql`(${e.name}, ${e.version}) IN (SELECT * FROM unnest(${names}, ${sql.placeholder('versions')}::text[]))`,
+      )
+      .prepare('registry_by_versions'),
+    latestOf: selectRecords(db)
+      .where(and(sql`${e.name} = ANY(${names})`, eq(e.isLatest, true)))
+      .prepare('registry_latest_of'),
     byTag: selectRecords(db)
       .where(
         sql`${e.id} = (SELECT ${registryTags.expertId} FROM ${registryTags}
-          WHERE ${registryTags.name} = ${name} AND ${registryTags.tag} = ${sql.placeholder('tag')})`,
+          WHERE ${registryTags.name} = ${sql.placeholder('name')} AND ${registryTags.tag} = ${sql.placeholder('tag')})`,
       )
       .limit(1)
       .prepare('registry_by_tag'),
     versions: db
       .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
       .from(e)
-      .where(eq(e.name, name))
+      .where(eq(e.name, sql.placeholder('name')))
       .orderBy(desc(e.versionOrder))
       .prepare('registry_versions_of'),
   };
 }
 
-const prepared = new WeakMap<Db, ReturnType<typeof prepareReads>>();
-const readsOf = (db: Db) => {
-  let reads = prepared.get(db);
-  if (!reads) {
-    reads = prepareReads(db);
-    prepared.set(db, reads);
-  }
-  return reads;
-};
+const versionId = (key: { name: string; version: string }) => `${key.name}@${key.version}`;
 
-/** findByKey outside a transaction, through prepared statements. */
-export async function readByKey(db: Db, key: ParsedExpertKey): Promise<ExpertRecord | undefined> {
-  const reads = readsOf(db);
-  let rows: ExpertRecord[];
-  if (key.version !== undefined)
-    rows = await reads.byVersion.execute({ name: key.name, version: key.version });
-  else if (key.tag === undefined || key.tag === LATEST_TAG)
-    rows = await reads.byLatest.execute({ name: key.name });
-  else rows = await reads.byTag.execute({ name: key.name, tag: key.tag });
-  return rows[0];
-}
-
-export async function readVersions(db: Db, name: string) {
-  return readsOf(db).versions.execute({ name });
+/**
+ * findByKey outside a transaction for the public reads: exact versions and latest versions are read in
+ * batches per event-loop turn (one query for every request that arrived together), tags one by one.
+ */
+export function createRecordReader(db: Db) {
+  const reads = prepareReads(db);
+  const byVersion = createBatcher(async (keys: Array<{ name: string; version: string }>) => {
+    const rows: ExpertRecord[] = await reads.byVersions.execute({
+      names: keys.map((key) => key.name),
+      versions: keys.map((key) => key.version),
+    });
+    return new Map(rows.map((row) => [versionId(row), row]));
+  }, versionId);
+  const latestOf = createBatcher(
+    async (names: string[]) => {
+      const rows: ExpertRecord[] = await reads.latestOf.execute({ names });
+      return new Map(rows.map((row) => [row.name, row]));
+    },
+    (name) => name,
+  );
+  return {
+    readByKey: async (key: ParsedExpertKey): Promise<ExpertRecord | undefined> => {
+      if (key.version !== undefined) return byVersion({ name: key.name, version: key.version });
+      if (key.tag === undefined || key.tag === LATEST_TAG) return latestOf(key.name);
+      const [row] = await reads.byTag.execute({ name: key.name, tag: key.tag });
+      return row;
+    },
+    readVersions: (name: string) => reads.versions.execute({ name }),
+  };
 }
 
 export async function findById(executor: Executor, id: string): Promise<ExpertRecord | undefined> {

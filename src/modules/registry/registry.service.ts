@@ -57,6 +57,7 @@ const ALLOWED_STATUS: Record<ExpertRecord['status'], ReadonlyArray<ExpertRecord[
 export function createRegistryService(deps: RegistryServiceDeps) {
   const { db } = deps.database;
   const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000);
+  const reads = repo.createRecordReader(db);
 
   /** Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once. */
   async function write<T>(name: string, work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -257,7 +258,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const cached = cache.get(key.name, ref);
     if (cached) return cached;
     const token = cache.token();
-    const expert = await repo.readByKey(db, key);
+    const expert = await reads.readByKey(key);
     if (!expert) throw expertNotFound(formatExpertKey(key));
     const fresh = answer({ data: { expert: presentExpert(expert) } });
     cache.set(key.name, ref, fresh, token);
@@ -269,7 +270,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const cached = cache.get(key.name, ref);
     if (cached) return cached;
     const token = cache.token();
-    const rows = await repo.readVersions(db, key.name);
+    const rows = await reads.readVersions(key.name);
     const latest = rows.find((row) => row.isLatest);
     if (!latest) throw expertNotFound(key.name);
     const fresh = answer({
