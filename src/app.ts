@@ -1,4 +1,3 @@
-import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
@@ -291,7 +290,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     send: sendError,
   });
   if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
-  await app.register(fastifyCookie);
   const rateLimits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
   registerAuthFailureLimit(app, { store: rateLimitStore, clock, options: rateLimits });
   registerAuthentication(app, {

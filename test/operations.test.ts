@@ -84,7 +84,9 @@ describe('logs', () => {
       expect(requests.map((entry) => entry.status)).toEqual([201, 200, 422, 401]); // unknown query parameters are refused
       // Each request line names its request, as the answer's X-Request-Id does.
       for (const entry of requests) expect(entry).toMatchObject({ reqId: expect.stringMatching(/^req_/) });
-      expect(new Set(requests.map((entry) => (entry as { reqId?: string }).reqId)).size).toBe(requests.length);
+      expect(new Set(requests.map((entry) => (entry as { reqId?: string }).reqId)).size).toBe(
+        requests.length,
+      );
       expect(requests[2]!.url).toBe('/api/v1/api-keys?code=[redacted]&state=[redacted]');
       for (const secret of [
         org.ownerKey,

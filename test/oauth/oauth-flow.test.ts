@@ -57,7 +57,7 @@ describe('OAuth happy path against a real OpenID provider', () => {
       preset: 'oidc',
     });
     expect(res.headers.get('set-cookie')).toMatch(
-      /^cadre_oauth_state=; Max-Age=0; Path=\/api\/oauth; HttpOnly; SameSite=Lax$/,
+      /^cadre_oauth_state=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=\/api\/oauth; HttpOnly; SameSite=Lax$/,
     );
 
     const list = await server.request<{ data: { connections: Array<Record<string, unknown>> } }>(

@@ -1,6 +1,7 @@
 import { lt } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
+import { type CookieOptions, expiredCookie, readCookie, serializeCookie } from '../../http/cookies.js';
 import { forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
@@ -57,16 +58,6 @@ type FailureCode = 'invalid_state' | 'state_expired' | 'forbidden' | 'exchange_f
 const PROVIDER_ERROR = /^[\x21-\x7e]{1,64}$/;
 const MAX_DESCRIPTION = 300;
 
-/** One cookie's value from a Cookie header (the last one wins when a name repeats). */
-function readCookie(header: string | undefined, name: string): string | undefined {
-  let found: string | undefined;
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) found = part.slice(eq + 1).trim();
-  }
-  return found;
-}
-
 export type OAuthService = ReturnType<typeof createOAuthService>;
 
 export function createOAuthService(deps: OAuthServiceDeps) {
@@ -90,9 +81,14 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     environmentScope({ ...environment, environmentId: environment.id });
 
   // The value is a JWE in compact form (base64url and dots), so it needs no cookie encoding.
-  const stateCookie = (value: string, maxAge: number): string =>
-    `${STATE_COOKIE}=${value}; Max-Age=${maxAge}; Path=${STATE_COOKIE_PATH}; HttpOnly; SameSite=Lax` +
-    (publicBase().startsWith('https:') ? '; Secure' : '');
+  const stateCookieOptions = (): CookieOptions => ({
+    path: STATE_COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: publicBase().startsWith('https:'),
+  });
+  const stateCookie = (value: string, maxAgeS: number): string =>
+    serializeCookie(STATE_COOKIE, value, { ...stateCookieOptions(), maxAgeS });
 
   return {
     /** Validates the request and answers where to send the browser, with the state cookie to set. */
@@ -278,7 +274,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     },
 
     /** The Set-Cookie value that removes the state cookie (sent with every callback outcome). */
-    clearStateCookie: () => stateCookie('', 0),
+    clearStateCookie: () => expiredCookie(STATE_COOKIE, stateCookieOptions()),
 
     async listConnections(
       principal: Principal,

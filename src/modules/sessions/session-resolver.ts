@@ -1,4 +1,5 @@
 import type { PrincipalResolver } from '../../http/auth.js';
+import { readCookie } from '../../http/cookies.js';
 import { SESSION_COOKIE, type SessionsService } from './sessions.service.js';
 
 /**
@@ -9,7 +10,7 @@ export function createSessionResolver(sessions: SessionsService): PrincipalResol
   return {
     async resolve(request) {
       if (request.headers.authorization !== undefined) return null;
-      const token = request.cookies?.[SESSION_COOKIE];
+      const token = readCookie(request.headers.cookie, SESSION_COOKIE);
       if (!token) return null;
       return sessions.resolve(token);
     },

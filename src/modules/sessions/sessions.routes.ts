@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { unauthorized } from '../../http/auth.js';
+import { type CookieOptions, expiredCookie, serializeCookie } from '../../http/cookies.js';
 import { CSRF_HEADER } from '../../http/csrf.js';
 import { type App, dataOf, managementErrors } from '../../http/route-kit.js';
 import { presentOrganization, presentUser } from '../tenancy/tenancy.presenters.js';
@@ -45,12 +46,12 @@ export function registerSessionRoutes(
   sessions: SessionsService,
   options: SessionRouteOptions,
 ): void {
-  const cookieOptions = {
+  const cookieOptions: CookieOptions = {
     path: '/',
     httpOnly: true,
-    sameSite: 'lax',
+    sameSite: 'Lax',
     secure: options.secureCookie,
-  } as const;
+  };
 
   app.post('/auth/login', {
     config: { auth: 'public' },
@@ -64,7 +65,10 @@ export function registerSessionRoutes(
     },
     handler: async (request, reply) => {
       const session = await sessions.login(request.body, request.ip);
-      reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions, expires: session.expiresAt });
+      reply.header(
+        'set-cookie',
+        serializeCookie(SESSION_COOKIE, session.token, { ...cookieOptions, expires: session.expiresAt }),
+      );
       return {
         data: {
           user: presentUser(session.user),
@@ -109,7 +113,7 @@ export function registerSessionRoutes(
     },
     handler: async (request, reply) => {
       if (request.principal?.kind === 'session') await sessions.revoke(request.principal.sessionId);
-      reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      reply.header('set-cookie', expiredCookie(SESSION_COOKIE, cookieOptions));
       return { data: {} };
     },
   });
