@@ -3,6 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
+import { createDeadlineList, type DeadlineNode } from './deadline-list.js';
 import { ApiError } from './errors.js';
 
 export interface OverloadOptions {
@@ -157,6 +158,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The deadline passed and a 503 went out: whatever the handler produces later is dropped. */
     timedOut: boolean;
+    deadlineNode: DeadlineNode<FastifyReply> | null;
   }
 }
 
@@ -178,16 +180,13 @@ export function registerOverloadProtection(
     closing = true;
     done();
   });
-  // Requests in arrival order with their deadlines: one timer answers the expired ones. (A timer and a
-  // 'close' listener per request cost more than a cached read's own work.) Answered requests leave at once;
-  // one whose client went away leaves when its deadline passes.
-  const inFlight = new Map<FastifyReply, number>();
+  // Unanswered requests in arrival order (so in deadline order): one timer answers the expired ones at the
+  // head. A linked list, each request holding its node: joining and leaving cost no timer, listener or
+  // hash (a timer and a 'close' listener per request cost more than a cached read's own work).
+  const inFlight = createDeadlineList<FastifyReply>();
   const sweeper = setInterval(
     () => {
-      const now = performance.now();
-      for (const [reply, deadline] of inFlight) {
-        if (deadline > now) break;
-        inFlight.delete(reply);
+      for (const reply of inFlight.expired(performance.now())) {
         if (reply.sent || reply.raw.destroyed) continue;
         reply.request.timedOut = true;
         reply.log.warn({ deadlineMs: deps.deadlineMs }, 'request passed its deadline; answered 503');
@@ -207,12 +206,13 @@ export function registerOverloadProtection(
     clearInterval(sweeper);
     done();
   });
-  app.addHook('onResponse', (_request, reply, done) => {
-    inFlight.delete(reply);
+  app.decorateRequest('deadlineNode', null);
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.deadlineNode) inFlight.remove(request.deadlineNode);
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
-    inFlight.set(reply, performance.now() + deps.deadlineMs);
+    request.deadlineNode = inFlight.add(reply, performance.now() + deps.deadlineMs);
 
     if (closing) {
       // Draining for shutdown: in-flight requests finish, new ones go to another instance.
