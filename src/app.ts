@@ -6,7 +6,7 @@ import { registerAuthentication } from './http/auth.js';
 import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
-import { registerRequestLog, registerResponseHeaders } from './http/hooks.js';
+import { registerCloseOnShutdown, requestLogStep, setResponseHeaders } from './http/hooks.js';
 import { lazyChildLogger } from './http/logger.js';
 import { registerOpenApi } from './http/openapi.js';
 import {
@@ -16,14 +16,15 @@ import {
   type OverloadOptions,
   registerOverloadProtection,
 } from './http/overload.js';
+import { registerRequestPipeline } from './http/pipeline.js';
 import {
+  createAuthFailureLimit,
   createForeignResourceGuard,
+  createRateLimitStep,
   DEFAULT_RATE_LIMITS,
   type ForeignResourceGuard,
   type ForeignResourceOptions,
   type RateLimitOptions,
-  registerAuthFailureLimit,
-  registerRateLimits,
 } from './http/rate-limit/rate-limit.js';
 import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.js';
 import { requestId } from './http/request-id.js';
@@ -131,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
     childLoggerFactory: lazyChildLogger,
-    // Fastify logs two lines per request; registerRequestLog writes one, on completion, when enabled.
+    // Fastify logs two lines per request; requestLogStep writes one, on completion, when enabled.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
     // Bound how long a slow client may hold a connection while sending its request (slowloris): headers
@@ -148,7 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     // Router-level failures (a malformed URL, a path parameter over maxParamLength) in the documented shape
     // too: Fastify would answer them itself (414 and its own body).
     frameworkErrors: (error, request, reply) => {
-      // No route hooks run for these: set what registerResponseHeaders would.
+      // No route hooks run for these: set what setResponseHeaders would.
       reply.headers({
         'X-Request-Id': request.id,
         'Cache-Control': 'no-store',
@@ -282,23 +283,37 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
 
   registerErrorHandling(app, { onDatabaseUnavailable: () => health.reportDatabaseUnavailable() });
-  registerResponseHeaders(app);
-  // Before authentication (which may query the database): shed load fast, and bound every request in time.
-  registerOverloadProtection(app, {
+  registerCloseOnShutdown(app);
+  const overloadSteps = registerOverloadProtection(app, {
     monitor: health,
     deadlineMs: overload.requestDeadlineMs,
     send: sendError,
   });
-  if (deps.logger && deps.logRequests !== false) registerRequestLog(app);
-  const rateLimits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
-  registerAuthFailureLimit(app, { store: rateLimitStore, clock, options: rateLimits });
-  registerAuthentication(app, {
+  const authenticate = registerAuthentication(app, {
     resolvers: [createApiKeyResolver(authenticator), createSessionResolver(sessions)],
     adminToken: deps.adminToken,
   });
   registerCsrfProtection(app);
-  billing.registerUsageCounting(app);
-  registerRateLimits(app, { store: rateLimitStore, clock, options: rateLimits });
+  const limits = { store: rateLimitStore, clock, options: { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits } };
+  const authFailures = createAuthFailureLimit({ ...limits, log: () => app.log });
+  registerRequestPipeline(app, {
+    onRequest: [
+      setResponseHeaders,
+      // Before authentication (which may query the database): shed load fast, bound every request in time.
+      overloadSteps.onRequest,
+      // An address guessing credentials is refused before any key lookup.
+      authFailures?.gate,
+      authenticate,
+      // After authentication: requests count against their credential.
+      createRateLimitStep({ ...limits, log: () => app.log }),
+    ],
+    onResponse: [
+      overloadSteps.onResponse,
+      authFailures?.count,
+      billing.countUsage,
+      deps.logger && deps.logRequests !== false ? requestLogStep(app) : undefined,
+    ],
+  });
   await registerOpenApi(app, VERSION);
 
   registerSystemRoutes(app, deps.database, health);

@@ -3,6 +3,7 @@ import { safeEqual } from '../lib/secrets.js';
 import type { Permission } from '../modules/auth/grants.js';
 import { can, type Principal, type Scope } from '../modules/auth/permissions.js';
 import { ApiError, forbidden } from './errors.js';
+import type { RequestStep, RequestStepResult } from './pipeline.js';
 
 /**
  * How a route authenticates. `principal`: an API key or console session is required. `optional`: resolved
@@ -44,42 +45,40 @@ export interface AuthOptions {
   adminToken: string | undefined;
 }
 
-export function registerAuthentication(app: FastifyInstance, options: AuthOptions): void {
+/**
+ * Decorates requests with `principal` and returns the request step that resolves it as the route's `auth`
+ * mode asks: 401 for a missing or invalid credential where one is needed.
+ */
+export function registerAuthentication(app: FastifyInstance, options: AuthOptions): RequestStep {
   app.decorateRequest('principal', null);
-  // Tries each resolver in turn from `index`; calls `done` with the outcome, without a promise when no
-  // resolver needs one.
-  const resolveFrom = (index: number, request: FastifyRequest, done: (error?: ApiError) => void): void => {
-    for (let i = index; i < options.resolvers.length; i++) {
-      const resolution = options.resolvers[i]!.resolve(request);
-      if (resolution instanceof Promise) {
-        resolution.then((found) => {
-          if (found === null) resolveFrom(i + 1, request, done);
-          else done(admit(request, found));
-        }, done);
-        return;
-      }
-      if (resolution !== null) {
-        done(admit(request, resolution));
-        return;
-      }
-    }
-    done(request.routeOptions.config?.auth === 'principal' ? unauthorized() : undefined);
-  };
   const admit = (request: FastifyRequest, found: Principal | 'invalid'): ApiError | undefined => {
     if (found === 'invalid') return unauthorized();
     request.principal = found;
     return undefined;
   };
-  app.addHook('onRequest', (request, _reply, done) => {
+  // Tries each resolver in turn from `first`; synchronous while the resolvers answer synchronously.
+  const resolveFrom = (first: number, request: FastifyRequest): RequestStepResult => {
+    for (let index = first; index < options.resolvers.length; index++) {
+      const resolution = options.resolvers[index]!.resolve(request);
+      if (resolution instanceof Promise) {
+        return resolution.then((found) =>
+          found === null ? resolveFrom(index + 1, request) : admit(request, found),
+        );
+      }
+      if (resolution !== null) return admit(request, resolution);
+    }
+    return request.routeOptions.config?.auth === 'principal' ? unauthorized() : undefined;
+  };
+  return (request) => {
     const mode = request.routeOptions.config?.auth ?? 'public';
-    if (mode === 'public') return done();
+    if (mode === 'public') return undefined;
     if (mode === 'admin') {
       const token = bearerToken(request);
       const valid = options.adminToken && typeof token === 'string' && safeEqual(token, options.adminToken);
-      return done(valid ? undefined : unauthorized('Missing or invalid admin token'));
+      return valid ? undefined : unauthorized('Missing or invalid admin token');
     }
-    resolveFrom(0, request, done);
-  });
+    return resolveFrom(0, request);
+  };
 }
 
 export function requirePrincipal(request: FastifyRequest): Principal {

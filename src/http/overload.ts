@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { Database } from '../db/client.js';
 import { createDeadlineList, type DeadlineNode } from './deadline-list.js';
 import { ApiError } from './errors.js';
+import type { RequestStep, ResponseStep } from './pipeline.js';
 
 export interface OverloadOptions {
   /** Shed while the event loop's worst lag over the last sample exceeds this. */
@@ -163,8 +164,9 @@ declare module 'fastify' {
 }
 
 /**
- * First hooks of every request: shed load with a fast 503 while the monitor says so, and answer 503 at the
- * deadline if nothing else has. Must be registered before any route so the handler wrapper sees them all.
+ * Shed load with a fast 503 while the monitor says so, and answer 503 at the deadline if nothing else has.
+ * Returns the pipeline steps (first of every request: they run before authentication, which may query the
+ * database). Must be called before any route is added, so the handler wrapper sees them all.
  */
 export function registerOverloadProtection(
   app: FastifyInstance,
@@ -173,7 +175,7 @@ export function registerOverloadProtection(
     deadlineMs: number;
     send: (request: FastifyRequest, reply: FastifyReply, error: ApiError) => unknown;
   },
-): void {
+): { onRequest: RequestStep; onResponse: ResponseStep } {
   app.decorateRequest('timedOut', false);
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -207,34 +209,24 @@ export function registerOverloadProtection(
     done();
   });
   app.decorateRequest('deadlineNode', null);
-  app.addHook('onResponse', (request, _reply, done) => {
+  const onResponse: ResponseStep = (request) => {
     if (request.deadlineNode) inFlight.remove(request.deadlineNode);
-    done();
-  });
-  app.addHook('onRequest', (request, reply, done) => {
+  };
+  const onRequest: RequestStep = (request, reply) => {
     request.deadlineNode = inFlight.add(reply, performance.now() + deps.deadlineMs);
-
     if (closing) {
       // Draining for shutdown: in-flight requests finish, new ones go to another instance.
-      done(
-        new ApiError('service_unavailable', 'The server is shutting down', undefined, {
-          'Retry-After': '1',
-          Connection: 'close',
-        }),
-      );
-      return;
+      return new ApiError('service_unavailable', 'The server is shutting down', undefined, {
+        'Retry-After': '1',
+        Connection: 'close',
+      });
     }
     const health = UNGUARDED.has(request.routeOptions.url ?? '') ? OK : deps.monitor.status();
-    if (!health.ok) {
-      done(
-        new ApiError('service_unavailable', health.reason, undefined, {
-          'Retry-After': String(health.retryAfterS),
-        }),
-      );
-      return;
-    }
-    done();
-  });
+    if (health.ok) return undefined;
+    return new ApiError('service_unavailable', health.reason, undefined, {
+      'Retry-After': String(health.retryAfterS),
+    });
+  };
   // A handler that finishes after its deadline answer must not try to answer again.
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
@@ -257,4 +249,5 @@ export function registerOverloadProtection(
       );
     };
   });
+  return { onRequest, onResponse };
 }

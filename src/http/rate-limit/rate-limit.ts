@@ -1,7 +1,8 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../../modules/auth/permissions.js';
 import { ApiError } from '../errors.js';
+import type { RequestStep, ResponseStep } from '../pipeline.js';
 import type { RateLimitHit, RateLimitStore } from './store.js';
 
 declare module 'fastify' {
@@ -73,20 +74,25 @@ export function rateLimitSubject(request: FastifyRequest): { key: string; anonym
 const credentialKey = (principal: Principal): string =>
   principal.kind === 'apiKey' ? `key:${principal.apiKeyId}` : `session:${principal.sessionId}`;
 
+interface LimitDeps {
+  store: RateLimitStore;
+  clock: Clock;
+  options: RateLimitOptions;
+  log: () => FastifyBaseLogger;
+}
+
 /**
- * Counts every request (after authentication, so a credential is known) and answers 429 `rate_limited`
- * with `Retry-After` past the limit. Every answer of a limited route carries the RateLimit-* headers.
+ * Request step (after authentication, so a credential is known): counts every request and answers 429
+ * `rate_limited` with `Retry-After` past the limit. Every answer of a limited route carries the
+ * RateLimit-* headers. Undefined when rate limits are off.
  */
-export function registerRateLimits(
-  app: FastifyInstance,
-  deps: { store: RateLimitStore; clock: Clock; options: RateLimitOptions },
-): void {
+export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
   const { options, clock } = deps;
-  if (!options.enabled) return;
-  const count = createFailOpenCounter(deps.store, () => app.log);
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config?.rateLimit === false) return done();
-    if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return done();
+  if (!options.enabled) return undefined;
+  const count = createFailOpenCounter(deps.store, deps.log);
+  return (request, reply) => {
+    if (request.routeOptions.config?.rateLimit === false) return undefined;
+    if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return undefined;
     const subject = rateLimitSubject(request);
     const read = READ_METHODS.has(request.method);
     const limit = subject.anonymous
@@ -112,56 +118,54 @@ export function registerRateLimits(
       );
     };
     const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
-    if (hit instanceof Promise) hit.then((value) => done(judge(value)), done);
-    else done(judge(hit));
-  });
+    return hit instanceof Promise ? hit.then(judge) : judge(hit);
+  };
 }
 
 /**
- * Guessing credentials: every 401 is counted per client IP (shared through the store); past the limit the
- * address is refused with 429 before authentication runs (no key lookup) until its window ends. Register
- * before authentication.
+ * Guessing credentials: every 401 is counted per client IP (shared through the store, by `count`); past the
+ * limit the address is refused with 429 by `gate`, before authentication runs (no key lookup), until its
+ * window ends. Undefined when rate limits are off.
  */
-export function registerAuthFailureLimit(
-  app: FastifyInstance,
-  deps: { store: RateLimitStore; clock: Clock; options: RateLimitOptions },
-): void {
+export function createAuthFailureLimit(
+  deps: LimitDeps,
+): { gate: RequestStep; count: ResponseStep } | undefined {
   const { options, clock } = deps;
-  if (!options.enabled) return;
-  const count = createFailOpenCounter(deps.store, () => app.log);
+  if (!options.enabled) return undefined;
+  const count = createFailOpenCounter(deps.store, deps.log);
   // Addresses over the limit, until when (this instance learns it from its own next 401 for that address).
   const blocked = new Map<string, number>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (blocked.size === 0) return done();
-    const until = blocked.get(request.ip);
-    if (until === undefined) return done();
-    const nowMs = clock.now().getTime();
-    if (until <= nowMs) {
-      blocked.delete(request.ip);
-      return done();
-    }
-    const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
-    done(
-      new ApiError('rate_limited', `Too many failed authentications; retry after ${retryS} s`, undefined, {
-        'Retry-After': retryS,
-      }),
-    );
-  });
   const remember = (ip: string, hit: CountResult) => {
     if (!hit || hit.count < options.authFailures) return;
     if (blocked.size > 10_000) blocked.clear();
     blocked.set(ip, hit.resetAtMs);
   };
-  app.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode !== 401) return done();
-    const hit = count(`authfail:${request.ip}`, options.windowMs, clock.now().getTime());
-    if (hit instanceof Promise) {
-      hit.then((value) => remember(request.ip, value)).finally(done);
-    } else {
-      remember(request.ip, hit);
-      done();
-    }
-  });
+  return {
+    gate: (request) => {
+      if (blocked.size === 0) return undefined;
+      const until = blocked.get(request.ip);
+      if (until === undefined) return undefined;
+      const nowMs = clock.now().getTime();
+      if (until <= nowMs) {
+        blocked.delete(request.ip);
+        return undefined;
+      }
+      const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
+      return new ApiError(
+        'rate_limited',
+        `Too many failed authentications; retry after ${retryS} s`,
+        undefined,
+        { 'Retry-After': retryS },
+      );
+    },
+    count: (request, reply) => {
+      if (reply.statusCode !== 401) return;
+      const hit = count(`authfail:${request.ip}`, options.windowMs, clock.now().getTime());
+      // The answer is out; a shared store's count lands when it lands (it fails open on its own).
+      if (hit instanceof Promise) void hit.then((value) => remember(request.ip, value));
+      else remember(request.ip, hit);
+    },
+  };
 }
 
 export interface ForeignResourceOptions {

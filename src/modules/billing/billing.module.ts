@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
 import { createIdempotency } from '../../http/idempotency.js';
+import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
@@ -89,14 +89,14 @@ export function createBillingModule({ database, clock, tenancy, onError, options
     idempotency,
     webhooks,
 
-    /** Counts every authenticated management request of an organization (in memory; flushed in batches). */
-    registerUsageCounting(app: FastifyInstance) {
-      app.addHook('onResponse', (request, _reply, done) => {
-        if (request.principal && request.url.startsWith('/api/'))
-          meter.record(request.principal.organizationId);
-        done();
-      });
-    },
+    /**
+     * Response step: counts every authenticated management request of an organization (in memory; flushed
+     * in batches).
+     */
+    countUsage: ((request) => {
+      if (request.principal && request.url.startsWith('/api/'))
+        meter.record(request.principal.organizationId);
+    }) satisfies ResponseStep,
 
     registerRoutes(app: App, routeOptions: BillingRouteOptions) {
       registerBillingRoutes(app, service, routeOptions);

@@ -39,9 +39,17 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Cached
 const documentationOnly = () => (value: unknown) => ({ value });
 
 export function registerRegistryRoutes(app: App, registry: RegistryService): void {
-  const getByKey = async (request: FastifyRequest, reply: FastifyReply) => {
+  // Synchronous when the answer is cached: the hot path costs no promise.
+  const getByKey = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
     const { key, versions } = keyFromUrl(request.url, true);
-    return sendAnswer(request, reply, versions ? await registry.versions(key) : await registry.get(key));
+    const answer = versions ? registry.versions(key) : registry.get(key);
+    if (!(answer instanceof Promise)) {
+      sendAnswer(request, reply, answer);
+      return undefined;
+    }
+    return answer.then(async (found) => {
+      await sendAnswer(request, reply, found); // a reply is awaitable: settles once sent
+    });
   };
 
   app.get('/registry/experts', {

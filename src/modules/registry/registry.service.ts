@@ -54,6 +54,9 @@ const ALLOWED_STATUS: Record<ExpertRecord['status'], ReadonlyArray<ExpertRecord[
   disabled: [],
 };
 
+// The cache key of a name's versions answer (no version or tag starts with a slash).
+const VERSIONS_REF = '/versions';
+
 export function createRegistryService(deps: RegistryServiceDeps) {
   const { db } = deps.database;
   const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000);
@@ -253,10 +256,13 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     });
   }
 
-  async function get(key: ParsedExpertKey): Promise<CachedAnswer> {
+  /** A cached answer synchronously (the hot path costs no promise); otherwise a read. */
+  function get(key: ParsedExpertKey): CachedAnswer | Promise<CachedAnswer> {
     const ref = key.version ?? key.tag ?? '';
-    const cached = cache.get(key.name, ref);
-    if (cached) return cached;
+    return cache.get(key.name, ref) ?? readExpert(key, ref);
+  }
+
+  async function readExpert(key: ParsedExpertKey, ref: string): Promise<CachedAnswer> {
     const token = cache.token();
     const expert = await reads.readByKey(key);
     if (!expert) throw expertNotFound(formatExpertKey(key));
@@ -265,10 +271,11 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     return fresh;
   }
 
-  async function versions(key: ParsedExpertKey): Promise<CachedAnswer> {
-    const ref = '/versions';
-    const cached = cache.get(key.name, ref);
-    if (cached) return cached;
+  function versions(key: ParsedExpertKey): CachedAnswer | Promise<CachedAnswer> {
+    return cache.get(key.name, VERSIONS_REF) ?? readVersions(key);
+  }
+
+  async function readVersions(key: ParsedExpertKey): Promise<CachedAnswer> {
     const token = cache.token();
     const rows = await reads.readVersions(key.name);
     const latest = rows.find((row) => row.isLatest);
@@ -277,7 +284,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       data: { versions: rows.map(presentVersion), latest: latest.version },
       meta: { total: rows.length },
     });
-    cache.set(key.name, ref, fresh, token);
+    cache.set(key.name, VERSIONS_REF, fresh, token);
     return fresh;
   }
 
