@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 export interface Server {
   url: string;
@@ -137,6 +138,50 @@ export async function load(
   if (outcome.non2xx || outcome.errors)
     throw new Error(`${name}: ${outcome.non2xx} non-2xx, ${outcome.errors} errors`);
   return outcome;
+}
+
+export interface Target {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  extra?: Partial<autocannon.Options>;
+}
+
+/**
+ * Loads the targets in turn, ROUNDS times, DURATION_S / ROUNDS seconds a turn (after a warm-up of each).
+ * This machine's speed drifts by ±10% over a minute; alternating makes the drift weigh on every target
+ * alike, so ratios between them hold still. req/s = all requests over all rounds' time; p99 = the worst
+ * round's. Every answer must be a 2xx.
+ */
+export async function loadAlternating(targets: Target[]): Promise<LoadResult[]> {
+  const options = (target: Target, duration: number) => ({
+    url: target.url,
+    headers: target.headers ?? {},
+    connections: CONNECTIONS,
+    ...target.extra,
+    duration,
+  });
+  for (const target of targets) await autocannon(options(target, 1));
+  const totals = targets.map((target) => ({ ...target, requests: 0, seconds: 0, p99: 0, bad: 0 }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const total of totals) {
+      const result = await autocannon(options(total, DURATION_S / ROUNDS));
+      total.requests += result.requests.total;
+      total.seconds += result.duration;
+      total.p99 = Math.max(total.p99, result.latency.p99);
+      total.bad += result.non2xx + result.errors; // errors include timeouts
+    }
+  }
+  return totals.map((total) => {
+    if (total.bad) throw new Error(`${total.name}: ${total.bad} non-2xx answers or errors`);
+    return {
+      name: total.name,
+      requestsPerSecond: Math.round(total.requests / total.seconds),
+      p99Ms: total.p99,
+      non2xx: 0,
+      errors: 0,
+    };
+  });
 }
 
 export async function getJson<T>(

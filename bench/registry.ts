@@ -9,7 +9,7 @@
  * Scenarios: GET name@version with a warm read cache and with the cache disabled (two Cadre processes on the
  * seeded database), GET /registry/experts?take=100, and publishes/s with 10 concurrent clients.
  */
-import { type LoadResult, load, ratio, report, startBare, startCadre } from './lib.js';
+import { type LoadResult, load, loadAlternating, ratio, report, startBare, startCadre } from './lib.js';
 
 if (!process.env.DATABASE_URL)
   throw new Error('DATABASE_URL must name a database seeded by bench/seed-registry.ts');
@@ -31,24 +31,37 @@ interface Scenario {
 const anyVersion = () =>
   `/registry/experts/bench-expert-${String(1 + Math.floor(Math.random() * 10_000)).padStart(5, '0')}@${1 + Math.floor(Math.random() * 5)}.0.0`;
 
+/** The scenarios and a bare server answering the path's exact body, loaded in alternating rounds. */
 async function versusBare(path: string, scenarios: Scenario[]) {
   const bare = await startBare(await (await fetch(cached.url + path)).text());
-  const baseline = await load(`bare node:http, same body as ${path}`, bare.url);
-  await bare.stop();
-  rows.push(baseline);
-  for (const scenario of scenarios) {
-    const { paths } = scenario;
-    const measured = await load(
-      scenario.name,
-      scenario.base + path,
-      {},
-      paths ? { requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths() }) }] } : {},
-    );
-    rows.push({
-      ...measured,
-      ratio: ratio(measured.requestsPerSecond, baseline.requestsPerSecond),
-      target: scenario.target,
+  try {
+    const [baseline, ...measured] = await loadAlternating([
+      { name: `bare node:http, same body as ${path}`, url: bare.url },
+      ...scenarios.map(({ name, base, paths }) => ({
+        name,
+        url: base + path,
+        extra: paths
+          ? {
+              requests: [
+                {
+                  method: 'GET' as const,
+                  setupRequest: (request: object) => ({ ...request, path: paths() }),
+                },
+              ],
+            }
+          : {},
+      })),
+    ]);
+    rows.push(baseline!);
+    measured.forEach((result, index) => {
+      rows.push({
+        ...result,
+        ratio: ratio(result.requestsPerSecond, baseline!.requestsPerSecond),
+        target: scenarios[index]!.target,
+      });
     });
+  } finally {
+    await bare.stop();
   }
 }
 

@@ -67,10 +67,10 @@ export function registerAuthentication(app: FastifyInstance, options: AuthOption
       }
       if (resolution !== null) return admit(request, resolution);
     }
-    return request.routeOptions.config?.auth === 'principal' ? unauthorized() : undefined;
+    return request.routeConfig.auth === 'principal' ? unauthorized() : undefined;
   };
   return (request) => {
-    const mode = request.routeOptions.config?.auth ?? 'public';
+    const mode = request.routeConfig.auth ?? 'public';
     if (mode === 'public') return undefined;
     if (mode === 'admin') {
       const token = bearerToken(request);

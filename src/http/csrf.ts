@@ -21,7 +21,7 @@ export const csrfInvalid = () =>
   new ApiError('csrf_token_invalid', 'Missing or invalid CSRF token for this console session');
 
 function presentedToken(request: FastifyRequest): unknown {
-  if (request.routeOptions.config?.csrf === 'body') {
+  if (request.routeConfig.csrf === 'body') {
     const body = request.body;
     return body && typeof body === 'object' ? (body as Record<string, unknown>).csrfToken : undefined;
   }

@@ -221,7 +221,7 @@ export function registerOverloadProtection(
         Connection: 'close',
       });
     }
-    const health = UNGUARDED.has(request.routeOptions.url ?? '') ? OK : deps.monitor.status();
+    const health = UNGUARDED.has(request.routeConfig.url ?? '') ? OK : deps.monitor.status();
     if (health.ok) return undefined;
     return new ApiError('service_unavailable', health.reason, undefined, {
       'Retry-After': String(health.retryAfterS),

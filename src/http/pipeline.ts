@@ -1,5 +1,17 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The route's `config` (with its `url`), read once when the request arrives: `request.routeOptions`
+     * builds a new object on every access, and every step needs the config.
+     */
+    routeConfig: FastifyContextConfig & { url?: string };
+  }
+}
+
+type Done = (error?: Error) => void;
 
 export type RequestStepResult = ApiError | undefined | Promise<ApiError | undefined>;
 
@@ -26,28 +38,31 @@ export function registerRequestPipeline(
   const onRequest = steps.onRequest.filter((step): step is RequestStep => step !== undefined);
   const onResponse = steps.onResponse.filter((step): step is ResponseStep => step !== undefined);
 
-  app.addHook('onRequest', (request, reply, done) => {
-    const runFrom = (first: number): void => {
-      for (let index = first; index < onRequest.length; index++) {
-        let result: RequestStepResult;
-        try {
-          result = onRequest[index]!(request, reply);
-        } catch (error) {
-          done(error as Error);
-          return;
-        }
-        if (result instanceof Promise) {
-          result.then((error) => (error ? done(error) : runFrom(index + 1)), done);
-          return;
-        }
-        if (result) {
-          done(result);
-          return;
-        }
+  app.decorateRequest('routeConfig', null as unknown as FastifyContextConfig);
+  // A plain function of its arguments (no closure per request): runs the steps from `first` on.
+  const runFrom = (request: FastifyRequest, reply: FastifyReply, done: Done, first: number): void => {
+    for (let index = first; index < onRequest.length; index++) {
+      let result: RequestStepResult;
+      try {
+        result = onRequest[index]!(request, reply);
+      } catch (error) {
+        done(error as Error);
+        return;
       }
-      done();
-    };
-    runFrom(0);
+      if (result instanceof Promise) {
+        result.then((error) => (error ? done(error) : runFrom(request, reply, done, index + 1)), done);
+        return;
+      }
+      if (result) {
+        done(result);
+        return;
+      }
+    }
+    done();
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    request.routeConfig = request.routeOptions.config ?? {};
+    runFrom(request, reply, done, 0);
   });
 
   app.addHook('onResponse', (request, reply, done) => {

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../../modules/auth/permissions.js';
 import { ApiError } from '../errors.js';
@@ -67,7 +67,7 @@ export function createFailOpenCounter(store: RateLimitStore, log: () => FastifyB
 export function rateLimitSubject(request: FastifyRequest): { key: string; anonymous: boolean } {
   const principal = request.principal;
   if (principal) return { key: credentialKey(principal), anonymous: false };
-  if (request.routeOptions.config?.auth === 'admin') return { key: 'admin', anonymous: false };
+  if (request.routeConfig.auth === 'admin') return { key: 'admin', anonymous: false };
   return { key: `ip:${request.ip}`, anonymous: true };
 }
 
@@ -91,7 +91,7 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
   if (!options.enabled) return undefined;
   const count = createFailOpenCounter(deps.store, deps.log);
   return (request, reply) => {
-    if (request.routeOptions.config?.rateLimit === false) return undefined;
+    if (request.routeConfig.rateLimit === false) return undefined;
     if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return undefined;
     const subject = rateLimitSubject(request);
     const read = READ_METHODS.has(request.method);
@@ -103,23 +103,33 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
         ? options.read
         : options.write;
     const nowMs = clock.now().getTime();
-    const judge = (hit: CountResult): ApiError | undefined => {
-      if (!hit) return undefined;
-      const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
-      reply.header('RateLimit-Limit', limit);
-      reply.header('RateLimit-Remaining', Math.max(0, limit - hit.count));
-      reply.header('RateLimit-Reset', resetS);
-      if (hit.count <= limit) return undefined;
-      return new ApiError(
-        'rate_limited',
-        `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${resetS} s`,
-        undefined,
-        { 'Retry-After': String(resetS) },
-      );
-    };
     const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
-    return hit instanceof Promise ? hit.then(judge) : judge(hit);
+    if (hit instanceof Promise) return hit.then((found) => judge(reply, found, limit, nowMs, read, options));
+    return judge(reply, hit, limit, nowMs, read, options);
   };
+}
+
+/** Sets the RateLimit-* headers for a counted request; the 429 to answer with when it is over the limit. */
+function judge(
+  reply: FastifyReply,
+  hit: CountResult,
+  limit: number,
+  nowMs: number,
+  read: boolean,
+  options: RateLimitOptions,
+): ApiError | undefined {
+  if (!hit) return undefined;
+  const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+  reply.header('ratelimit-limit', limit);
+  reply.header('ratelimit-remaining', Math.max(0, limit - hit.count));
+  reply.header('ratelimit-reset', resetS);
+  if (hit.count <= limit) return undefined;
+  return new ApiError(
+    'rate_limited',
+    `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${resetS} s`,
+    undefined,
+    { 'Retry-After': String(resetS) },
+  );
 }
 
 /**
