@@ -58,12 +58,15 @@ async function startProcess(args: string[], env: Record<string, string>): Promis
 /** A bare node:http server that answers `body` to everything: the baseline of every ratio. */
 export const startBare = (body: string) => startProcess(['bench/bare-server.mjs'], { BODY: body });
 
-/** The built service (`npm run build` first), embedded PGlite unless DATABASE_URL is set. */
 export const BENCH_ADMIN_TOKEN = 'b'.repeat(40);
 
-export async function startCadre(env: Record<string, string> = {}) {
+/**
+ * The built service (`npm run build` first), embedded PGlite unless DATABASE_URL is set. `main` names
+ * another build's entry point, to compare two builds in one run.
+ */
+export async function startCadre(env: Record<string, string> = {}, main = 'dist/main.js') {
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-'));
-  const server = await startProcess(['dist/main.js'], {
+  const server = await startProcess([main], {
     HOST: '127.0.0.1',
     PORT: '0',
     CADRE_LOG_LEVEL: 'info',

@@ -9,8 +9,9 @@ const NO_STORE = /^\/(api|admin|auth)(\/|$)/;
  * not public), set on arrival so error answers carry them too; a route may still set its own.
  */
 export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): undefined {
-  reply.header('X-Request-Id', request.id).header('X-Content-Type-Options', 'nosniff');
-  if (NO_STORE.test(request.url)) reply.header('Cache-Control', 'no-store');
+  // Lower-case names: Fastify lower-cases every name it is given, and an unchanged literal stays interned.
+  reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+  if (NO_STORE.test(request.url)) reply.header('cache-control', 'no-store');
   return undefined;
 }
 

@@ -27,9 +27,9 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 /** Sends a pre-serialized answer (Buffers bypass the serializer) or 304 when the client has it. */
 function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
-  reply.header('ETag', answer.etag).header('Cache-Control', 'no-cache');
+  reply.header('etag', answer.etag).header('cache-control', 'no-cache');
   if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
-  return sendSerialized(reply.code(200), answer.body);
+  return sendSerialized(reply, answer.body);
 }
 
 /**
