@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,41 +19,82 @@ export interface Server {
 }
 
 /**
- * Starts a server process whose output goes to a file, not to this process: reading a log line per request
- * here would steal CPU from autocannon and distort every figure.
+ * Where Cadre's stdout (its JSON logs, a line per request) goes: `null` (default) or `file`. The lines are
+ * produced and written either way; with `file` this VM's disk (writeback of ~9 MB/s on the same two cores)
+ * is measured too, costing the cached reads ~7–15% here, more than the service's own logging work.
  */
-async function startProcess(args: string[], env: Record<string, string>): Promise<Server> {
-  const logPath = join(mkdtempSync(join(tmpdir(), 'cadre-bench-log-')), 'out.log');
-  const out = openSync(logPath, 'w');
+export const CADRE_LOG = process.env.BENCH_CADRE_LOG === 'file' ? 'file' : 'null';
+
+/**
+ * Starts a server process whose output goes to a file (or nowhere), not to this process: reading a log line
+ * per request here would steal CPU from autocannon and distort every figure. The server prints its
+ * address (`"address":"http://…"`) on start, or is given a port and polled on /healthz when its output is
+ * discarded.
+ */
+async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  { discardOutput = false } = {},
+): Promise<Server> {
+  const logDir = mkdtempSync(join(tmpdir(), 'cadre-bench-log-'));
+  const logPath = join(logDir, 'out.log');
+  const port = discardOutput ? await freePort() : 0;
+  const out = discardOutput ? 'ignore' : openSync(logPath, 'w');
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...env, ...(discardOutput ? { PORT: String(port) } : {}) },
     stdio: ['ignore', out, 'inherit'],
   });
-  closeSync(out);
+  if (typeof out === 'number') closeSync(out);
   const url = await new Promise<string>((resolve, reject) => {
     const started = Date.now();
-    const timer = setInterval(() => {
-      const output = readFileSync(logPath, 'utf8');
-      const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output);
-      if (match) {
+    const timer = setInterval(async () => {
+      const found = discardOutput ? await answersHealth(port) : addressIn(logPath);
+      if (found) {
         clearInterval(timer);
-        resolve(match[1]!);
+        resolve(found);
       } else if (child.exitCode !== null || Date.now() - started > 60_000) {
         clearInterval(timer);
+        const output = discardOutput
+          ? '(output discarded: run it by hand to see why)'
+          : readFileSync(logPath, 'utf8');
         reject(new Error(`${args.join(' ')} did not start: ${output}`));
       }
-    }, 50);
+    }, 100);
   });
   return {
     url,
     child,
     stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
+}
+
+const addressIn = (logPath: string) =>
+  /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(readFileSync(logPath, 'utf8'))?.[1];
+
+async function answersHealth(port: number): Promise<string | undefined> {
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    return (await fetch(`${url}/healthz`)).ok ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
 }
 
 /** A bare node:http server that answers `body` to everything: the baseline of every ratio. */
@@ -66,29 +108,38 @@ export const BENCH_ADMIN_TOKEN = 'b'.repeat(40);
  */
 export async function startCadre(env: Record<string, string> = {}, main = 'dist/main.js') {
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-'));
-  const server = await startProcess([main], {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    CADRE_LOG_LEVEL: 'info',
-    CADRE_DATA_DIR: dataDir,
-    // Limits stay on (their cost is part of every request) but far above what the load generator sends.
-    CADRE_RATE_LIMIT_READ: '1000000000',
-    CADRE_RATE_LIMIT_WRITE: '1000000000',
-    CADRE_RATE_LIMIT_ANONYMOUS_READ: '1000000000',
-    CADRE_RATE_LIMIT_ANONYMOUS_WRITE: '1000000000',
-    // A saturated loopback benchmark lags the event loop; measure throughput, not load shedding.
-    CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: '60000',
-    ...(process.env.DATABASE_URL
-      ? { DATABASE_URL: process.env.DATABASE_URL, CADRE_ADMIN_TOKEN: 'b'.repeat(40) }
-      : {}),
-    ...env,
-  });
+  const server = await startProcess(
+    [main],
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CADRE_LOG_LEVEL: 'info',
+      CADRE_DATA_DIR: dataDir,
+      // Limits stay on (their cost is part of every request) but far above what the load generator sends.
+      CADRE_RATE_LIMIT_READ: '1000000000',
+      CADRE_RATE_LIMIT_WRITE: '1000000000',
+      CADRE_RATE_LIMIT_ANONYMOUS_READ: '1000000000',
+      CADRE_RATE_LIMIT_ANONYMOUS_WRITE: '1000000000',
+      // A saturated loopback benchmark lags the event loop; measure throughput, not load shedding.
+      CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: '60000',
+      ...(process.env.DATABASE_URL
+        ? { DATABASE_URL: process.env.DATABASE_URL, CADRE_ADMIN_TOKEN: 'b'.repeat(40) }
+        : {}),
+      ...env,
+    },
+    { discardOutput: CADRE_LOG === 'null' },
+  );
+  // The data directory holds the embedded database: gone with the process.
+  const stop = async () => {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   if (!process.env.DATABASE_URL) {
     const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
       adminToken: string;
       apiKey: string;
     };
-    return { ...server, bootstrap };
+    return { ...server, stop, bootstrap };
   }
   // A server database has no bootstrap file: make an organization (and its owner key) through the admin API.
   const slug = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
@@ -106,7 +157,7 @@ export async function startCadre(env: Record<string, string> = {}, main = 'dist/
     },
   );
   const bootstrap = { adminToken: BENCH_ADMIN_TOKEN, apiKey: created.data.apiKey.key };
-  return { ...server, bootstrap };
+  return { ...server, stop, bootstrap };
 }
 
 export interface LoadResult {
