@@ -202,9 +202,9 @@ export interface Target {
 }
 
 /**
- * Loads the targets in turn, ROUNDS times, DURATION_S / ROUNDS seconds a turn (after a warm-up of each).
- * This machine's speed drifts by ±10% over a minute; alternating makes the drift weigh on every target
- * alike, so ratios between them hold still. req/s = all requests over all rounds' time; p99 = the worst
+ * Loads the targets in turn, ROUNDS times, DURATION_S / ROUNDS seconds a turn (after a warm-up of each),
+ * each round starting with the next target. This machine's speed drifts by ±10% over a minute; alternating
+ * makes the drift weigh on every target alike, so ratios between them hold still. req/s = all requests over all rounds' time; p99 = the worst
  * round's. Every answer must be a 2xx.
  */
 export async function loadAlternating(targets: Target[]): Promise<LoadResult[]> {
@@ -218,7 +218,9 @@ export async function loadAlternating(targets: Target[]): Promise<LoadResult[]> 
   for (const target of targets) await autocannon(options(target, 1));
   const totals = targets.map((target) => ({ ...target, requests: 0, seconds: 0, p99: 0, bad: 0 }));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const total of totals) {
+    // Each round starts with another target: no target always follows the same one.
+    const order = totals.map((_, index) => totals[(index + round) % totals.length]!);
+    for (const total of order) {
       const result = await autocannon(options(total, DURATION_S / ROUNDS));
       total.requests += result.requests.total;
       total.seconds += result.duration;

@@ -120,7 +120,9 @@ export function createAccessLog(logger: FastifyBaseLogger): (line: AccessLine) =
   return ({ reqId, method, url, status, ms }) => {
     if (!isLevelEnabled('info')) return;
     stream.write(
-      `{"level":30,"time":${Date.now()}${chindings},"reqId":${JSON.stringify(reqId)},"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))},"status":${status},"ms":${ms},"msg":"request"}\n`,
+      // reqId (our own or a caller's matching [A-Za-z0-9._:-]) and method (one of Node's parser's) never
+      // need escaping; the URL may.
+      `{"level":30,"time":${Date.now()}${chindings},"reqId":"${reqId}","method":"${method}","url":${JSON.stringify(redactUrl(url))},"status":${status},"ms":${ms},"msg":"request"}\n`,
     );
   };
 }

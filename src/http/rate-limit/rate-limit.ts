@@ -120,9 +120,9 @@ function judge(
 ): ApiError | undefined {
   if (!hit) return undefined;
   const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
-  reply.header('ratelimit-limit', limit);
-  reply.header('ratelimit-remaining', Math.max(0, limit - hit.count));
-  reply.header('ratelimit-reset', resetS);
+  reply.header('ratelimit-limit', `${limit}`);
+  reply.header('ratelimit-remaining', `${Math.max(0, limit - hit.count)}`);
+  reply.header('ratelimit-reset', `${resetS}`);
   if (hit.count <= limit) return undefined;
   return new ApiError(
     'rate_limited',
