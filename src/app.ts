@@ -294,8 +294,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     adminToken: deps.adminToken,
   });
   registerCsrfProtection(app);
-  const limits = { store: rateLimitStore, clock, options: { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits } };
-  const authFailures = createAuthFailureLimit({ ...limits, log: () => app.log });
+  const limits = {
+    store: rateLimitStore,
+    clock,
+    options: { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits },
+    log: () => app.log,
+  };
+  const authFailures = createAuthFailureLimit(limits);
   registerRequestPipeline(app, {
     onRequest: [
       setResponseHeaders,
@@ -305,7 +310,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       authFailures?.gate,
       authenticate,
       // After authentication: requests count against their credential.
-      createRateLimitStep({ ...limits, log: () => app.log }),
+      createRateLimitStep(limits),
     ],
     onResponse: [
       overloadSteps.onResponse,
