@@ -149,12 +149,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     // Router-level failures (a malformed URL, a path parameter over maxParamLength) in the documented shape
     // too: Fastify would answer them itself (414 and its own body).
     frameworkErrors: (error, request, reply) => {
-      // No route hooks run for these: set what setResponseHeaders would.
-      reply.headers({
-        'X-Request-Id': request.id,
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-      });
+      // No route hooks run for these: set what setResponseHeaders would, and never cache them.
+      setResponseHeaders(request, reply);
+      reply.header('cache-control', 'no-store');
       return sendError(request, reply, new ApiError('bad_request', `Malformed request URL (${error.code})`));
     },
     forceCloseConnections: 'idle',

@@ -139,7 +139,6 @@ describe('createBatchedDestination', () => {
     destination.flushSync();
     expect(sink.chunks).toEqual(['aaaa\nbbbb\n', 'cc\n']);
     expect(sink.synced()).toBe(1);
-    destination.stop();
   });
 
   it('flushes what it holds on its interval, so a quiet server still logs promptly', async () => {
@@ -148,6 +147,5 @@ describe('createBatchedDestination', () => {
     destination.write('one\n');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(sink.chunks).toEqual(['one\n']);
-    destination.stop();
   });
 });

@@ -44,7 +44,7 @@ type CountResult = RateLimitHit | undefined;
  * so the request goes through uncounted and a warning is logged (at most once per 10 s). Synchronous when
  * the store is.
  */
-export function createFailOpenCounter(store: RateLimitStore, log: () => FastifyBaseLogger) {
+function createFailOpenCounter(store: RateLimitStore, log: () => FastifyBaseLogger) {
   let lastWarning = 0;
   const failOpen = (error: unknown): undefined => {
     if (Date.now() - lastWarning > 10_000) {
@@ -64,7 +64,7 @@ export function createFailOpenCounter(store: RateLimitStore, log: () => FastifyB
 }
 
 /** Who a request is counted against: its credential, the admin token, or (anonymous) its client address. */
-export function rateLimitSubject(request: FastifyRequest): { key: string; anonymous: boolean } {
+function rateLimitSubject(request: FastifyRequest): { key: string; anonymous: boolean } {
   const principal = request.principal;
   if (principal) return { key: credentialKey(principal), anonymous: false };
   if (request.routeConfig.auth === 'admin') return { key: 'admin', anonymous: false };
