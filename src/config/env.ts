@@ -81,6 +81,12 @@ export const envSchema = z
     CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
     /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
     CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
+    // Metrics (docs/operations.md): GET /metrics in Prometheus' text format.
+    CADRE_METRICS: z.enum(['on', 'off']).default('on'),
+    /** Bearer token for /metrics; without it, /metrics answers only direct loopback clients. */
+    CADRE_METRICS_TOKEN: z.string().min(16, 'CADRE_METRICS_TOKEN must be at least 16 characters').optional(),
+    /** Serve /metrics on this port instead of the main one. */
+    CADRE_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     // Console sessions and login throttling.
     CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
     CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
