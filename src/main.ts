@@ -124,12 +124,17 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: draining in-flight requests');
     const force = setTimeout(() => {
       log.error('shutdown timed out; exiting');
       process.exit(1);
-    }, env.CADRE_SHUTDOWN_TIMEOUT_MS);
+    }, env.CADRE_SHUTDOWN_DRAIN_DELAY_MS + env.CADRE_SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    if (env.CADRE_SHUTDOWN_DRAIN_DELAY_MS > 0) {
+      context.health.markDraining();
+      log.info({ signal, delayMs: env.CADRE_SHUTDOWN_DRAIN_DELAY_MS }, 'shutting down: /readyz now 503');
+      await new Promise((resolve) => setTimeout(resolve, env.CADRE_SHUTDOWN_DRAIN_DELAY_MS));
+    }
+    log.info({ signal }, 'shutting down: draining in-flight requests');
     metricsServer?.close();
     await app.close();
     await rateLimitStore?.close();

@@ -30,6 +30,11 @@ export const envSchema = z
       .transform((value) => value === 'true'),
     CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
     CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+    /**
+     * Behind a load balancer: on SIGTERM, /readyz answers 503 at once and requests are still served this
+     * long, so the balancer's health check takes the instance out before it stops accepting.
+     */
+    CADRE_SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(0),
     CADRE_DB_POOL_SIZE: positiveInt.default(10),
     CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
     /** `keyId:base64(32 bytes)` entries, newest first (docs/oauth.md). Embedded mode generates one if unset. */

@@ -49,6 +49,12 @@ export interface HealthMonitor {
   reportDatabaseUnavailable(): void;
   /** The event loop's worst delay over the last sample (ms). */
   eventLoopDelayMs(): number;
+  /**
+   * Shutdown has begun: /readyz answers 503 so a load balancer stops routing here, while requests are still
+   * served normally until the process closes (CADRE_SHUTDOWN_DRAIN_DELAY_MS later).
+   */
+  markDraining(): void;
+  isDraining(): boolean;
   start(): void;
   stop(): void;
 }
@@ -65,6 +71,7 @@ export function createHealthMonitor(deps: {
   let eventLoopDelayMs = 0;
   let heapRatio = 0;
   let databaseDown = false;
+  let draining = false;
   let probing = false;
   let confirming = false;
   const heapLimit = getHeapStatistics().heap_size_limit;
@@ -122,6 +129,10 @@ export function createHealthMonitor(deps: {
       return { ok: true };
     },
     eventLoopDelayMs: () => eventLoopDelayMs,
+    markDraining: () => {
+      draining = true;
+    },
+    isDraining: () => draining,
     reportDatabaseUnavailable: () => {
       if (prober || confirming) return;
       confirming = true;
