@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ResponseStep } from '../../http/pipeline.js';
+import { fastCounter, fastHistogram } from './hot-path-metrics.js';
 
 /** What the components that count something are given: narrow callbacks, no-ops when metrics are off. */
 export interface CacheEvents {
@@ -71,7 +72,7 @@ function faceOf(pattern: string): string {
   return 'system';
 }
 
-const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+const UNMATCHED = {};
 
 /**
  * Prometheus metrics of one app (prom-client, a registry of its own so tests can build many apps). Every
@@ -89,12 +90,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers: [registry],
   }).set({ version: deps.version, node: process.version }, 1);
 
-  const requests = new Histogram({
+  const requests = fastHistogram<object>(registry, {
     name: 'cadre_http_request_duration_seconds',
     help: 'Answered requests by face, route pattern, method and status class: count and latency',
-    labelNames: ['face', 'route', 'method', 'status'],
     buckets: SECONDS,
-    registers: [registry],
   });
   const refusals = new Counter({
     name: 'cadre_http_refusals_total',
@@ -133,24 +132,18 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const queryFailed = queries.labels({ outcome: 'error' });
   deps.database.observeQueries((seconds, failed) => (failed ? queryFailed : queryOk).observe(seconds));
 
-  const cache = new Counter({
+  const cache = fastCounter(registry, {
     name: 'cadre_registry_cache_events_total',
     help: 'Registry read cache: hits, misses, evictions, invalidations received',
-    labelNames: ['event'],
-    registers: [registry],
+    label: 'event',
+    values: ['hit', 'miss', 'eviction', 'invalidation'] as const,
   });
-  const cacheHit = cache.labels({ event: 'hit' });
-  const cacheMiss = cache.labels({ event: 'miss' });
-  const cacheEvicted = cache.labels({ event: 'eviction' });
-  const cacheInvalidated = cache.labels({ event: 'invalidation' });
-  const keyCache = new Counter({
+  const keyCache = fastCounter(registry, {
     name: 'cadre_api_key_cache_total',
     help: 'API-key verifications answered from the per-instance cache (hit) or the database (miss)',
-    labelNames: ['result'],
-    registers: [registry],
+    label: 'result',
+    values: ['hit', 'miss'] as const,
   });
-  const keyHit = keyCache.labels({ result: 'hit' });
-  const keyMiss = keyCache.labels({ result: 'miss' });
   const providerCalls = new Histogram({
     name: 'cadre_provider_call_duration_seconds',
     help: 'Calls to outside providers (billing, OAuth) by provider, operation and outcome',
@@ -159,23 +152,22 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers: [registry],
   });
 
-  // Bound children by label values: observing through a child skips hashing the label object per request.
-  const children = new Map<string, Histogram.Internal<string>>();
   const requestStep: ResponseStep = (request: FastifyRequest, reply: FastifyReply) => {
-    const route = request.routeConfig.url ?? 'unmatched';
+    const route = request.routeConfig.url;
     const status = reply.statusCode;
-    const key = `${request.method} ${status} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      child = requests.labels({
-        face: faceOf(route),
-        route,
+    // Requests without a route (404s) have no config of their own: one owner for all of them.
+    requests.observe(
+      route ? request.routeConfig : UNMATCHED,
+      request.method,
+      status,
+      reply.elapsedTime / 1000,
+      (statusClass) => ({
+        face: faceOf(route ?? ''),
+        route: route ?? 'unmatched',
         method: request.method,
-        status: statusClass(status),
-      });
-      children.set(key, child);
-    }
-    child.observe(reply.elapsedTime / 1000);
+        status: statusClass,
+      }),
+    );
     if (status === 429 || status === 503) {
       const error = request.answeredError;
       refusals.inc({
@@ -190,12 +182,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     enabled: true,
     requestStep,
     registryCache: {
-      hit: () => cacheHit.inc(),
-      miss: () => cacheMiss.inc(),
-      evicted: (count) => cacheEvicted.inc(count),
-      invalidated: () => cacheInvalidated.inc(),
+      hit: cache.hit,
+      miss: cache.miss,
+      evicted: cache.eviction,
+      invalidated: cache.invalidation,
     },
-    apiKeyCache: { hit: () => keyHit.inc(), miss: () => keyMiss.inc() },
+    apiKeyCache: { hit: keyCache.hit, miss: keyCache.miss },
     providerCall: async (provider, operation, call) => {
       const started = performance.now();
       let outcome = 'error';
