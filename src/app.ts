@@ -42,6 +42,9 @@ import {
   type BillingOptions,
   createBillingModule,
 } from './modules/billing/billing.module.js';
+import { timedOAuthFetch } from './modules/metrics/instrument.js';
+import { createMetrics, disabledMetrics, type Metrics } from './modules/metrics/metrics.js';
+import { registerMetricsRoute } from './modules/metrics/metrics.routes.js';
 import { type ConnectionTokens, createConnectionTokens } from './modules/oauth/connection-tokens.js';
 import { registerIntegrationAdminRoutes } from './modules/oauth/integrations.routes.js';
 import { createIntegrationsService, type IntegrationsService } from './modules/oauth/integrations.service.js';
@@ -100,6 +103,17 @@ export interface AppDeps {
   overload?: Partial<OverloadOptions>;
   /** Fastify `trustProxy`: behind a load balancer, so `request.ip` is the client's. */
   trustProxy?: boolean | string[];
+  /**
+   * Prometheus metrics (on by default): `token` guards /metrics on the main port (else loopback only);
+   * `separatePort` leaves /metrics off the main port (main.ts serves it on CADRE_METRICS_PORT);
+   * `processMetrics` adds Node's process metrics (once per process).
+   */
+  metrics?: {
+    enabled?: boolean;
+    token?: string | undefined;
+    separatePort?: boolean;
+    processMetrics?: boolean;
+  };
   /** Slow-client bounds: headers, whole request, idle keep-alive (ms). */
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
 }
@@ -124,6 +138,7 @@ export interface AppContext {
   /** Services call it when a request names a Project outside the caller's organization. */
   foreignResources: ForeignResourceGuard;
   rateLimitStore: RateLimitStore;
+  metrics: Metrics;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -163,7 +178,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   const clock = deps.clock ?? systemClock;
   const onError = (error: unknown) => app.log.error({ err: error }, 'background task failed');
   const bus = createChangeBus(deps.database, onError);
+  const metrics =
+    deps.metrics?.enabled === false
+      ? disabledMetrics
+      : createMetrics({
+          version: VERSION,
+          database: deps.database,
+          eventLoopDelayMs: () => health.eventLoopDelayMs(),
+          processMetrics: deps.metrics?.processMetrics ?? false,
+        });
   const authenticator = createApiKeyAuthenticator({
+    cacheEvents: metrics.apiKeyCache,
     database: deps.database,
     bus,
     clock,
@@ -199,6 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     onError,
     options: deps.billing ?? { provider: 'local' },
+    providerCall: metrics.providerCall,
   });
   const keyRing = () => {
     if (!deps.keyRing) {
@@ -213,7 +239,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     }
     return deps.keyRing;
   };
-  const oauthHttp = deps.oauthHttp ?? {};
+  const oauthHttp = {
+    ...deps.oauthHttp,
+    fetch: timedOAuthFetch(deps.oauthHttp?.fetch ?? fetch, metrics.providerCall),
+  };
   const publicUrl = () => deps.publicUrl ?? app.listeningOrigin;
   const integrations = createIntegrationsService({
     database: deps.database,
@@ -246,6 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clock,
     tenancy,
     cacheEntries: deps.registryCacheEntries ?? 10_000,
+    cacheEvents: metrics.registryCache,
   });
   const context: AppContext = {
     database: deps.database,
@@ -264,6 +294,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     health,
     foreignResources,
     rateLimitStore,
+    metrics,
   };
 
   await bus.start();
@@ -313,12 +344,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       overloadSteps.onResponse,
       authFailures?.count,
       billing.countUsage,
+      metrics.requestStep,
       deps.logger && deps.logRequests !== false ? requestLogStep(app) : undefined,
     ],
   });
   await registerOpenApi(app, VERSION);
 
   registerSystemRoutes(app, deps.database, health);
+  if (metrics.enabled && !deps.metrics?.separatePort) registerMetricsRoute(app, metrics, deps.metrics?.token);
   registerApiKeyRoutes(app, apiKeys);
   registerSessionRoutes(app, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
   billing.registerRoutes(app, { publicUrl: deps.publicUrl });

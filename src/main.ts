@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { buildApp } from './app.js';
@@ -9,6 +10,7 @@ import { migrate } from './db/migrate.js';
 import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { billingOptions } from './modules/billing/billing.config.js';
+import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { parseKeyRing } from './modules/oauth/token-vault.js';
 
@@ -97,6 +99,12 @@ async function main(): Promise<void> {
       dbWaitingMax: env.CADRE_OVERLOAD_DB_WAITING,
       requestDeadlineMs: env.CADRE_REQUEST_DEADLINE_MS,
     },
+    metrics: {
+      enabled: env.CADRE_METRICS === 'on',
+      token: env.CADRE_METRICS_TOKEN,
+      separatePort: env.CADRE_METRICS_PORT !== undefined,
+      processMetrics: true,
+    },
     timeouts: {
       headersMs: env.CADRE_HEADERS_TIMEOUT_MS,
       requestMs: env.CADRE_REQUEST_TIMEOUT_MS,
@@ -111,16 +119,23 @@ async function main(): Promise<void> {
     log.info({ path }, 'bootstrap credentials (admin token, demo owner API key) are in this file');
   }
 
+  let metricsServer: Server | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: draining in-flight requests');
     const force = setTimeout(() => {
       log.error('shutdown timed out; exiting');
       process.exit(1);
-    }, env.CADRE_SHUTDOWN_TIMEOUT_MS);
+    }, env.CADRE_SHUTDOWN_DRAIN_DELAY_MS + env.CADRE_SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    if (env.CADRE_SHUTDOWN_DRAIN_DELAY_MS > 0) {
+      context.health.markDraining();
+      log.info({ signal, delayMs: env.CADRE_SHUTDOWN_DRAIN_DELAY_MS }, 'shutting down: /readyz now 503');
+      await new Promise((resolve) => setTimeout(resolve, env.CADRE_SHUTDOWN_DRAIN_DELAY_MS));
+    }
+    log.info({ signal }, 'shutting down: draining in-flight requests');
+    metricsServer?.close();
     await app.close();
     await rateLimitStore?.close();
     await database.close();
@@ -131,6 +146,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   const address = await app.listen({ host: env.HOST, port: env.PORT });
+  if (env.CADRE_METRICS === 'on' && env.CADRE_METRICS_PORT !== undefined) {
+    metricsServer = await startMetricsServer(context.metrics, {
+      host: env.HOST,
+      port: env.CADRE_METRICS_PORT,
+      token: env.CADRE_METRICS_TOKEN,
+    });
+    log.info({ port: env.CADRE_METRICS_PORT }, 'metrics served on their own port');
+  }
   log.info({ address, database: database.kind, admin: Boolean(adminToken) }, `Cadre listening on ${address}`);
   logDestination.flush();
 }

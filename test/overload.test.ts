@@ -124,7 +124,12 @@ describe('health monitor', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         status = down.status();
       }
-      expect(status).toEqual({ ok: false, reason: 'The database is unreachable', retryAfterS: 5 });
+      expect(status).toEqual({
+        ok: false,
+        reason: 'The database is unreachable',
+        retryAfterS: 5,
+        cause: 'database_down',
+      });
       // The reachable database's probe has long finished by now: no shedding there.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(up.status()).toEqual({ ok: true });

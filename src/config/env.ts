@@ -30,6 +30,11 @@ export const envSchema = z
       .transform((value) => value === 'true'),
     CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
     CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+    /**
+     * Behind a load balancer: on SIGTERM, /readyz answers 503 at once and requests are still served this
+     * long, so the balancer's health check takes the instance out before it stops accepting.
+     */
+    CADRE_SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(0),
     CADRE_DB_POOL_SIZE: positiveInt.default(10),
     CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
     /** `keyId:base64(32 bytes)` entries, newest first (docs/oauth.md). Embedded mode generates one if unset. */
@@ -81,6 +86,12 @@ export const envSchema = z
     CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
     /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
     CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
+    // Metrics (docs/operations.md): GET /metrics in Prometheus' text format.
+    CADRE_METRICS: z.enum(['on', 'off']).default('on'),
+    /** Bearer token for /metrics; without it, /metrics answers only direct loopback clients. */
+    CADRE_METRICS_TOKEN: z.string().min(16, 'CADRE_METRICS_TOKEN must be at least 16 characters').optional(),
+    /** Serve /metrics on this port instead of the main one. */
+    CADRE_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     // Console sessions and login throttling.
     CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
     CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),

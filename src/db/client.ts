@@ -14,6 +14,26 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 export type Executor = Db | Tx;
 
 export type Listener = (payload: string) => void;
+export type QueryObserver = (seconds: number, failed: boolean) => void;
+
+/** Wraps an object's promise-returning `query` so each call is timed for the current observer, if any. */
+function timeQueries(
+  target: { query: (...args: never[]) => unknown },
+  observer: () => QueryObserver | undefined,
+) {
+  const query = target.query.bind(target) as (...args: unknown[]) => unknown;
+  (target as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const observe = observer();
+    const result = query(...args);
+    if (!observe || !(result instanceof Promise)) return result;
+    const started = performance.now();
+    result.then(
+      () => observe((performance.now() - started) / 1000, false),
+      () => observe((performance.now() - started) / 1000, true),
+    );
+    return result;
+  };
+}
 
 /** A listener connection went down (notifications may be missed from now on) or came back. */
 export interface ListenEvents {
@@ -35,6 +55,10 @@ export interface Database {
   listenerCount(channel: string): Promise<number>;
   /** Connections waiting for a free pool slot right now (0 for PGlite). */
   waitingCount(): number;
+  /** The pool's connections: open, idle, and queries waiting for one (PGlite: one connection, no pool). */
+  stats(): { total: number; idle: number; waiting: number };
+  /** Times every statement from now on (metrics); one observer per database. */
+  observeQueries(observer: QueryObserver): void;
   close(): Promise<void>;
 }
 
@@ -54,6 +78,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openPglite(dataDir?: string): Promise<Database> {
   if (dataDir && !dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir && !dataDir.startsWith('memory://') ? { dataDir } : {});
+  let observer: QueryObserver | undefined;
+  // Drizzle runs statements through `query`, and a transaction's through its own object's `query`.
+  timeQueries(client, () => observer);
+  const transaction = client.transaction.bind(client);
+  client.transaction = (callback) =>
+    transaction((tx) => {
+      timeQueries(tx, () => observer);
+      return callback(tx);
+    });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   // PGlite lives in this process: its listeners are the ones registered here.
   const listening = new Map<string, number>();
@@ -73,6 +106,10 @@ async function openPglite(dataDir?: string): Promise<Database> {
     },
     listenerCount: async (channel) => listening.get(channel) ?? 0,
     waitingCount: () => 0,
+    stats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    observeQueries: (next) => {
+      observer = next;
+    },
     close: () => client.close(),
   };
 }
@@ -88,8 +125,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // The pool listens for errors on idle clients only. A checked-out client between two statements of a
   // transaction (no query active) that loses its connection (server shutdown, 57P01) would emit an unhandled
   // 'error' and crash the process; the transaction's next statement fails instead, with this listener.
+  let observer: QueryObserver | undefined;
   pool.on('connect', (client) => {
     client.on('error', (error) => options.onError?.(error));
+    // pool.query and transactions both run their statements on a pooled client's `query`.
+    timeQueries(client, () => observer);
   });
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   const listeners: Array<() => Promise<void>> = [];
@@ -113,6 +153,10 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       return rows[0]?.n ?? 0;
     },
     waitingCount: () => pool.waitingCount,
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    observeQueries: (next) => {
+      observer = next;
+    },
     close: async () => {
       await Promise.all(listeners.map((stop) => stop()));
       await pool.end();

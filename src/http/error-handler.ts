@@ -3,6 +3,13 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, sqlState } from '../db/errors.js';
 import { ApiError, type ErrorDetail, statusText } from './errors.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error this request was answered with, for what runs after the answer (metrics). */
+    answeredError: ApiError | null;
+  }
+}
+
 const isRegistry = (url: string) => url === '/registry' || url.startsWith('/registry/');
 
 /** The single place where anything thrown becomes an HTTP answer in the documented shape. */
@@ -10,6 +17,7 @@ export function registerErrorHandling(
   app: FastifyInstance,
   options: { onDatabaseUnavailable?: () => void } = {},
 ): void {
+  app.decorateRequest('answeredError', null);
   app.setErrorHandler((error, request, reply) => {
     if (isDatabaseUnavailable(error)) {
       // An outage, not a bug: 503 with Retry-After; the health monitor checks the database and, if it is
@@ -51,6 +59,7 @@ export function registerErrorHandling(
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  request.answeredError = error;
   if (error.headers) reply.headers(error.headers);
   if (isRegistry(request.url)) {
     // Registry convention: validation problems are plain 400s (contract §4).

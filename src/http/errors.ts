@@ -45,6 +45,23 @@ export class ApiError extends Error {
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to perform this action') =>
   new ApiError('forbidden', message);
+/**
+ * 503 with Retry-After. `cause` names why in a word (`database_down`, `event_loop`, `deadline`…): the
+ * refusal metrics count by it (docs/operations.md).
+ */
+export const serviceUnavailable = (
+  message: string,
+  retryAfterS: number,
+  cause: string,
+  headers: Record<string, string> = {},
+): ApiError => {
+  const error = new ApiError('service_unavailable', message, undefined, {
+    'Retry-After': String(retryAfterS),
+    ...headers,
+  });
+  error.cause = cause;
+  return error;
+};
 export const validationFailed = (path: string, message: string) =>
   new ApiError('validation_failed', 'Request validation failed', [{ path, message }]);
 

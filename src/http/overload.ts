@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import { createDeadlineList, type DeadlineNode } from './deadline-list.js';
-import { ApiError } from './errors.js';
+import { type ApiError, serviceUnavailable } from './errors.js';
 import type { RequestStep, ResponseStep } from './pipeline.js';
 
 export interface OverloadOptions {
@@ -30,7 +30,14 @@ export const DEFAULT_OVERLOAD: OverloadOptions = {
   probeIntervalMs: 1_000,
 };
 
-export type HealthStatus = { ok: true } | { ok: false; reason: string; retryAfterS: number };
+export type HealthStatus =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: string;
+      retryAfterS: number;
+      cause: 'database_down' | 'database_pool' | 'event_loop' | 'memory';
+    };
 
 /** Why this instance should not take work right now, from cheap signals sampled in the background. */
 export interface HealthMonitor {
@@ -40,6 +47,14 @@ export interface HealthMonitor {
    * errno could come from another network peer); then every request is shed until a probe gets through.
    */
   reportDatabaseUnavailable(): void;
+  /** The event loop's worst delay over the last sample (ms). */
+  eventLoopDelayMs(): number;
+  /**
+   * Shutdown has begun: /readyz answers 503 so a load balancer stops routing here, while requests are still
+   * served normally until the process closes (CADRE_SHUTDOWN_DRAIN_DELAY_MS later).
+   */
+  markDraining(): void;
+  isDraining(): boolean;
   start(): void;
   stop(): void;
 }
@@ -56,6 +71,7 @@ export function createHealthMonitor(deps: {
   let eventLoopDelayMs = 0;
   let heapRatio = 0;
   let databaseDown = false;
+  let draining = false;
   let probing = false;
   let confirming = false;
   const heapLimit = getHeapStatistics().heap_size_limit;
@@ -94,18 +110,29 @@ export function createHealthMonitor(deps: {
 
   return {
     status: () => {
-      if (databaseDown) return { ok: false, reason: 'The database is unreachable', retryAfterS: 5 };
+      if (databaseDown)
+        return { ok: false, reason: 'The database is unreachable', retryAfterS: 5, cause: 'database_down' };
       if (database.waitingCount() > options.dbWaitingMax) {
-        return { ok: false, reason: 'All database connections are busy', retryAfterS: 2 };
+        return {
+          ok: false,
+          reason: 'All database connections are busy',
+          retryAfterS: 2,
+          cause: 'database_pool',
+        };
       }
       if (eventLoopDelayMs > options.eventLoopDelayMs) {
-        return { ok: false, reason: 'The server is overloaded', retryAfterS: 2 };
+        return { ok: false, reason: 'The server is overloaded', retryAfterS: 2, cause: 'event_loop' };
       }
       if (heapRatio > options.heapRatio) {
-        return { ok: false, reason: 'The server is low on memory', retryAfterS: 5 };
+        return { ok: false, reason: 'The server is low on memory', retryAfterS: 5, cause: 'memory' };
       }
       return { ok: true };
     },
+    eventLoopDelayMs: () => eventLoopDelayMs,
+    markDraining: () => {
+      draining = true;
+    },
+    isDraining: () => draining,
     reportDatabaseUnavailable: () => {
       if (prober || confirming) return;
       confirming = true;
@@ -152,7 +179,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-const UNGUARDED = new Set(['/healthz', '/readyz']);
+const UNGUARDED = new Set(['/healthz', '/readyz', '/metrics']);
 const OK: HealthStatus = { ok: true };
 
 declare module 'fastify' {
@@ -195,9 +222,7 @@ export function registerOverloadProtection(
         deps.send(
           reply.request,
           reply,
-          new ApiError('service_unavailable', 'The request did not complete in time', undefined, {
-            'Retry-After': '5',
-          }),
+          serviceUnavailable('The request did not complete in time', 5, 'deadline'),
         );
       }
     },
@@ -216,16 +241,11 @@ export function registerOverloadProtection(
     request.deadlineNode = inFlight.add(reply, performance.now() + deps.deadlineMs);
     if (closing) {
       // Draining for shutdown: in-flight requests finish, new ones go to another instance.
-      return new ApiError('service_unavailable', 'The server is shutting down', undefined, {
-        'Retry-After': '1',
-        Connection: 'close',
-      });
+      return serviceUnavailable('The server is shutting down', 1, 'draining', { Connection: 'close' });
     }
     const health = UNGUARDED.has(request.routeConfig.url ?? '') ? OK : deps.monitor.status();
     if (health.ok) return undefined;
-    return new ApiError('service_unavailable', health.reason, undefined, {
-      'Retry-After': String(health.retryAfterS),
-    });
+    return serviceUnavailable(health.reason, health.retryAfterS, health.cause);
   };
   // A handler that finishes after its deadline answer must not try to answer again.
   app.addHook('onRoute', (route) => {

@@ -54,7 +54,7 @@ export async function startCadre(env: Record<string, string>, timeoutMs = 30_000
     url,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;

@@ -104,8 +104,11 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
         : options.write;
     const nowMs = clock.now().getTime();
     const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
-    if (hit instanceof Promise) return hit.then((found) => judge(reply, found, limit, nowMs, read, options));
-    return judge(reply, hit, limit, nowMs, read, options);
+    const anonymous = subject.anonymous;
+    if (hit instanceof Promise) {
+      return hit.then((found) => judge(reply, found, limit, nowMs, read, anonymous, options));
+    }
+    return judge(reply, hit, limit, nowMs, read, anonymous, options);
   };
 }
 
@@ -116,6 +119,7 @@ function judge(
   limit: number,
   nowMs: number,
   read: boolean,
+  anonymous: boolean,
   options: RateLimitOptions,
 ): ApiError | undefined {
   if (!hit) return undefined;
@@ -124,12 +128,15 @@ function judge(
   reply.header('ratelimit-remaining', `${Math.max(0, limit - hit.count)}`);
   reply.header('ratelimit-reset', `${resetS}`);
   if (hit.count <= limit) return undefined;
-  return new ApiError(
+  const error = new ApiError(
     'rate_limited',
     `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${resetS} s`,
     undefined,
     { 'Retry-After': String(resetS) },
   );
+  // The refusal metrics count by caller class (docs/operations.md).
+  error.cause = `${anonymous ? 'anonymous' : 'credential'}_${read ? 'read' : 'write'}`;
+  return error;
 }
 
 /**
@@ -161,12 +168,14 @@ export function createAuthFailureLimit(
         return undefined;
       }
       const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
-      return new ApiError(
+      const error = new ApiError(
         'rate_limited',
         `Too many failed authentications; retry after ${retryS} s`,
         undefined,
         { 'Retry-After': retryS },
       );
+      error.cause = 'auth_failures';
+      return error;
     },
     count: (request, reply) => {
       if (reply.statusCode !== 401) return;

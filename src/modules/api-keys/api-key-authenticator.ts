@@ -5,6 +5,7 @@ import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { ApiKeyPrincipal } from '../auth/permissions.js';
+import type { KeyCacheEvents } from '../metrics/metrics.js';
 import { memberships } from '../tenancy/tenancy.tables.js';
 import { isWellFormedApiKey } from './api-key-secret.js';
 import { apiKeys } from './api-keys.tables.js';
@@ -42,6 +43,8 @@ export interface ApiKeyAuthenticatorDeps {
   flushIntervalMs: number;
   maxCacheEntries?: number;
   onError: (error: unknown) => void;
+  /** Verifications answered from the cache or the database (metrics). */
+  cacheEvents?: KeyCacheEvents;
 }
 
 export const API_KEY_CHANGED = 'api-key';
@@ -117,7 +120,11 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     const digest = sha256(token);
     const hex = digest.toString('hex');
     const cached = deps.bus.isLive() ? cache.get(hex) : undefined;
-    if (cached) return admit(cached, digest);
+    if (cached) {
+      deps.cacheEvents?.hit();
+      return admit(cached, digest);
+    }
+    deps.cacheEvents?.miss();
     const seen = generation;
     return load(hex).then((row) => {
       if (!row) return null;

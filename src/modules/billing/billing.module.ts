@@ -3,6 +3,8 @@ import { createIdempotency } from '../../http/idempotency.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
+import { timedBillingProvider } from '../metrics/instrument.js';
+import type { ProviderCallTimer } from '../metrics/metrics.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type BillingRouteOptions, registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';
@@ -36,17 +38,27 @@ export interface BillingModuleDeps {
   tenancy: TenancyService;
   onError: (error: unknown) => void;
   options: BillingOptions;
+  /** Times calls to the provider (metrics). */
+  providerCall?: ProviderCallTimer;
 }
 
 export type BillingModule = ReturnType<typeof createBillingModule>;
 
 /** Builds billing: the plan catalogue, the configured provider, idempotency, usage metering and routes. */
-export function createBillingModule({ database, clock, tenancy, onError, options }: BillingModuleDeps) {
+export function createBillingModule({
+  database,
+  clock,
+  tenancy,
+  onError,
+  options,
+  providerCall,
+}: BillingModuleDeps) {
   const plans = createPlanCatalogue(options.plans);
   const local = createLocalProvider({ database, clock, plans });
   const stripe = options.provider === 'stripe' ? createStripeClient(options.stripe) : undefined;
-  const provider: BillingProvider =
+  const chosen: BillingProvider =
     options.provider === 'stripe' && stripe ? createStripeProvider(stripe, options.stripe) : local.provider;
+  const provider = providerCall ? timedBillingProvider(chosen, providerCall) : chosen;
   const idempotency = createIdempotency({ database, clock });
   const meter = createApiRequestMeter({
     database,

@@ -1,4 +1,5 @@
 import type { ChangeBus } from '../../db/change-bus.js';
+import type { CacheEvents } from '../metrics/metrics.js';
 
 export const REGISTRY_CHANGED = 'registry-name';
 
@@ -39,6 +40,7 @@ export function createRegistryReadCache(
   bus: ChangeBus,
   maxEntries: number,
   maxBytes = 64 * 1024 * 1024,
+  events?: CacheEvents,
 ): RegistryReadCache {
   const byName = new Map<string, Map<string, CachedAnswer>>();
   const lists = new Map<string, CachedAnswer>();
@@ -48,7 +50,8 @@ export function createRegistryReadCache(
   let listBytes = 0;
   let generation = 0;
 
-  const dropName = (name: string, entries: Map<string, CachedAnswer>) => {
+  const dropName = (name: string, entries: Map<string, CachedAnswer>, evicted = false) => {
+    if (evicted) events?.evicted(entries.size);
     size -= entries.size;
     for (const entry of entries.values()) bytes -= entry.body.length;
     byName.delete(name);
@@ -65,7 +68,9 @@ export function createRegistryReadCache(
   };
   bus.subscribe({
     onChange: (change) => {
-      if (change.topic === REGISTRY_CHANGED && typeof change.name === 'string') invalidate(change.name);
+      if (change.topic !== REGISTRY_CHANGED || typeof change.name !== 'string') return;
+      events?.invalidated();
+      invalidate(change.name);
     },
     reset: () => {
       generation++;
@@ -79,7 +84,10 @@ export function createRegistryReadCache(
   return {
     get(name, ref) {
       if (maxEntries === 0 || !bus.isLive()) return undefined;
-      return byName.get(name)?.get(ref);
+      const found = byName.get(name)?.get(ref);
+      if (found) events?.hit();
+      else events?.miss();
+      return found;
     },
     set(name, ref, answer, token) {
       if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
@@ -87,7 +95,7 @@ export function createRegistryReadCache(
       // Evict the oldest names (insertion order) while full: whole names, so `invalidate` stays exact.
       for (const [oldest, oldEntries] of byName) {
         if (size < maxEntries && bytes + answer.body.length <= maxBytes) break;
-        if (oldest !== name) dropName(oldest, oldEntries);
+        if (oldest !== name) dropName(oldest, oldEntries, true);
       }
       let entries = byName.get(name);
       if (!entries) {
@@ -102,7 +110,10 @@ export function createRegistryReadCache(
     },
     getList(query) {
       if (maxEntries === 0 || !bus.isLive()) return undefined;
-      return lists.get(query);
+      const found = lists.get(query);
+      if (found) events?.hit();
+      else events?.miss();
+      return found;
     },
     setList(query, answer, token) {
       if (maxEntries === 0 || token !== generation || !bus.isLive()) return;

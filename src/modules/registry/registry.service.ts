@@ -6,6 +6,7 @@ import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { can, type Principal } from '../auth/permissions.js';
+import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import {
   type ExpertDefinition,
@@ -28,6 +29,8 @@ export interface RegistryServiceDeps {
   tenancy: TenancyService;
   /** Entries of the per-instance read cache; 0 disables it. */
   cacheEntries?: number;
+  /** Hits, misses, evictions and invalidations of the read cache (metrics). */
+  cacheEvents?: CacheEvents;
 }
 
 export type RegistryService = ReturnType<typeof createRegistryService>;
@@ -59,7 +62,7 @@ const VERSIONS_REF = '/versions';
 
 export function createRegistryService(deps: RegistryServiceDeps) {
   const { db } = deps.database;
-  const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000);
+  const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000, undefined, deps.cacheEvents);
   const reads = repo.createRecordReader(db);
 
   /** Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once. */

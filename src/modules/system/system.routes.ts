@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, serviceUnavailable } from '../../http/errors.js';
 import type { HealthMonitor } from '../../http/overload.js';
 import { type App, managementErrors } from '../../http/route-kit.js';
 
@@ -29,6 +29,7 @@ export function registerSystemRoutes(app: App, database: Database, health: Healt
       response: { 200: z.object({ status: z.literal('ready') }), ...managementErrors(503) },
     },
     handler: async () => {
+      if (health.isDraining()) throw serviceUnavailable('The server is shutting down', 1, 'draining');
       const status = health.status();
       if (!status.ok) {
         throw new ApiError('service_unavailable', status.reason, undefined, {

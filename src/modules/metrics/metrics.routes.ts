@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { bearerToken, unauthorized } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { type App, managementErrors } from '../../http/route-kit.js';
+import { safeEqual } from '../../lib/secrets.js';
+import type { Metrics } from './metrics.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/**
+ * Who may read /metrics on the main port: with CADRE_METRICS_TOKEN, a Bearer of it (constant-time compare);
+ * without, only a direct client on loopback — a request that came through a proxy (it carries
+ * X-Forwarded-For or Forwarded) is refused even from loopback, since the proxy's clients are anyone.
+ */
+export function metricsAccess(token: string | undefined) {
+  return (request: FastifyRequest): ApiError | undefined => {
+    if (token) {
+      const given = bearerToken(request);
+      return typeof given === 'string' && safeEqual(given, token)
+        ? undefined
+        : unauthorized('Missing or invalid metrics token');
+    }
+    const proxied =
+      request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
+    if (!proxied && LOOPBACK.has(request.socket.remoteAddress ?? '')) return undefined;
+    return new ApiError('forbidden', 'Metrics are served to loopback only; set CADRE_METRICS_TOKEN');
+  };
+}
+
+export function registerMetricsRoute(app: App, metrics: Metrics, token: string | undefined): void {
+  const allowed = metricsAccess(token);
+  app.get('/metrics', {
+    config: { rateLimit: false },
+    schema: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (text exposition format)',
+      description:
+        'With CADRE_METRICS_TOKEN set: Bearer that token. Without it: only from loopback, never through a proxy.',
+      tags: ['System'],
+      response: { 200: z.string(), ...managementErrors(401, 403) },
+    },
+    handler: async (request, reply) => {
+      const refused = allowed(request);
+      if (refused) throw refused;
+      const { body, contentType } = await metrics.render();
+      return reply.type(contentType).send(body);
+    },
+  });
+}
