@@ -12,9 +12,8 @@ export interface CadreProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built service (`node dist/main.js`) and waits until it says where it listens. */
-export async function startCadre(env: Record<string, string>, timeoutMs = 30_000): Promise<CadreProcess> {
-  const child = spawn(process.execPath, ['dist/main.js'], {
+function spawnCadre(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['dist/main.js'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -27,6 +26,31 @@ export async function startCadre(env: Record<string, string>, timeoutMs = 30_000
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Runs the built service expecting it to stop on its own (a refused start): its exit code and output. */
+export async function runCadreToExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string; ms: number }> {
+  const started = Date.now();
+  const child = spawnCadre(env);
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output, ms: Date.now() - started };
+}
+
+/** Starts the built service (`node dist/main.js`) and waits until it says where it listens. */
+export async function startCadre(env: Record<string, string>, timeoutMs = 30_000): Promise<CadreProcess> {
+  const child = spawnCadre(env);
   let output = '';
   child.stdout!.on('data', (chunk) => {
     output += chunk;
