@@ -1,7 +1,8 @@
 // The one build step of `npm run build`, `prepare` (npm ci), `prestart` (npm start) and the test run.
 // Each step runs only when its inputs changed since it last succeeded, so a restart does not recompile
 // (a full `tsc` takes about 20 s on a small machine). A step's fingerprint (every input file's path, size
-// and mtime) is stored in dist/.build/<step>.json after it succeeds. `--force` rebuilds everything.
+// and mtime) is stored in dist/.build/<step>.json after it succeeds. `--force` rebuilds everything;
+// `--dry-run` prints what would be built and builds nothing.
 // To add a step (another bundle, a web console), append to STEPS: its inputs, the outputs that must
 // exist, and the command.
 import { execFileSync } from 'node:child_process';
@@ -34,18 +35,22 @@ function fingerprint(step) {
   const hash = createHash('sha256');
   for (const file of step.inputs.flatMap(files).sort()) {
     const { size, mtimeMs } = statSync(join(ROOT, file));
-    hash.update(`${file}\0${size}\0${mtimeMs}\n`);
+    hash.update(`${file}\0${size}\0${Math.floor(mtimeMs)}\n`);
   }
   return hash.digest('hex');
 }
 
 const force = process.argv.includes('--force');
+const dryRun = process.argv.includes('--dry-run');
 for (const step of STEPS) {
   const stamp = join(STAMPS, `${step.name}.json`);
   const current = fingerprint(step);
   const previous = existsSync(stamp) ? JSON.parse(readFileSync(stamp, 'utf8')).fingerprint : undefined;
   const outputsThere = step.outputs.every((output) => existsSync(join(ROOT, output)));
-  if (!force && previous === current && outputsThere) continue;
+  if (!force && previous === current && outputsThere) {
+    if (dryRun) console.log(`build: ${step.name} is up to date`);
+    continue;
+  }
   const started = Date.now();
   const reason = force
     ? 'forced'
@@ -54,6 +59,10 @@ for (const step of STEPS) {
       : previous !== current
         ? 'sources changed'
         : 'outputs missing';
+  if (dryRun) {
+    console.log(`build: ${step.name} would build (${reason})`);
+    continue;
+  }
   console.error(`build: ${step.name} (${reason}) …`);
   execFileSync(step.command[0], step.command.slice(1), { cwd: ROOT, stdio: 'inherit' });
   mkdirSync(STAMPS, { recursive: true });
