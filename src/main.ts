@@ -9,6 +9,8 @@ import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
+import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
+import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { billingOptions } from './modules/billing/billing.config.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
@@ -24,6 +26,10 @@ const embedded = !env.DATABASE_URL;
 const dataDir = resolve(env.CADRE_DATA_DIR);
 
 async function main(): Promise<void> {
+  // Before the database is opened: a server that cannot serve, or a second server on the same embedded
+  // data directory, must not touch the data (docs/operations.md, "One server per data directory").
+  await checkPortFree(env.HOST, env.PORT);
+  if (embedded) await lockDataDir(dataDir);
   const database = await connectWithBackoff(
     () =>
       openDatabase({
@@ -159,6 +165,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  log.fatal({ err: error }, 'start-up failed');
+  if (error instanceof DataDirLockedError || error instanceof PortUnavailableError)
+    log.fatal(`start-up refused: ${error.message}`);
+  else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });

@@ -1,30 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, type TestBrowser } from './support/browser.js';
 import { createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 import { PASSWORD, setPassword } from './support/session.js';
 
-/** Debian's chromium (apt-get install chromium); nothing is downloaded. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
 let server: TestServer;
 let org: TestOrganization;
 let browser: Browser;
+let chromiumProcess: TestBrowser | undefined;
 let consoleUi: Server;
 let consoleUrl: string;
 
 beforeAll(async () => {
+  // First: without Chromium the file fails at once, with the command that installs it.
+  chromiumProcess = await launchChromium();
+  browser = chromiumProcess.browser;
   server = await startServer();
   org = await createOrganization(server, 'personal');
   await setPassword(server, org.ownerId);
@@ -37,12 +30,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => consoleUi.listen(0, '127.0.0.1', resolve));
   consoleUrl = `http://127.0.0.1:${(consoleUi.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 });
 afterAll(async () => {
-  await browser?.close();
+  await chromiumProcess?.close();
   await new Promise((resolve) => consoleUi?.close(resolve));
-  await server.close();
+  await server?.close();
 });
 
 describe('local provider checkout in a real browser', () => {

@@ -102,6 +102,9 @@ describe('cadre admin', () => {
     expect(wrongToken.stderr).toContain('401');
     const down = await admin(['audit', 'x'], { CADRE_URL: 'http://127.0.0.1:9' });
     expect(down.code).toBe(2);
+    expect(down.stderr).toContain('error: cannot reach Cadre at http://127.0.0.1:9 (');
+    expect(down.stderr).toContain('hint: is the server running');
+    expect(down.stderr).toContain('The URL came from CADRE_URL');
   });
 
   it('works as the installed binary with --url and --token flags', async () => {

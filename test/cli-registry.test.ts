@@ -17,11 +17,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function cadre(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cadre(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, [`${ROOT}dist/cli/main.js`, ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', CADRE_REGISTRY_URL: server.url, CADRE_API_KEY: org.ownerKey },
+      env: { PATH: process.env.PATH ?? '', CADRE_URL: server.url, CADRE_API_KEY: org.ownerKey, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -79,6 +83,16 @@ describe('cadre publish and cadre experts against a real registry', () => {
     const again = await cadre(['publish'], dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('unchanged');
+
+    // A wrong key never reads as success: the 401's message, exit 1, nothing reported unchanged.
+    const wrongKey = await cadre(['publish'], dir, { CADRE_API_KEY: 'cadre_wrong' });
+    const answer = await server.request<{ error: { message: string } }>('GET', '/api/v1/billing/plans', {
+      key: 'cadre_wrong',
+    });
+    expect(answer.status).toBe(401);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stdout).toBe('');
+    expect(wrongKey.stderr).toContain(`401 unauthorized: ${answer.body.error.message}`);
   });
 
   it('lists, shows, tags, deprecates and deletes through the registry; registry errors exit 1 with their reason', async () => {

@@ -272,4 +272,21 @@ describe('admin API', () => {
       'validation_failed',
     );
   });
+
+  it("adding an existing member answers 409 naming that user's id", async () => {
+    const first = await server.admin<{ data: { user: { id: string } } }>(
+      'POST',
+      `/admin/v1/organizations/${org.slug}/members`,
+      { email: 'twice@example.test', role: 'member' },
+    );
+    expect(first.status).toBe(201);
+    const again = await server.admin<{ error: { message: string; details: unknown } }>(
+      'POST',
+      `/admin/v1/organizations/${org.slug}/members`,
+      { email: 'twice@example.test', role: 'admin' },
+    );
+    expectApiError(again, 409, 'conflict');
+    expect(again.body.error.message).toContain(first.body.data.user.id);
+    expect(again.body.error.details).toEqual([{ path: 'userId', message: first.body.data.user.id }]);
+  });
 });

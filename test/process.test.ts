@@ -1,13 +1,14 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from './support/database.js';
 import { http } from './support/http.js';
-import { startCadre } from './support/process.js';
+import { runCadreToExit, startCadre } from './support/process.js';
 
 describe('embedded quick start (npm start with no set-up)', () => {
   let dataDir: string;
@@ -101,6 +102,50 @@ describe('embedded quick start (npm start with no set-up)', () => {
     });
     expect(again.status).toBe(409);
     expect(await restarted.stop()).toBe(0);
+  });
+});
+
+describe('one server per embedded data directory', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'cadre-lock-'));
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('a second server on the same CADRE_DATA_DIR refuses to start; after a SIGKILL the next start works', async () => {
+    const dataDir = join(root, 'shared');
+    const first = await startCadre({ CADRE_DATA_DIR: dataDir });
+    try {
+      const second = await runCadreToExit({ CADRE_DATA_DIR: dataDir });
+      expect(second.code).toBe(1);
+      expect(second.output).toContain(
+        'start-up refused: another Cadre server is already running on the data',
+      );
+      expect(second.output).not.toContain('migrations applied');
+      // The first one still serves.
+      expect((await http(first.url, 'GET', '/readyz')).status).toBe(200);
+    } finally {
+      expect(await first.stop('SIGKILL')).toBe(null);
+    }
+    const restarted = await startCadre({ CADRE_DATA_DIR: dataDir });
+    expect((await http(restarted.url, 'GET', '/readyz')).status).toBe(200);
+    expect(await restarted.stop()).toBe(0);
+  });
+
+  it('a taken port fails the start at once, before the data directory is touched', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const dataDir = join(root, 'never-opened');
+    try {
+      const run = await runCadreToExit({ CADRE_DATA_DIR: dataDir, PORT: String(port) });
+      expect(run.code).toBe(1);
+      expect(run.output).toContain(`start-up refused: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+      expect(existsSync(dataDir)).toBe(false);
+      expect(run.ms).toBeLessThan(10_000);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
 

@@ -1,11 +1,11 @@
 import { CliError, EXIT_SERVER, EXIT_USER } from './errors.js';
 
-export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:3000';
-
 export interface AdminClientOptions {
   baseUrl: string;
   token: string;
   timeoutMs?: number;
+  /** What to check when nothing answers (which setting gave the URL). */
+  unreachableHint?: string;
 }
 
 /** Calls the admin API; a management error becomes a CliError carrying its code and message. */
@@ -32,7 +32,7 @@ export function createAdminClient(options: AdminClientOptions) {
         });
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-        throw new CliError(`cannot reach Cadre at ${base} (${cause})`, EXIT_SERVER);
+        throw new CliError(`cannot reach Cadre at ${base} (${cause})`, EXIT_SERVER, options.unreachableHint);
       }
       const text = await response.text();
       let json: {

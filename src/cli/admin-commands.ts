@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createAdminClient, DEFAULT_SERVICE_URL } from './admin-client.js';
+import { createAdminClient } from './admin-client.js';
 import { CliError } from './errors.js';
 import { type CliIo, printJson, printLine } from './io.js';
+import { resolveServiceUrl, URL_OPTION_HELP, unreachableHint } from './service-url.js';
 
 interface AdminOptions {
   url?: string;
@@ -17,7 +18,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
   const admin = program
     .command('admin')
     .description('Operate a Cadre server: organizations, members, projects, environments, agents, API keys')
-    .option('--url <url>', `Cadre base URL (env CADRE_URL, default ${DEFAULT_SERVICE_URL})`)
+    .option('--url <url>', URL_OPTION_HELP)
     .option('--token <token>', 'admin token (env CADRE_ADMIN_TOKEN)')
     .option('--json', 'print the answer as JSON, for scripts');
 
@@ -31,10 +32,8 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
       const options = command.optsWithGlobals<AdminOptions>();
       const token = options.token ?? io.env.CADRE_ADMIN_TOKEN;
       if (!token) throw new CliError('an admin token is needed', 1, 'pass --token or set CADRE_ADMIN_TOKEN');
-      const client = createAdminClient({
-        baseUrl: options.url ?? io.env.CADRE_URL ?? DEFAULT_SERVICE_URL,
-        token,
-      });
+      const { url, source } = resolveServiceUrl(io, { url: options.url });
+      const client = createAdminClient({ baseUrl: url, token, unreachableHint: unreachableHint(source) });
       const positional = args.slice(0, -2).filter((value): value is string => typeof value === 'string');
       const data = await action(client.call, ...positional);
       if (options.json) printJson(io, data);

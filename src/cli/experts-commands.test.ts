@@ -15,7 +15,7 @@ let env: Record<string, string>;
 let cwd: string;
 beforeEach(async () => {
   registry = await startFakeRegistry();
-  env = { CADRE_REGISTRY_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY };
+  env = { CADRE_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY };
   cwd = tempProject({ 'cadre.toml': FILE, 'v2/cadre.toml': FILE_V2 });
   expect((await runCli(['publish'], { cwd, env })).code).toBe(0);
   expect((await runCli(['publish'], { cwd: `${cwd}/v2`, env })).code).toBe(0);
@@ -26,7 +26,7 @@ afterEach(() => registry.close());
 const last = () => registry.requests.at(-1);
 
 describe('cadre experts (reads need no API key)', () => {
-  const readEnv = () => ({ CADRE_REGISTRY_URL: registry.url });
+  const readEnv = () => ({ CADRE_URL: registry.url });
 
   it('list prints a table and sends the query', async () => {
     const run = await runCli(
@@ -55,6 +55,8 @@ describe('cadre experts (reads need no API key)', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^key:\s+@acme\/writer@1\.0\.0$/m);
     expect(run.stdout).toMatch(/^status:\s+available$/m);
+    // Every label is followed by at least one space, the longest one too.
+    expect(run.stdout).toMatch(/^minRuntimeVersion: +\S/m);
     expect(run.stdout).toContain('instruction:\nWrite.');
     expect(last()?.url).toBe('/registry/experts/%40acme%2Fwriter%401.0.0');
   });
@@ -133,7 +135,7 @@ describe('cadre experts (writes)', () => {
   it('writes need CADRE_API_KEY', async () => {
     const run = await runCli(['experts', 'deprecate', '@acme/writer@1.0.0'], {
       cwd,
-      env: { CADRE_REGISTRY_URL: registry.url },
+      env: { CADRE_URL: registry.url },
     });
     expect(run.code).toBe(1);
     expect(registry.requests).toEqual([]);

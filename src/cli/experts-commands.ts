@@ -18,6 +18,8 @@ function intOption(min: number, max: number) {
   };
 }
 
+const LABEL_WIDTH = 'minRuntimeVersion: '.length;
+
 export function registerExpertsCommands(program: Command, io: CliIo): void {
   const experts = program.command('experts').description('Browse and manage Experts in the registry');
 
@@ -68,8 +70,9 @@ export function registerExpertsCommands(program: Command, io: CliIo): void {
     const expert = await registryClient(io, options, false).get(key);
     if (options.json) return printJson(io, expert);
     const paint = paintFor(io);
+    // One column past the longest label ("minRuntimeVersion:"), so every value is preceded by a space.
     const field = (label: string, value: string) =>
-      printLine(io.stdout, `${paint.bold(`${label}:`.padEnd(18))}${value}`);
+      printLine(io.stdout, `${paint.bold(`${label}:`.padEnd(LABEL_WIDTH))}${value}`);
     field('key', expert.key);
     field('status', expert.status ?? '');
     field('tags', expert.tags.join(', '));

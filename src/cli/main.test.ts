@@ -50,7 +50,7 @@ describe('the cadre binary', () => {
       'cadre.toml':
         '[experts.lead]\ninstruction = "Lead."\ndelegates = ["helper"]\n[experts.helper]\ninstruction = "Help."\n',
     });
-    const env = { CADRE_REGISTRY_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY };
+    const env = { CADRE_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY };
     const run = await cadre(['publish'], dir, env);
     expect(run.stdout).toBe('published helper@1.0.0\npublished lead@1.0.0\n');
     expect(run.code).toBe(0);
@@ -60,9 +60,13 @@ describe('the cadre binary', () => {
 
   it('exits 2 when the registry cannot be reached', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const run = await cadre(['experts', 'list', '--registry', url], root);
+    const run = await cadre(['experts', 'list', '--url', url], root);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`error: cannot reach the registry at ${url} (ECONNREFUSED)\n`);
+    expect(run.stderr).toBe(
+      `error: cannot reach Cadre at ${url} (ECONNREFUSED)\n` +
+        'hint: is the server running (npm start in the Cadre clone; GET /healthz answers when it is)? ' +
+        'The URL came from --url: pass --url or set CADRE_URL to where it listens\n',
+    );
   });
 });
 

@@ -29,7 +29,7 @@ let registry: FakeRegistry;
 let env: Record<string, string>;
 beforeEach(async () => {
   registry = await startFakeRegistry();
-  env = { CADRE_REGISTRY_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY };
+  env = { CADRE_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY };
 });
 afterEach(() => registry.close());
 
@@ -140,13 +140,15 @@ describe('cadre publish', () => {
     await registry.close();
     const down = await runCli(['publish'], { cwd: dir, env });
     expect(down.code).toBe(2);
-    expect(down.stderr).toContain(`cannot reach the registry at ${registry.url} (ECONNREFUSED)`);
+    expect(down.stderr).toContain(`error: cannot reach Cadre at ${registry.url} (ECONNREFUSED)`);
+    expect(down.stderr).toContain('hint: is the server running (npm start');
+    expect(down.stderr).toContain('The URL came from CADRE_URL: pass --url or set CADRE_URL');
     registry = await startFakeRegistry(); // afterEach closes it
   });
 
   it('user errors: no API key, unknown Expert, invalid config, cycle', async () => {
     const dir = tempProject({ 'cadre.toml': TEAM });
-    const noKey = await runCli(['publish'], { cwd: dir, env: { CADRE_REGISTRY_URL: registry.url } });
+    const noKey = await runCli(['publish'], { cwd: dir, env: { CADRE_URL: registry.url } });
     expect(noKey).toMatchObject({ code: 1 });
     expect(noKey.stderr).toContain('hint: set CADRE_API_KEY');
     const unknown = await runCli(['publish', 'editr'], { cwd: dir, env });
@@ -161,13 +163,43 @@ describe('cadre publish', () => {
     expect(registry.requests).toEqual([]);
   });
 
-  it('--registry overrides CADRE_REGISTRY_URL', async () => {
+  it('--url overrides CADRE_URL', async () => {
     const dir = tempProject({ 'cadre.toml': '[experts.solo]\ninstruction = "x"\n' });
-    const run = await runCli(['publish', '--registry', registry.url], {
+    const run = await runCli(['publish', '--url', registry.url], {
       cwd: dir,
-      env: { CADRE_REGISTRY_URL: 'http://127.0.0.1:1', CADRE_API_KEY: FAKE_API_KEY },
+      env: { CADRE_URL: 'http://127.0.0.1:1', CADRE_API_KEY: FAKE_API_KEY },
     });
     expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain('deprecated');
     expect(posts()).toEqual(['solo']);
+  });
+
+  it('the former names --registry and CADRE_REGISTRY_URL still work, with a deprecation warning', async () => {
+    const dir = tempProject({ 'cadre.toml': '[experts.solo]\ninstruction = "x"\n' });
+    const byOption = await runCli(['publish', '--registry', registry.url], {
+      cwd: dir,
+      env: { CADRE_API_KEY: FAKE_API_KEY },
+    });
+    expect(byOption.code).toBe(0);
+    expect(byOption.stderr).toContain('warning: --registry is deprecated; use --url or CADRE_URL');
+    const byEnv = await runCli(['publish'], {
+      cwd: dir,
+      env: { CADRE_REGISTRY_URL: registry.url, CADRE_API_KEY: FAKE_API_KEY },
+    });
+    expect(byEnv.code).toBe(0);
+    expect(byEnv.stderr).toContain('warning: CADRE_REGISTRY_URL is deprecated; use --url or CADRE_URL');
+    expect(byEnv.stdout).toMatch(/^unchanged solo@\S+ \(already published\)\n$/);
+  });
+
+  it('a rejected API key fails with the 401 message before anything is reported unchanged', async () => {
+    const dir = tempProject({ 'cadre.toml': TEAM });
+    expect((await runCli(['publish'], { cwd: dir, env })).code).toBe(0);
+    const run = await runCli(['publish'], { cwd: dir, env: { ...env, CADRE_API_KEY: 'cadre_wrong' } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      'error: the registry rejected the API key: 401 unauthorized: Invalid API key',
+    );
+    expect(run.stderr).toContain('hint: check CADRE_API_KEY');
   });
 });

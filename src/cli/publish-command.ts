@@ -55,6 +55,17 @@ const keyOf = (p: ExpertDefinition) => `${p.name}@${p.version}`;
 
 async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDefinition[]): Promise<void> {
   const paint = paintFor(io);
+  // The lookups below are public reads: without this, a rejected key would report "unchanged" and exit 0.
+  try {
+    await client.checkCredential();
+  } catch (error) {
+    if (!(error instanceof RegistryError) || error.status !== 401) throw error;
+    throw new CliError(
+      `the registry rejected the API key: ${error.status} ${error.title}: ${error.reason}`,
+      EXIT_USER,
+      'check CADRE_API_KEY (embedded mode: apiKey in .cadre-data/bootstrap.json)',
+    );
+  }
   let published = 0;
   let unchanged = 0;
   for (const [i, payload] of payloads.entries()) {

@@ -67,7 +67,10 @@ export class RegistryError extends Error {
 }
 
 export class RegistryNetworkError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'RegistryNetworkError';
   }
@@ -78,6 +81,8 @@ export type RegistryClientOptions = {
   apiKey?: string;
   /** Per request; the registry answers in milliseconds, so a long wait means something is wrong. */
   timeoutMs?: number;
+  /** What to check when nothing answers (which setting gave the URL). */
+  unreachableHint?: string;
 };
 
 export function createRegistryClient(options: RegistryClientOptions) {
@@ -104,7 +109,7 @@ export function createRegistryClient(options: RegistryClientOptions) {
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new RegistryNetworkError(`cannot reach the registry at ${base} (${why})`);
+      throw new RegistryNetworkError(`cannot reach Cadre at ${base} (${why})`, options.unreachableHint);
     }
     const text = await response.text();
     if (!response.ok) throw errorFrom(response, text);
@@ -150,6 +155,18 @@ export function createRegistryClient(options: RegistryClientOptions) {
     },
     async versions(name: string): Promise<ExpertVersions> {
       return (await request('GET', `${expertPath(name)}/versions`, versionsSchema)).data;
+    },
+    /**
+     * Whether the server accepts the API key, before anything relies on it (reads do not check it). Any
+     * authenticated endpoint answers 401 to a rejected key; 403 or 404 mean the key itself is accepted.
+     */
+    async checkCredential(): Promise<void> {
+      try {
+        await request('GET', '/api/v1/billing/plans', null);
+      } catch (error) {
+        if (error instanceof RegistryError && (error.status === 403 || error.status === 404)) return;
+        throw error;
+      }
     },
     async publish(payload: ExpertDefinition): Promise<RegistryExpert> {
       return (await request('POST', '/registry/experts', expertEnvelopeSchema, payload)).data.expert;

@@ -3,27 +3,20 @@ import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
 import { CliError, EXIT_USER } from './errors.js';
 import type { CliIo } from './io.js';
 import { createRegistryClient, type RegistryClient } from './registry-client.js';
+import { resolveServiceUrl, URL_OPTION_HELP, type UrlOptions, unreachableHint } from './service-url.js';
 
-export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:3000';
+export type RegistryOptions = UrlOptions;
 
-export type RegistryOptions = { registry?: string };
-
+/** `--url`, and `--registry`: its deprecated former name (see resolveServiceUrl). */
 export function withRegistryOption(command: Command): Command {
-  return command.option(
-    '--registry <url>',
-    `registry base URL (env CADRE_REGISTRY_URL, default ${DEFAULT_REGISTRY_URL})`,
-  );
+  return command
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--registry <url>', 'deprecated: use --url (env CADRE_REGISTRY_URL, deprecated: use CADRE_URL)');
 }
 
 /** A client for the chosen registry. Writes need CADRE_API_KEY; reads are public (spec). */
 export function registryClient(io: CliIo, options: RegistryOptions, needsKey: boolean): RegistryClient {
-  const baseUrl = options.registry ?? io.env.CADRE_REGISTRY_URL ?? DEFAULT_REGISTRY_URL;
-  try {
-    const url = new URL(baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-  } catch {
-    throw new CliError(`registry URL ${JSON.stringify(baseUrl)} is not an http(s) URL`);
-  }
+  const { url, source } = resolveServiceUrl(io, options);
   const apiKey = io.env.CADRE_API_KEY || undefined;
   if (needsKey && !apiKey) {
     throw new CliError(
@@ -32,7 +25,7 @@ export function registryClient(io: CliIo, options: RegistryOptions, needsKey: bo
       'set CADRE_API_KEY to a key with experts:write',
     );
   }
-  return createRegistryClient({ baseUrl, apiKey });
+  return createRegistryClient({ baseUrl: url, apiKey, unreachableHint: unreachableHint(source) });
 }
 
 /** Rejects a malformed key before any request, with the same reason the registry would give. */

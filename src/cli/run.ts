@@ -40,6 +40,7 @@ export async function runProgram(program: Command, argv: readonly string[], io: 
     }
     if (error instanceof RegistryNetworkError) {
       printLine(io.stderr, `${paint.red('error')}: ${error.message}`);
+      if (error.hint) printLine(io.stderr, `${paint.cyan('hint')}: ${error.hint}`);
       return EXIT_SERVER;
     }
     printLine(io.stderr, `${paint.red('internal error')}: ${(error as Error).stack ?? String(error)}`);

@@ -66,4 +66,16 @@ describe('configJsonSchema', () => {
     const committed = JSON.parse(readFileSync(join(root, 'docs/examples/cadre.schema.json'), 'utf8'));
     expect(committed).toEqual(configJsonSchema());
   });
+
+  it('the README copies the example together with the schema its first line points at', () => {
+    const directive = /^#:schema \.\/(\S+)$/m.exec(
+      readFileSync(join(root, 'docs/examples/cadre.toml'), 'utf8'),
+    )?.[1];
+    expect(directive).toBe('cadre.schema.json');
+    const copy = /^cp (docs\/examples\/\S+ )+\.(\s|$)/m.exec(
+      readFileSync(join(root, 'README.md'), 'utf8'),
+    )?.[0];
+    expect(copy).toContain('docs/examples/cadre.toml');
+    expect(copy).toContain(`docs/examples/${directive}`);
+  });
 });

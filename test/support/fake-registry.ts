@@ -72,6 +72,12 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
       failure = undefined;
       return send(status, failBody);
     }
+    // The one management endpoint the CLI calls: `cadre publish` checks its key there first.
+    if (url.pathname === '/api/v1/billing/plans') {
+      if (req.headers.authorization !== `Bearer ${FAKE_API_KEY}`)
+        return send(401, { error: { code: 'unauthorized', message: 'Invalid API key', requestId: 'r1' } });
+      return send(200, { data: { plans: [] } });
+    }
     const writes = req.method !== 'GET';
     if (writes && req.headers.authorization !== `Bearer ${FAKE_API_KEY}`) {
       return fail(401, 'Unauthorized', 'missing or invalid API key');

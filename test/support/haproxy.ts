@@ -1,6 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { findPrograms, missingProgramMessage } from '../../scripts/test-programs.mjs';
+import { track } from './leftovers.js';
 import { freePort } from './servers.js';
 
 export const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
@@ -14,17 +16,10 @@ export interface Haproxy {
   stop(): Promise<void>;
 }
 
-function haproxyBinary(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('haproxy is not installed: run `apt-get install -y haproxy` (npm test installs it as root)');
-  }
-}
-
 /** HAProxy on loopback running deploy/haproxy.cfg in front of `servers` (cadre1..cadre3, host:port). */
 export async function startHaproxy(servers: [string, string, string]): Promise<Haproxy> {
-  const binary = haproxyBinary();
+  const binary = findPrograms().haproxy;
+  if (!binary) throw new Error(missingProgramMessage('haproxy'));
   const [port, statsPort] = [await freePort(), await freePort()];
   const child: ChildProcess = spawn(binary, ['-db', '-f', HAPROXY_CONFIG], {
     env: {
@@ -37,6 +32,7 @@ export async function startHaproxy(servers: [string, string, string]): Promise<H
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const untrack = track({ kind: 'process', pid: child.pid!, command: HAPROXY_CONFIG });
   let output = '';
   child.stdout!.on('data', (chunk) => {
     output += chunk;
@@ -50,7 +46,9 @@ export async function startHaproxy(servers: [string, string, string]): Promise<H
     const header = rows[0]!;
     const [name, status] = [header.indexOf('svname'), header.indexOf('status')];
     return Object.fromEntries(
-      rows.filter((row) => row[0] === 'cadres' && row[name]?.startsWith('cadre')).map((row) => [row[name], row[status]]),
+      rows
+        .filter((row) => row[0] === 'cadres' && row[name]?.startsWith('cadre'))
+        .map((row) => [row[name], row[status]]),
     ) as Record<string, string>;
   };
   const waitFor = async (state: string, names: string[], timeoutMs = 15_000) => {
@@ -62,16 +60,20 @@ export async function startHaproxy(servers: [string, string, string]): Promise<H
       if (names.every((server) => last[server] === state)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`haproxy servers ${names.join(', ')} not ${state} in time: ${JSON.stringify(last)}\n${output}`);
+    throw new Error(
+      `haproxy servers ${names.join(', ')} not ${state} in time: ${JSON.stringify(last)}\n${output}`,
+    );
   };
   return {
     url: `http://127.0.0.1:${port}`,
     states,
     waitFor,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGKILL');
-      await once(child, 'exit');
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+      untrack();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { track } from './leftovers.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -12,8 +13,8 @@ export interface CadreProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built service (`node dist/main.js`) and waits until it says where it listens. */
-export async function startCadre(env: Record<string, string>, timeoutMs = 30_000): Promise<CadreProcess> {
+/** A Cadre process, recorded until it exits (test/support/leftovers.ts). */
+function spawnCadre(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: ROOT,
     env: {
@@ -27,6 +28,33 @@ export async function startCadre(env: Record<string, string>, timeoutMs = 30_000
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (child.pid) child.once('exit', track({ kind: 'process', pid: child.pid, command: 'dist/main.js' }));
+  return child;
+}
+
+/** Runs the built service expecting it to stop on its own (a refused start): its exit code and output. */
+export async function runCadreToExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string; ms: number }> {
+  const started = Date.now();
+  const child = spawnCadre(env);
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output, ms: Date.now() - started };
+}
+
+/** Starts the built service (`node dist/main.js`) and waits until it says where it listens. */
+export async function startCadre(env: Record<string, string>, timeoutMs = 30_000): Promise<CadreProcess> {
+  const child = spawnCadre(env);
   let output = '';
   child.stdout!.on('data', (chunk) => {
     output += chunk;
@@ -35,7 +63,10 @@ export async function startCadre(env: Record<string, string>, timeoutMs = 30_000
     output += chunk;
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Cadre did not start in time:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`Cadre did not start in time:\n${output}`));
+    }, timeoutMs);
     const check = () => {
       const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output);
       if (match) {

@@ -1,10 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { findPrograms, missingProgramMessage } from '../../scripts/test-programs.mjs';
+import { release, track } from './leftovers.js';
 
 /** A free TCP port on loopback (the kernel picks it; a short race with other processes is acceptable). */
 export async function freePort(): Promise<number> {
@@ -15,10 +17,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 20_000,
+  exited?: () => string | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
+    // A program that died will never become ready: say so at once instead of waiting out the timeout.
+    const death = exited?.();
+    if (death) throw new Error(`${what} exited before it was ready (${death})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${what} did not become ready in ${timeoutMs} ms`);
@@ -29,36 +39,69 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A real redis-server of this test's own, on a free loopback port, with its own directory, no persistence. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * A real redis-server of this test's own, on a free loopback port, with its own directory, no persistence.
+ * Fails at once when redis-server is not installed; when it never becomes ready, stops it and removes its
+ * directory before failing.
+ */
+export async function startRedis(options: { readyTimeoutMs?: number } = {}): Promise<RedisServer> {
+  const program = findPrograms().redis;
+  if (!program) throw new Error(missingProgramMessage('redis'));
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'cadre-redis-'));
+  const untrackDir = track({ kind: 'dir', path: dir });
   const child: ChildProcess = spawn(
-    'redis-server',
+    program,
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   );
-  const url = `redis://127.0.0.1:${port}`;
-  await until('redis-server', async () => {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return (await client.ping()) === 'PONG';
-    } finally {
-      client.disconnect();
-    }
+  const untrackProcess = child.pid
+    ? track({ kind: 'process', pid: child.pid, command: String(port) })
+    : () => undefined;
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
   });
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await new Promise((resolve) => child.once('exit', resolve));
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const stop = async () => {
+    if (child.pid && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    untrackProcess();
+    rmSync(dir, { recursive: true, force: true });
+    untrackDir();
   };
+  const url = `redis://127.0.0.1:${port}`;
+  try {
+    await until(
+      'redis-server',
+      async () => {
+        const client = new Redis(url, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          return (await client.ping()) === 'PONG';
+        } finally {
+          client.disconnect();
+        }
+      },
+      options.readyTimeoutMs,
+      () =>
+        spawnError?.message ??
+        (child.exitCode !== null || child.signalCode !== null
+          ? `exit ${child.exitCode ?? child.signalCode}`
+          : undefined),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
 }
 
 export interface PostgresServer {
@@ -69,31 +112,33 @@ export interface PostgresServer {
   destroy(): void;
 }
 
-const PG_BIN = (() => {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  return versions[0] ? join(root, versions[0], 'bin') : undefined;
-})();
-
-export const canStartPostgres = (): boolean => Boolean(PG_BIN) && process.getuid?.() === 0;
-
 const asPostgres = (command: string) => execFileSync('su', ['postgres', '-c', command], { stdio: 'pipe' });
 
 /**
  * A PostgreSQL server of this test's own (initdb into a temp dir, a free port, run as the postgres user), so
- * the test may stop and start it without touching the shared server.
+ * the test may stop and start it without touching the shared server. Fails at once when PostgreSQL's server
+ * programs are not installed; a failed start stops the server and removes its directory.
  */
 export async function startPostgres(): Promise<PostgresServer> {
-  if (!PG_BIN) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql');
+  const bin = findPrograms().postgres;
+  if (!bin) throw new Error(missingProgramMessage('postgres'));
+  if (process.getuid?.() !== 0)
+    throw new Error('startPostgres runs initdb as the postgres user: run as root');
   const port = await freePort();
   const root = mkdtempSync(join(tmpdir(), 'cadre-pg-'));
-  chownSync(root, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), -1);
   const data = join(root, 'data');
-  asPostgres(`${PG_BIN}/initdb -D ${data} -A trust -U postgres --no-sync`);
+  const untrackDir = track({ kind: 'dir', path: root });
+  const untrackServer = track({ kind: 'postgres', pgCtl: `${bin}/pg_ctl`, data });
+  const destroy = () => {
+    release({ kind: 'postgres', pgCtl: `${bin}/pg_ctl`, data });
+    untrackServer();
+    rmSync(root, { recursive: true, force: true });
+    untrackDir();
+  };
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c max_connections=200`;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const start = async () => {
-    asPostgres(`${PG_BIN}/pg_ctl -D ${data} -l ${root}/log -w -o "${options}" start`);
+    asPostgres(`${bin}/pg_ctl -D ${data} -l ${root}/log -w -o "${options}" start`);
     await until('PostgreSQL', async () => {
       const client = new pg.Client({ connectionString: url });
       try {
@@ -105,20 +150,20 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
     });
   };
-  await start();
+  try {
+    chownSync(root, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), -1);
+    asPostgres(`${bin}/initdb -D ${data} -A trust -U postgres --no-sync`);
+    await start();
+  } catch (error) {
+    destroy();
+    throw error;
+  }
   return {
     url,
     stop: () => {
-      asPostgres(`${PG_BIN}/pg_ctl -D ${data} -m fast -w stop`);
+      asPostgres(`${bin}/pg_ctl -D ${data} -m fast -w stop`);
     },
     start,
-    destroy: () => {
-      try {
-        asPostgres(`${PG_BIN}/pg_ctl -D ${data} -m immediate -w stop`);
-      } catch {
-        // already stopped
-      }
-      rmSync(root, { recursive: true, force: true });
-    },
+    destroy,
   };
 }

@@ -93,16 +93,22 @@ export function createTenancyService({ database, bus }: TenancyServiceDeps) {
 
     async addMember(organizationIdOrSlug: string, input: AddMemberInput) {
       const organization = await getOrganization(organizationIdOrSlug);
-      return conflictOnDuplicate(`Member ${input.email}`, () =>
-        db.transaction(async (tx) => {
-          const user = await findOrCreateUser(tx, input.email, input.name);
-          const [membership] = await tx
-            .insert(memberships)
-            .values({ organizationId: organization.id, userId: user.id, role: input.role })
-            .returning();
-          return { user, membership: membership! };
-        }),
-      );
+      return db.transaction(async (tx) => {
+        const user = await findOrCreateUser(tx, input.email, input.name);
+        const [membership] = await tx
+          .insert(memberships)
+          .values({ organizationId: organization.id, userId: user.id, role: input.role })
+          .onConflictDoNothing()
+          .returning();
+        // The caller needs the existing member's id to change their role or give them a key.
+        if (!membership)
+          throw new ApiError(
+            'conflict',
+            `${input.email} is already a member of ${organization.slug} (user ${user.id})`,
+            [{ path: 'userId', message: user.id }],
+          );
+        return { user, membership };
+      });
     },
 
     async getMembership(organizationId: string, userId: string) {

@@ -1,0 +1,25 @@
+import { execFile } from 'node:child_process';
+import { statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { ROOT } from './support/process.js';
+
+const build = async (...args: string[]) =>
+  (await promisify(execFile)(process.execPath, ['scripts/build.mjs', ...args], { cwd: ROOT })).stdout.trim();
+
+it('scripts/build.mjs compiles only when a source changed (npm start stays fast)', async () => {
+  // The run's global set-up has just built: nothing to do.
+  expect(await build('--dry-run')).toBe('build: server is up to date');
+  const source = join(ROOT, 'src/main.ts');
+  const { atime, mtime } = statSync(source);
+  try {
+    utimesSync(source, atime, new Date(mtime.getTime() + 1000));
+    expect(await build('--dry-run')).toBe('build: server would build (sources changed)');
+  } finally {
+    utimesSync(source, atime, mtime);
+  }
+  expect(await build('--dry-run')).toBe('build: server is up to date');
+  // Not a dry run: still nothing to do, and it says nothing.
+  expect(await build()).toBe('');
+});
