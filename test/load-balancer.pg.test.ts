@@ -191,7 +191,9 @@ describe('three instances behind HAProxy, one PostgreSQL, one Redis', () => {
     expect(created.status, created.body).toBe(200);
     const { id, key } = JSON.parse(created.body).data as { id: string; key: string };
     for (const instance of instances) {
-      expect((await send(`${instance.url}/api/v1/api-keys?limit=1`, { headers: bearer(key) })).status).toBe(200);
+      expect((await send(`${instance.url}/api/v1/api-keys?limit=1`, { headers: bearer(key) })).status).toBe(
+        200,
+      );
     }
     const revoked = await send(`${instances[0]!.url}/api/v1/api-keys/${id}`, {
       method: 'DELETE',
@@ -199,7 +201,9 @@ describe('three instances behind HAProxy, one PostgreSQL, one Redis', () => {
     });
     expect(revoked.status).toBe(200);
     for (const instance of instances) {
-      expect((await send(`${instance.url}/api/v1/api-keys?limit=1`, { headers: bearer(key) })).status).toBe(401);
+      expect((await send(`${instance.url}/api/v1/api-keys?limit=1`, { headers: bearer(key) })).status).toBe(
+        401,
+      );
     }
   });
 
