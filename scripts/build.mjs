@@ -1,7 +1,8 @@
 // The one build step of `npm run build`, `prepare` (npm ci), `prestart` (npm start) and the test run.
 // Each step runs only when its inputs changed since it last succeeded, so a restart does not recompile
-// (a full `tsc` takes about 20 s on a small machine). A step's fingerprint (every input file's path, size
-// and mtime) is stored in dist/.build/<step>.json after it succeeds. `--force` rebuilds everything;
+// (a full `tsc` takes about 20 s on a small machine). A step's fingerprint (every input file's path and
+// content: a checkout that only touches mtimes does not rebuild, and restoring a file restores its
+// fingerprint exactly) is stored in dist/.build/<step>.json after it succeeds. `--force` rebuilds everything;
 // `--dry-run` prints what would be built and builds nothing.
 // To add a step (another bundle, a web console), append to STEPS: its inputs, the outputs that must
 // exist, and the command.
@@ -34,8 +35,9 @@ function files(path) {
 function fingerprint(step) {
   const hash = createHash('sha256');
   for (const file of step.inputs.flatMap(files).sort()) {
-    const { size, mtimeMs } = statSync(join(ROOT, file));
-    hash.update(`${file}\0${size}\0${Math.floor(mtimeMs)}\n`);
+    hash.update(`${file}\0`);
+    hash.update(readFileSync(join(ROOT, file)));
+    hash.update('\n');
   }
   return hash.digest('hex');
 }
