@@ -5,6 +5,7 @@ import { isUniqueViolation, sqlState } from '../../db/errors.js';
 import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { wellFormedDeep } from '../../lib/well-formed.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import {
@@ -124,7 +125,9 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     });
   }
 
-  async function publish(principal: Principal, definition: ExpertDefinition): Promise<RegistryExpert> {
+  async function publish(principal: Principal, input: ExpertDefinition): Promise<RegistryExpert> {
+    // Stored as UTF-8, a lone surrogate becomes U+FFFD: normalize first, so the answer is what is stored.
+    const definition = wellFormedDeep(input);
     const organization = await checkNamingRule(principal, definition.name);
     const delegates = parseDelegates(definition.name, definition.delegates ?? []);
     const { name, version } = definition;
