@@ -35,13 +35,16 @@ describe('the publish answer is what is stored', () => {
     const stored = await getExpert(server, `${name}@1.0.0`);
     expect(stored.status).toBe(200);
     expect(res.body.data.expert).toEqual(stored.body.data.expert);
-    const expert = res.body.data.expert as Record<string, unknown> & { skills: Record<string, any> };
+    type Skill = { description?: string; args?: string[]; rule?: string; tools?: Record<string, unknown> };
+    const expert = res.body.data.expert as unknown as Record<string, unknown> & {
+      skills: Record<string, Skill>;
+    };
     expect(expert.description).toBe('lone high \ufffd here');
     expect(expert.instruction).toBe('lone low \ufffd and a pair 😀');
-    expect(expert.skills['@service/base'].description).toBe('skill \ufffd!');
-    expect(expert.skills['@service/base'].args).toEqual(['--x=\ufffd']);
-    expect(expert.skills.ask.rule).toBe('r\ufffd');
-    expect(expert.skills.ask.tools.ask).toEqual({
+    expect(expert.skills['@service/base']?.description).toBe('skill \ufffd!');
+    expect(expert.skills['@service/base']?.args).toEqual(['--x=\ufffd']);
+    expect(expert.skills.ask?.rule).toBe('r\ufffd');
+    expect(expert.skills.ask?.tools?.ask).toEqual({
       description: 'd\ufffd',
       inputJsonSchema: '{"description":"\ufffd"}',
     });
