@@ -36,7 +36,7 @@ export type RegistryService = ReturnType<typeof createRegistryService>;
 const badRequest = (reason: string) => new ApiError('bad_request', reason);
 const expertNotFound = (key: string) => new ApiError('not_found', `Expert ${key} not found`);
 const takenDown = (key: string, reason: string) => `${key} was taken down by the operator: ${reason}`;
-const cycleMessage = (cycle: string[]) => `closes a delegation cycle: ${cycle.join(' → ')}`;
+const cycleText = (cycle: string[]) => `a delegation cycle: ${cycle.join(' → ')}`;
 
 /** An operator's takedown of one version (docs/registry.md "Takedowns"). */
 export interface TakedownRecord {
@@ -216,7 +216,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         // Checked on the written state: this version now holds `latest` and its tags, which delegates of
         // other Experts may name.
         const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
-        if (cycle) throw badRequest(`${name}@${version} ${cycleMessage(cycle)}`);
+        if (cycle) throw badRequest(`${name}@${version} closes ${cycleText(cycle)}`);
         return expert;
       }),
     );
@@ -276,7 +276,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         // Tags moving here change what `name@tag` delegates elsewhere resolve to.
         const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
         if (cycle)
-          throw badRequest(`These tags on ${expert.name}@${expert.version} would ${cycleMessage(cycle)}`);
+          throw badRequest(`These tags on ${expert.name}@${expert.version} would close ${cycleText(cycle)}`);
       }
       return expert.id;
     });
@@ -306,7 +306,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       await repo.deleteExpert(tx, expert.id);
       await moveLatestAway(tx, expert, now, (cycle) => {
         throw badRequest(
-          `${exact} cannot be deleted: \`latest\` would move to ${cycle[0]}, which ${cycleMessage(cycle)}`,
+          `${exact} cannot be deleted: \`latest\` would move to ${cycle[0]}, which closes ${cycleText(cycle)}`,
         );
       });
     });
