@@ -145,7 +145,7 @@ describe('delegation cycles', () => {
   });
 
   it('four publishes racing to close a four-version cycle: never all four, no cycle stored, no 500', async () => {
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 10; round++) {
       const names = [uniqueName('p'), uniqueName('q'), uniqueName('r'), uniqueName('s')];
       for (const name of names) await published(a, org.ownerKey, expertBody(name, '1.0.0'));
       const results = await Promise.all(
