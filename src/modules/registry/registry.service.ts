@@ -314,9 +314,15 @@ export function createRegistryService(deps: RegistryServiceDeps) {
 
   /**
    * After `expert` left the live versions: when it held `latest`, the most recent live version takes it (or the
-   * organization lists one Expert fewer). `onCycle` decides what a delegation cycle closed by that move does.
+   * organization lists one Expert fewer). `onCycle`, when given, is told of a delegation cycle closed by that
+   * move (and may throw to refuse it).
    */
-  async function moveLatestAway(tx: Tx, expert: ExpertRecord, now: Date, onCycle: (cycle: string[]) => void) {
+  async function moveLatestAway(
+    tx: Tx,
+    expert: ExpertRecord,
+    now: Date,
+    onCycle?: (cycle: string[]) => void,
+  ) {
     if (!expert.isLatest) return;
     const next = await repo.mostRecent(tx, expert.name);
     if (!next) {
@@ -324,6 +330,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       return;
     }
     await repo.setLatest(tx, next, now);
+    if (!onCycle) return;
     const successor = await repo.findById(tx, next);
     const cycle = successor?.delegates.length ? await repo.findCycleThrough(tx, successor) : undefined;
     if (cycle) onCycle(cycle);
@@ -342,7 +349,10 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     return write(key.name, async (tx, touch) => {
       const locked = await repo.lockName(tx, key.name);
       const earlier = locked ? await repo.findTakedown(tx, key.name, key.version) : undefined;
-      if (earlier) return { key: exact, ...earlier };
+      if (earlier) {
+        const { expertId, organizationId, reason: firstReason, takenDownAt } = earlier;
+        return { key: exact, expertId, organizationId, reason: firstReason, takenDownAt };
+      }
       const expert = locked ? await repo.findByKey(tx, key) : undefined;
       if (!expert) throw expertNotFound(exact);
       const now = deps.clock.now();
@@ -353,10 +363,17 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         reason,
         takenDownAt: now,
       };
-      await repo.insertTakedown(tx, { name: key.name, version: key.version, ...record });
+      await repo.insertTakedown(tx, {
+        name: key.name,
+        version: key.version,
+        expertId: expert.id,
+        organizationId: expert.organizationId,
+        reason,
+        takenDownAt: now,
+      });
       await repo.deleteExpert(tx, expert.id);
       // An operator's takedown is not refused; a cycle it closes by moving `latest` stays (docs/registry.md).
-      await moveLatestAway(tx, expert, now, () => undefined);
+      await moveLatestAway(tx, expert, now);
       for (const name of await repo.markDelegateUnavailable(tx, exact, reason)) touch(name);
       await repo.auditOperatorAction(tx, {
         id: newId(),
