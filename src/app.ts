@@ -56,6 +56,7 @@ import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
 import type { KeyRing } from './modules/oauth/token-vault.js';
 import { registerRegistryRoutes } from './modules/registry/registry.routes.js';
 import { createRegistryService, type RegistryService } from './modules/registry/registry.service.js';
+import { registerRegistryAdminRoutes } from './modules/registry/registry-admin.routes.js';
 import {
   createLoginLimiter,
   DEFAULT_LOGIN_LIMITS,
@@ -367,6 +368,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   registerRegistryRoutes(app, registry);
   if (deps.adminToken) {
     registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
+    registerRegistryAdminRoutes(app, registry);
     registerIntegrationAdminRoutes(app, integrations);
     registerKeyRotationRoute(app, reencryptAll);
   }

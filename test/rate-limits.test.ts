@@ -311,12 +311,12 @@ describe('Redis store', () => {
       await waitReady(b);
       const now = Date.now();
       const hits = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).hit('k', 60_000, now)),
+        Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).hit('k', 1_000, 60_000, now)),
       );
       expect(new Set(hits.map((hit) => hit.count)).size).toBe(200);
       expect(Math.max(...hits.map((hit) => hit.count))).toBe(200);
-      // A new window starts from 1.
-      expect((await a.hit('k', 60_000, now + 60_000)).count).toBe(1);
+      // A window later, every one of them has left it.
+      expect((await a.hit('k', 1_000, 60_000, now + 60_000)).count).toBe(1);
     } finally {
       await a.close();
       await b.close();
@@ -357,7 +357,7 @@ describe('Redis store', () => {
 async function waitReady(store: RateLimitStore): Promise<void> {
   for (let i = 0; i < 50; i++) {
     try {
-      await store.hit('ready', 1_000, Date.now());
+      await store.hit('ready', 1, 1_000, Date.now());
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100));

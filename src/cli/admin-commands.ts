@@ -17,7 +17,9 @@ type Row = Record<string, unknown>;
 export function registerAdminCommands(program: Command, io: CliIo): void {
   const admin = program
     .command('admin')
-    .description('Operate a Cadre server: organizations, members, projects, environments, agents, API keys')
+    .description(
+      'Operate a Cadre server: organizations, members, projects, environments, agents, API keys, Experts',
+    )
     .option('--url <url>', URL_OPTION_HELP)
     .option('--token <token>', 'admin token (env CADRE_ADMIN_TOKEN)')
     .option('--json', 'print the answer as JSON, for scripts');
@@ -244,9 +246,29 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     ),
   );
 
+  const expert = admin.command('expert').description('Registry Experts');
+  const takedown = expert
+    .command('takedown <expertKey>')
+    .description(
+      'Take an exact version (name@1.2.3) down: it leaves every read, even when other Experts delegate to it (audited)',
+    )
+    .requiredOption('--reason <text>', 'why; shown to whoever reads the version or delegates to it');
+  takedown.action(
+    run(
+      (call, key) =>
+        call('POST', `/admin/v1/registry/experts/${encodeURIComponent(key!)}/takedown`, {
+          reason: opts(takedown).reason,
+        }),
+      (d) => {
+        const record = d.takedown as Row;
+        return [`taken down  ${record.key} (${record.expertId})`, `reason      ${record.reason}`];
+      },
+    ),
+  );
+
   const audit = admin
     .command('audit <org>')
-    .description('Audit events (API key creation and revocation), newest first')
+    .description('Audit events (API key creation and revocation, Expert takedowns), newest first')
     .option('--limit <n>', 'how many', '100');
   audit.action(
     run(

@@ -56,7 +56,7 @@ export const envSchema = z
     /** Entries of the registry's per-instance read cache; 0 disables it. */
     CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
     CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
-    // Protection (docs/operations.md). Rate limits count requests per fixed window, per credential (API key,
+    // Protection (docs/operations.md). Rate limits count requests in a sliding window, per credential (API key,
     // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and
     // writes apart. Defaults are far above what one client does by hand or in a script.
     CADRE_RATE_LIMITS: z.enum(['on', 'off']).default('on'),

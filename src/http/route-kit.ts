@@ -33,7 +33,7 @@ export const sendSerialized = (reply: FastifyReply, body: Buffer): FastifyReply 
 /** `{ data: … }`, the envelope of every successful single-resource management answer. */
 export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
 
 /**
  * The error answers a management route documents, each in the PublicApiError shape. Every route may answer

@@ -112,9 +112,11 @@ describe('registry invariants under concurrent requests', () => {
       const y = uniqueName('y');
       await published(a, org.ownerKey, expertBody(x, '1.0.0'));
       await published(a, org.ownerKey, expertBody(y, '1.0.0'));
+      // Exact versions each way: both lock both names, yet no delegation cycle forms (delegating to the
+      // names' latest would close one, and one of the two would be refused: test/registry/cycles.test.ts).
       const results = await Promise.all([
-        publish(a, org.ownerKey, expertBody(x, '2.0.0', { delegates: [y] })),
-        publish(b, org.ownerKey, expertBody(y, '2.0.0', { delegates: [x] })),
+        publish(a, org.ownerKey, expertBody(x, '2.0.0', { delegates: [`${y}@1.0.0`] })),
+        publish(b, org.ownerKey, expertBody(y, '2.0.0', { delegates: [`${x}@1.0.0`] })),
       ]);
       expect(results.map((r) => r.status)).toEqual([200, 200]);
     }

@@ -12,7 +12,10 @@ declare module 'fastify' {
   }
 }
 
-/** Requests per window for each class of caller. Reads are GET, HEAD and OPTIONS; everything else writes. */
+/**
+ * Requests in any window of `windowMs` (a sliding window: docs/operations.md "Rate limits") for each class of
+ * caller. Reads are GET, HEAD and OPTIONS; everything else writes.
+ */
 export interface RateLimitOptions {
   enabled: boolean;
   windowMs: number;
@@ -53,9 +56,14 @@ function createFailOpenCounter(store: RateLimitStore, log: () => FastifyBaseLogg
     }
     return undefined;
   };
-  return (key: string, windowMs: number, nowMs: number): CountResult | Promise<CountResult> => {
+  return (
+    key: string,
+    limit: number,
+    windowMs: number,
+    nowMs: number,
+  ): CountResult | Promise<CountResult> => {
     try {
-      const hit = store.hit(key, windowMs, nowMs);
+      const hit = store.hit(key, limit, windowMs, nowMs);
       return hit instanceof Promise ? hit.catch(failOpen) : hit;
     } catch (error) {
       return failOpen(error);
@@ -103,7 +111,7 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
         ? options.read
         : options.write;
     const nowMs = clock.now().getTime();
-    const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, options.windowMs, nowMs);
+    const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, limit, options.windowMs, nowMs);
     const anonymous = subject.anonymous;
     if (hit instanceof Promise) {
       return hit.then((found) => judge(reply, found, limit, nowMs, read, anonymous, options));
@@ -112,7 +120,7 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
   };
 }
 
-/** Sets the RateLimit-* headers for a counted request; the 429 to answer with when it is over the limit. */
+/** Sets the RateLimit-* headers for an offered request; the 429 to answer with when it does not fit. */
 function judge(
   reply: FastifyReply,
   hit: CountResult,
@@ -123,26 +131,29 @@ function judge(
   options: RateLimitOptions,
 ): ApiError | undefined {
   if (!hit) return undefined;
-  const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
   reply.header('ratelimit-limit', `${limit}`);
   reply.header('ratelimit-remaining', `${Math.max(0, limit - hit.count)}`);
-  reply.header('ratelimit-reset', `${resetS}`);
-  if (hit.count <= limit) return undefined;
+  reply.header('ratelimit-reset', `${secondsUntil(hit.resetAtMs, nowMs)}`);
+  if (hit.allowed) return undefined;
+  const retryS = secondsUntil(hit.retryAtMs, nowMs);
   const error = new ApiError(
     'rate_limited',
-    `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${resetS} s`,
+    `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${retryS} s`,
     undefined,
-    { 'Retry-After': String(resetS) },
+    { 'Retry-After': String(retryS) },
   );
   // The refusal metrics count by caller class (docs/operations.md).
   error.cause = `${anonymous ? 'anonymous' : 'credential'}_${read ? 'read' : 'write'}`;
   return error;
 }
 
+/** Whole seconds from `nowMs` until `atMs`, at least 1 (what Retry-After and RateLimit-Reset carry). */
+const secondsUntil = (atMs: number, nowMs: number): number => Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+
 /**
  * Guessing credentials: every 401 is counted per client IP (shared through the store, by `count`); past the
  * limit the address is refused with 429 by `gate`, before authentication runs (no key lookup), until its
- * window ends. Undefined when rate limits are off.
+ * the window has room again. Undefined when rate limits are off.
  */
 export function createAuthFailureLimit(
   deps: LimitDeps,
@@ -153,9 +164,9 @@ export function createAuthFailureLimit(
   // Addresses over the limit, until when (this instance learns it from its own next 401 for that address).
   const blocked = new Map<string, number>();
   const remember = (ip: string, hit: CountResult) => {
-    if (!hit || hit.count < options.authFailures) return;
+    if (!hit || (hit.allowed && hit.count < options.authFailures)) return;
     if (blocked.size > 10_000) blocked.clear();
-    blocked.set(ip, hit.resetAtMs);
+    blocked.set(ip, hit.retryAtMs);
   };
   return {
     gate: (request) => {
@@ -179,7 +190,12 @@ export function createAuthFailureLimit(
     },
     count: (request, reply) => {
       if (reply.statusCode !== 401) return;
-      const hit = count(`authfail:${request.ip}`, options.windowMs, clock.now().getTime());
+      const hit = count(
+        `authfail:${request.ip}`,
+        options.authFailures,
+        options.windowMs,
+        clock.now().getTime(),
+      );
       // The answer is out; a shared store's count lands when it lands (it fails open on its own).
       if (hit instanceof Promise) void hit.then((value) => remember(request.ip, value));
       else remember(request.ip, hit);
@@ -212,14 +228,18 @@ export function createForeignResourceGuard(deps: {
   return {
     record: async (principal) => {
       const nowMs = deps.clock.now().getTime();
-      const hit = await count(`foreign:${principal.organizationId}:${principal.userId}`, windowMs, nowMs);
-      if (!hit || hit.count <= limit) return;
-      const resetS = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+      const hit = await count(
+        `foreign:${principal.organizationId}:${principal.userId}`,
+        limit,
+        windowMs,
+        nowMs,
+      );
+      if (!hit || hit.allowed) return;
       throw new ApiError(
         'foreign_resource_rate_limited',
         `More than ${limit} requests in ${windowMs / 1000} s named Projects outside your organization; correct the Project id`,
         undefined,
-        { 'Retry-After': String(resetS) },
+        { 'Retry-After': String(secondsUntil(hit.retryAtMs, nowMs)) },
       );
     },
   };

@@ -1,12 +1,57 @@
 import { Redis } from 'ioredis';
-import { type RateLimitStore, windowStart } from './store.js';
+import { type RateLimitHit, type RateLimitStore, settle, subWindowIndex } from './store.js';
 
-// INCR and PEXPIRE in one script: atomic, so concurrent instances never lose a count or leave a key without
-// an expiry.
+// The memory store's sliding window (store.ts) on one hash per key: field = sub-window index, value =
+// "count:lastMs". One script, so concurrent instances never lose a count or admit past the limit. Answers
+// { allowed, total, then count and lastMs of each live sub-window, oldest first }.
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local index = ARGV[3]
+local limit = tonumber(ARGV[4])
+local fields = redis.call('HGETALL', key)
+local subs = {}
+local total = 0
+for i = 1, #fields, 2 do
+  local value = fields[i + 1]
+  local sep = string.find(value, ':', 1, true)
+  local count = tonumber(string.sub(value, 1, sep - 1))
+  local last = tonumber(string.sub(value, sep + 1))
+  if last + window <= now then
+    redis.call('HDEL', key, fields[i])
+  else
+    total = total + count
+    subs[#subs + 1] = { fields[i], count, last }
+  end
+end
+local allowed = 0
+if total < limit then
+  allowed = 1
+  total = total + 1
+  local found = false
+  for _, sub in ipairs(subs) do
+    if sub[1] == index then
+      sub[2] = sub[2] + 1
+      if now > sub[3] then sub[3] = now end
+      redis.call('HSET', key, index, sub[2] .. ':' .. string.format('%d', sub[3]))
+      found = true
+    end
+  end
+  if not found then
+    subs[#subs + 1] = { index, 1, now }
+    redis.call('HSET', key, index, '1:' .. string.format('%d', now))
+  end
+  -- Instances' clocks differ a little: keep the key a while past its window.
+  redis.call('PEXPIRE', key, window + 5000)
+end
+table.sort(subs, function(x, y) return x[3] < y[3] end)
+local answer = { allowed, total }
+for _, sub in ipairs(subs) do
+  answer[#answer + 1] = sub[2]
+  answer[#answer + 1] = sub[3]
+end
+return answer`;
 
 export interface RedisStoreOptions {
   url: string;
@@ -17,7 +62,15 @@ export interface RedisStoreOptions {
   onError?: (error: Error) => void;
 }
 
-/** Counters shared by every instance that points at the same Redis (`REDIS_URL`). */
+type HitCommand = (
+  key: string,
+  nowMs: number,
+  windowMs: number,
+  index: number,
+  limit: number,
+) => Promise<number[]>;
+
+/** Limits shared by every instance that points at the same Redis (`REDIS_URL`). */
 export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
   const prefix = options.prefix ?? 'cadre:rl:';
   const redis = new Redis(options.url, {
@@ -30,18 +83,19 @@ export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
   });
   // Always listened to: an unlistened 'error' event would be printed (or crash) on every reconnection.
   redis.on('error', (error: Error) => options.onError?.(error));
-  redis.defineCommand('cadreHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-  const hit = (redis as unknown as { cadreHit(key: string, ttlMs: number): Promise<number> }).cadreHit.bind(
-    redis,
-  );
+  redis.defineCommand('cadreSlidingHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const hit = (redis as unknown as { cadreSlidingHit: HitCommand }).cadreSlidingHit.bind(redis);
 
   return {
     kind: 'redis',
-    hit: async (key, windowMs, nowMs) => {
-      const start = windowStart(windowMs, nowMs);
-      // Instances' clocks differ a little: keep the key a while past its window.
-      const count = await hit(`${prefix}${key}:${start}`, windowMs + 5_000);
-      return { count: Number(count), resetAtMs: start + windowMs };
+    hit: async (key, limit, windowMs, nowMs): Promise<RateLimitHit> => {
+      const now = Math.floor(nowMs);
+      const reply = (
+        await hit(`${prefix}sw:${key}`, now, windowMs, subWindowIndex(windowMs, now), limit)
+      ).map(Number);
+      const subs: Array<{ count: number; lastMs: number }> = [];
+      for (let i = 2; i + 1 < reply.length; i += 2) subs.push({ count: reply[i]!, lastMs: reply[i + 1]! });
+      return settle(subs, reply[1]!, limit, windowMs, now, reply[0] === 1);
     },
     close: async () => {
       redis.disconnect();

@@ -15,11 +15,30 @@ function validator(): Ajv2020 {
   return ajv;
 }
 
+/**
+ * Deepest nesting of objects and arrays an `inputJsonSchema` may have (docs/registry.md). Real tool schemas
+ * are a handful of levels deep; the bound keeps the meta-schema validation, which recurses once per level,
+ * far from the stack's limit.
+ */
+export const JSON_SCHEMA_MAX_DEPTH = 64;
+
+/** True when `value` nests objects and arrays deeper than `max` levels; iterative, so any depth is safe. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    if (item.depth > max) return true;
+    for (const child of Object.values(item.value)) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
 export type JsonSchemaCheck = { ok: true; schema: unknown } | { ok: false; reason: string };
 
 /**
- * Checks that `text` holds a JSON Schema document: valid JSON, and valid against the meta-schema
- * named by its `$schema` (2020-12 when absent, draft-07 also accepted).
+ * Checks that `text` holds a JSON Schema document: valid JSON (JSON.parse does not recurse, so any depth
+ * parses safely), nested at most JSON_SCHEMA_MAX_DEPTH levels, and valid against the meta-schema named by
+ * its `$schema` (2020-12 when absent, draft-07 also accepted).
  */
 export function checkJsonSchemaText(text: string): JsonSchemaCheck {
   let parsed: unknown;
@@ -31,11 +50,18 @@ export function checkJsonSchemaText(text: string): JsonSchemaCheck {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, reason: 'must be a JSON object holding a JSON Schema' };
   }
+  if (nestedDeeperThan(parsed, JSON_SCHEMA_MAX_DEPTH)) {
+    return {
+      ok: false,
+      reason: `is nested too deeply: at most ${JSON_SCHEMA_MAX_DEPTH} levels of objects and arrays`,
+    };
+  }
   const v = validator();
   let valid: boolean;
   try {
     valid = v.validateSchema(parsed) as boolean;
-  } catch {
+  } catch (error) {
+    if (error instanceof RangeError) return { ok: false, reason: 'is too complex to check' };
     // Ajv throws when `$schema` names a meta-schema it does not know.
     const declared = String((parsed as Record<string, unknown>).$schema);
     return {

@@ -57,6 +57,7 @@ export function presentExpert(row: ExpertRecord): RegistryExpert {
     instruction: row.instruction,
     skills: row.skills,
     delegates: row.delegates,
+    ...(row.unavailableDelegates?.length ? { unavailableDelegates: row.unavailableDelegates } : {}),
   };
 }
 

@@ -73,7 +73,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
       tags,
       security: [],
       params: expertKeyParams,
-      response: { 200: expertAnswerSchema, 304: notModified, ...registryErrors(404) },
+      response: { 200: expertAnswerSchema, 304: notModified, ...registryErrors(404, 410) },
     },
     validatorCompiler: documentationOnly,
     handler: getByKey,
@@ -124,7 +124,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     security: bearerSecurity,
     params: expertKeyParams,
     body: updateExpertBody,
-    response: { 200: expertAnswerSchema, ...registryErrors(401, 403, 404) },
+    response: { 200: expertAnswerSchema, ...registryErrors(401, 403, 404, 410) },
   };
   app.post('/registry/experts/:expertKey', {
     config: { auth: 'principal' },
@@ -153,7 +153,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
       params: expertKeyParams,
       response: {
         200: z.null().meta({ description: 'Deleted; empty body' }),
-        ...registryErrors(401, 403, 404),
+        ...registryErrors(401, 403, 404, 410),
       },
     },
     handler: deleteHandler,

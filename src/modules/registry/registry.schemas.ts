@@ -60,6 +60,13 @@ export const registryExpertSchema = z
     instruction: z.string(),
     skills: skillsSchema,
     delegates: delegatesSchema,
+    unavailableDelegates: z
+      .array(z.object({ key: z.string(), reason: z.string() }))
+      .optional()
+      .meta({
+        description:
+          'Present when delegates name a version an operator took down: which ones, and the reason given',
+      }),
   })
   .meta({ id: 'RegistryExpert' });
 

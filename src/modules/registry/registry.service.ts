@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../../db/change-bus.js';
-import type { Database, Tx } from '../../db/client.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { isUniqueViolation, sqlState } from '../../db/errors.js';
 import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { wellFormedDeep } from '../../lib/well-formed.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
@@ -37,6 +38,17 @@ export type RegistryService = ReturnType<typeof createRegistryService>;
 
 const badRequest = (reason: string) => new ApiError('bad_request', reason);
 const expertNotFound = (key: string) => new ApiError('not_found', `Expert ${key} not found`);
+const takenDown = (key: string, reason: string) => `${key} was taken down by the operator: ${reason}`;
+const cycleText = (cycle: string[]) => `a delegation cycle: ${cycle.join(' → ')}`;
+
+/** An operator's takedown of one version (docs/registry.md "Takedowns"). */
+export interface TakedownRecord {
+  key: string;
+  expertId: string;
+  organizationId: string;
+  reason: string;
+  takenDownAt: Date;
+}
 
 /** A strong ETag over the exact bytes sent. */
 export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -65,23 +77,37 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000, undefined, deps.cacheEvents);
   const reads = repo.createRecordReader(db);
 
-  /** Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once. */
-  async function write<T>(name: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  /**
+   * Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once.
+   * `touch` names another name whose answers the write changes too (a takedown changes its delegators').
+   */
+  async function write<T>(
+    name: string,
+    work: (tx: Tx, touch: (other: string) => void) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        let receipt: DeliveryReceiptLike | undefined;
+        const receipts: DeliveryReceiptLike[] = [];
+        const names = new Set([name]);
         const result = await db.transaction(async (tx) => {
-          const value = await work(tx);
-          receipt = (await deps.bus.publish(tx, {
-            topic: REGISTRY_CHANGED,
-            name,
-          })) as unknown as DeliveryReceiptLike;
+          names.clear();
+          names.add(name);
+          receipts.length = 0;
+          const value = await work(tx, (other) => names.add(other));
+          for (const changed of names) {
+            receipts.push(
+              (await deps.bus.publish(tx, {
+                topic: REGISTRY_CHANGED,
+                name: changed,
+              })) as unknown as DeliveryReceiptLike,
+            );
+          }
           return value;
         });
-        cache.invalidate(name);
+        for (const changed of names) cache.invalidate(changed);
         // Where the bus reports delivery (instances acknowledge), answer only once every instance has
         // dropped the name, so no instance serves the old record after this answer.
-        await receipt?.applied?.();
+        await Promise.all(receipts.map((receipt) => receipt?.applied?.()));
         return result;
       } catch (error) {
         const state = sqlState(error);
@@ -127,7 +153,9 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     });
   }
 
-  async function publish(principal: Principal, definition: ExpertDefinition): Promise<RegistryExpert> {
+  async function publish(principal: Principal, input: ExpertDefinition): Promise<RegistryExpert> {
+    // Stored as UTF-8, a lone surrogate becomes U+FFFD: normalize first, so the answer is what is stored.
+    const definition = wellFormedDeep(input);
     const organization = await checkNamingRule(principal, definition.name);
     const delegates = parseDelegates(definition.name, definition.delegates ?? []);
     const { name, version } = definition;
@@ -152,7 +180,14 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         }
         for (const delegate of delegates) {
           if (!(await repo.findByKey(tx, delegate))) {
-            throw badRequest(`Delegate ${formatExpertKey(delegate)} is not a published Expert`);
+            const takedown =
+              delegate.version && (await repo.findTakedown(tx, delegate.name, delegate.version));
+            const key = formatExpertKey(delegate);
+            throw badRequest(
+              takedown
+                ? `Delegate ${takenDown(key, takedown.reason)}`
+                : `Delegate ${key} is not a published Expert`,
+            );
           }
         }
         // No previous holder: the name had no live version, so the organization lists one more Expert.
@@ -172,6 +207,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
           tags: definition.tags ?? [],
           isLatest: true,
           status: 'available',
+          unavailableDelegates: null,
           createdAt: now,
           updatedAt: now,
           ownerSlug: organization.slug,
@@ -180,6 +216,10 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         const { seq: _seq, ownerSlug: _slug, ownerCreatedAt: _at, tags: _tags, ...row } = expert;
         await repo.insertExpert(tx, row, now);
         if (expert.tags.length > 0) await repo.replaceTags(tx, name, id, expert.tags, now);
+        // Checked on the written state: this version now holds `latest` and its tags, which delegates of
+        // other Experts may name.
+        const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
+        if (cycle) throw badRequest(`${name}@${version} closes ${cycleText(cycle)}`);
         return expert;
       }),
     );
@@ -199,6 +239,13 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     }
   }
 
+  /** The answer for a key that names no live version: 410 with the reason when an operator took it down. */
+  async function missing(executor: Executor, key: ParsedExpertKey): Promise<ApiError> {
+    const takedown = key.version && (await repo.findTakedown(executor, key.name, key.version));
+    if (!takedown) return expertNotFound(formatExpertKey(key));
+    return new ApiError('gone', `Expert ${takenDown(formatExpertKey(key), takedown.reason)}`);
+  }
+
   async function mustFind(id: string): Promise<ExpertRecord> {
     const record = await repo.findById(db, id);
     if (!record) throw expertNotFound(id);
@@ -214,7 +261,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
       const now = deps.clock.now();
       const expert = await repo.findByKey(tx, key);
-      if (!expert) throw expertNotFound(formatExpertKey(key));
+      if (!expert) throw await missing(tx, key);
       assertSameOrganization(principal, expert, 'experts:write');
       if (change.status !== undefined) {
         if (change.status === expert.status) throw badRequest(`Expert status is already ${expert.status}`);
@@ -227,7 +274,13 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         }
         await repo.setStatus(tx, expert.id, change.status, now);
       }
-      if (change.tags !== undefined) await repo.replaceTags(tx, expert.name, expert.id, change.tags, now);
+      if (change.tags !== undefined) {
+        await repo.replaceTags(tx, expert.name, expert.id, change.tags, now);
+        // Tags moving here change what `name@tag` delegates elsewhere resolve to.
+        const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
+        if (cycle)
+          throw badRequest(`These tags on ${expert.name}@${expert.version} would close ${cycleText(cycle)}`);
+      }
       return expert.id;
     });
     return presentExpert(await mustFind(id));
@@ -238,7 +291,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
       const now = deps.clock.now();
       const expert = await repo.findByKey(tx, key);
-      if (!expert) throw expertNotFound(formatExpertKey(key));
+      if (!expert) throw await missing(tx, key);
       assertSameOrganization(principal, expert, 'experts:delete');
       if (principal.role !== 'owner') throw forbidden('Only the organization owner may delete Experts');
       const exact = `${expert.name}@${expert.version}`;
@@ -248,14 +301,91 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       const delegators = await repo.delegatingExperts(tx, names, expert.id);
       if (delegators.length > 0) {
         const list = delegators.map((d) => `${d.name}@${d.version}`).join(', ');
-        throw badRequest(`${exact} cannot be deleted: other Experts delegate to it (${list})`);
+        throw badRequest(
+          `${exact} cannot be deleted: other Experts delegate to it (${list}). To withdraw it, disable it ` +
+            `instead: POST /registry/experts/${exact} with {"status":"disabled"}`,
+        );
       }
       await repo.deleteExpert(tx, expert.id);
-      if (expert.isLatest) {
-        const next = await repo.mostRecent(tx, expert.name);
-        if (next) await repo.setLatest(tx, next, now);
-        else await repo.countLatest(tx, expert.organizationId, -1);
+      await moveLatestAway(tx, expert, now, (cycle) => {
+        throw badRequest(
+          `${exact} cannot be deleted: \`latest\` would move to ${cycle[0]}, which closes ${cycleText(cycle)}`,
+        );
+      });
+    });
+  }
+
+  /**
+   * After `expert` left the live versions: when it held `latest`, the most recent live version takes it (or the
+   * organization lists one Expert fewer). `onCycle`, when given, is told of a delegation cycle closed by that
+   * move (and may throw to refuse it).
+   */
+  async function moveLatestAway(
+    tx: Tx,
+    expert: ExpertRecord,
+    now: Date,
+    onCycle?: (cycle: string[]) => void,
+  ) {
+    if (!expert.isLatest) return;
+    const next = await repo.mostRecent(tx, expert.name);
+    if (!next) {
+      await repo.countLatest(tx, expert.organizationId, -1);
+      return;
+    }
+    await repo.setLatest(tx, next, now);
+    if (!onCycle) return;
+    const successor = await repo.findById(tx, next);
+    const cycle = successor?.delegates.length ? await repo.findCycleThrough(tx, successor) : undefined;
+    if (cycle) onCycle(cycle);
+  }
+
+  /**
+   * An operator takes an exact version down (docs/registry.md "Takedowns"): it leaves every read as a delete
+   * would, even when other Experts delegate to it; those show it in `unavailableDelegates`. Audited in the
+   * owning organization's trail. Idempotent: a second takedown answers the first.
+   */
+  async function takedown(
+    key: ParsedExpertKey & { version: string },
+    reason: string,
+  ): Promise<TakedownRecord> {
+    const exact = formatExpertKey(key);
+    return write(key.name, async (tx, touch) => {
+      const locked = await repo.lockName(tx, key.name);
+      const earlier = locked ? await repo.findTakedown(tx, key.name, key.version) : undefined;
+      if (earlier) {
+        const { expertId, organizationId, reason: firstReason, takenDownAt } = earlier;
+        return { key: exact, expertId, organizationId, reason: firstReason, takenDownAt };
       }
+      const expert = locked ? await repo.findByKey(tx, key) : undefined;
+      if (!expert) throw expertNotFound(exact);
+      const now = deps.clock.now();
+      const record: TakedownRecord = {
+        key: exact,
+        expertId: expert.id,
+        organizationId: expert.organizationId,
+        reason,
+        takenDownAt: now,
+      };
+      await repo.insertTakedown(tx, {
+        name: key.name,
+        version: key.version,
+        expertId: expert.id,
+        organizationId: expert.organizationId,
+        reason,
+        takenDownAt: now,
+      });
+      await repo.deleteExpert(tx, expert.id);
+      // An operator's takedown is not refused; a cycle it closes by moving `latest` stays (docs/registry.md).
+      await moveLatestAway(tx, expert, now);
+      for (const name of await repo.markDelegateUnavailable(tx, exact, reason)) touch(name);
+      await repo.auditOperatorAction(tx, {
+        id: newId(),
+        organizationId: expert.organizationId,
+        action: 'expert.taken_down',
+        targetId: exact,
+        at: now,
+      });
+      return record;
     });
   }
 
@@ -268,7 +398,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   async function readExpert(key: ParsedExpertKey, ref: string): Promise<CachedAnswer> {
     const token = cache.token();
     const expert = await reads.readByKey(key);
-    if (!expert) throw expertNotFound(formatExpertKey(key));
+    if (!expert) throw await missing(db, key);
     const fresh = answer({ data: { expert: presentExpert(expert) } });
     cache.set(key.name, ref, fresh, token);
     return fresh;
@@ -312,5 +442,5 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     return fresh;
   }
 
-  return { publish, update, remove, get, versions, list, cache };
+  return { publish, update, remove, takedown, get, versions, list, cache };
 }

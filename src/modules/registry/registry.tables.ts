@@ -5,6 +5,7 @@ import {
   index,
   integer,
   json,
+  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -15,7 +16,14 @@ import { at } from '../../db/columns.js';
 import { organizationIdColumn, organizations } from '../tenancy/tenancy.tables.js';
 import type { Skills } from './expert-definition.js';
 
-// Kept in step with src/db/migrations/0100_registry.sql (names, versions and tags use COLLATE "C" there).
+// Kept in step with src/db/migrations/0100_registry.sql and 0550_registry_takedowns.sql (names, versions and
+// tags use COLLATE "C" there).
+
+/** A delegate naming a taken-down version, as shown on the delegating Expert (docs/registry.md). */
+export interface UnavailableDelegate {
+  key: string;
+  reason: string;
+}
 
 export const registryNames = pgTable('registry_names', {
   name: text('name').primaryKey(),
@@ -57,6 +65,7 @@ export const registryExperts = pgTable(
     status: text('status', { enum: ['available', 'deprecated', 'disabled'] })
       .notNull()
       .default('available'),
+    unavailableDelegates: jsonb('unavailable_delegates').$type<UnavailableDelegate[]>(),
     createdAt: at('created_at').notNull().defaultNow(),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
@@ -88,6 +97,19 @@ export const registryTags = pgTable(
     primaryKey({ columns: [table.name, table.tag] }),
     index('registry_tags_expert').on(table.expertId),
   ],
+);
+
+export const registryTakedowns = pgTable(
+  'registry_takedowns',
+  {
+    name: text('name').notNull(),
+    version: text('version').notNull(),
+    expertId: text('expert_id').notNull(),
+    organizationId: organizationIdColumn(),
+    reason: text('reason').notNull(),
+    takenDownAt: at('taken_down_at').notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.name, table.version] })],
 );
 
 export const registryCounts = pgTable('registry_counts', {
