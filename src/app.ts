@@ -5,7 +5,8 @@ import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
-import { ApiError } from './http/errors.js';
+import { ApiError, serviceUnavailable } from './http/errors.js';
+import { FACES, type Face, faceOfUnroutedPath, registerFace } from './http/faces.js';
 import { registerCloseOnShutdown, requestLogStep, setResponseHeaders } from './http/hooks.js';
 import { lazyChildLogger } from './http/logger.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -168,7 +169,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       // No route hooks run for these: set what setResponseHeaders would, and never cache them.
       setResponseHeaders(request, reply);
       reply.header('cache-control', 'no-store');
-      return sendError(request, reply, new ApiError('bad_request', `Malformed request URL (${error.code})`));
+      const shape = faceOfUnroutedPath(request.url).errorShape;
+      return sendError(
+        request,
+        reply,
+        new ApiError('bad_request', `Malformed request URL (${error.code})`),
+        shape,
+      );
     },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
@@ -229,14 +236,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const keyRing = () => {
     if (!deps.keyRing) {
-      throw new ApiError(
-        'service_unavailable',
-        'OAuth is not configured: set CADRE_ENCRYPTION_KEYS',
-        undefined,
-        {
-          'Retry-After': '3600',
-        },
-      );
+      throw serviceUnavailable('OAuth is not configured: set CADRE_ENCRYPTION_KEYS', 3600, 'not_configured');
     }
     return deps.keyRing;
   };
@@ -349,13 +349,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       deps.logger && deps.logRequests !== false ? requestLogStep(app) : undefined,
     ],
   });
-  await registerOpenApi(app, VERSION);
-
-  registerSystemRoutes(app, deps.database, health);
-  if (metrics.enabled && !deps.metrics?.separatePort) registerMetricsRoute(app, metrics, deps.metrics?.token);
-  registerApiKeyRoutes(app, apiKeys);
-  registerSessionRoutes(app, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
-  billing.registerRoutes(app, { publicUrl: deps.publicUrl });
   // Setting a new password ends the user's console sessions (a reset must lock out whoever knew the old one).
   const adminTenancy: TenancyService = {
     ...tenancy,
@@ -364,14 +357,42 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       await sessions.revokeAllForUser(userId);
     },
   };
-  registerOAuthRoutes(app, oauth);
-  registerRegistryRoutes(app, registry);
-  if (deps.adminToken) {
-    registerAdminRoutes(app, { tenancy: adminTenancy, apiKeys });
-    registerRegistryAdminRoutes(app, registry);
-    registerIntegrationAdminRoutes(app, integrations);
-    registerKeyRotationRoute(app, reencryptAll);
-  }
+  await registerOpenApi(app, VERSION);
+
+  // The faces (src/http/faces.ts): each an encapsulated plugin with its prefix, error shape, not-found
+  // answer and defaults. Modules register their routes into the face they belong to.
+  const errors = { onDatabaseUnavailable: () => health.reportDatabaseUnavailable() };
+  const faceErrors = (face: Face) => (scope: App) => registerErrorHandling(scope, errors, face.defaults);
+  registerFace(
+    app,
+    FACES.system,
+    () => undefined,
+    (scope) => {
+      registerSystemRoutes(scope, deps.database, health);
+      if (metrics.enabled && !deps.metrics?.separatePort)
+        registerMetricsRoute(scope, metrics, deps.metrics?.token);
+      billing.registerPages(scope);
+    },
+  );
+  registerFace(app, FACES.registry, faceErrors(FACES.registry), (scope) => {
+    registerRegistryRoutes(scope, registry);
+  });
+  registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
+    registerApiKeyRoutes(scope, apiKeys);
+    billing.registerRoutes(scope, { publicUrl: deps.publicUrl });
+    registerOAuthRoutes(scope, oauth);
+  });
+  registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
+    registerSessionRoutes(scope, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
+  });
+  // Without an admin token the admin face has no routes: every /admin path answers its 404.
+  registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
+    if (!deps.adminToken) return;
+    registerAdminRoutes(scope, { tenancy: adminTenancy, apiKeys });
+    registerRegistryAdminRoutes(scope, registry);
+    registerIntegrationAdminRoutes(scope, integrations);
+    registerKeyRotationRoute(scope, reencryptAll);
+  });
 
   await app.ready();
   return { app, context };

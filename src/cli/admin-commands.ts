@@ -13,7 +13,7 @@ interface AdminOptions {
 
 type Row = Record<string, unknown>;
 
-/** `cadre admin …`: the operator's commands, each one call to the admin API (contract §2). */
+/** `cadre admin …`: the operator's commands, each one call to the admin API (docs/admin-api.md). */
 export function registerAdminCommands(program: Command, io: CliIo): void {
   const admin = program
     .command('admin')

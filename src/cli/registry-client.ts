@@ -1,5 +1,5 @@
 /**
- * A small typed client for the registry HTTP API (spec "Registry", contract §4/§5). Response
+ * A small typed client for the registry HTTP API (docs/registry.md, docs/errors.md). Response
  * schemas are loose on purpose: the CLI reads the fields it prints and tolerates new ones, so a
  * newer server never breaks an older CLI.
  */
@@ -172,7 +172,7 @@ export function createRegistryClient(options: RegistryClientOptions) {
       return (await request('POST', '/registry/experts', expertEnvelopeSchema, payload)).data.expert;
     },
     async update(key: string, body: { status?: ExpertStatus; tags?: string[] }): Promise<void> {
-      // The update answer's body is not part of the spec, so it is not relied upon.
+      // Only the update's status is relied upon (docs/registry.md).
       await request('POST', expertPath(key), null, body);
     },
     async remove(key: string): Promise<void> {

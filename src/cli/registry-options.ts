@@ -14,7 +14,7 @@ export function withRegistryOption(command: Command): Command {
     .option('--registry <url>', 'deprecated: use --url (env CADRE_REGISTRY_URL, deprecated: use CADRE_URL)');
 }
 
-/** A client for the chosen registry. Writes need CADRE_API_KEY; reads are public (spec). */
+/** A client for the chosen registry. Writes need CADRE_API_KEY; reads are public (docs/registry.md). */
 export function registryClient(io: CliIo, options: RegistryOptions, needsKey: boolean): RegistryClient {
   const { url, source } = resolveServiceUrl(io, options);
   const apiKey = io.env.CADRE_API_KEY || undefined;

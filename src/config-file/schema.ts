@@ -15,7 +15,7 @@ import {
   tagsSchema,
 } from '../modules/registry/expert-definition.js';
 
-/** Contract §0: llm_provider_1..7 in the spec's order. */
+/** The seven LLM provider identifiers (docs/config.md). */
 export const PROVIDER_NAMES = [
   'anthropic',
   'google',
@@ -49,7 +49,7 @@ const headers = z
   .meta({ description: 'Extra HTTP headers sent with every request to the provider' });
 const text = (description: string) => z.string().min(1, 'must not be empty').meta({ description });
 
-/** Allowed `[provider.setting]` keys per provider: the spec's provider table. */
+/** Allowed `[provider.setting]` keys per provider: docs/config.md's provider table. */
 export const providerSettingSchemas = {
   anthropic: z.strictObject({ baseUrl: baseUrl.optional(), headers: headers.optional() }),
   google: z.strictObject({ baseUrl: baseUrl.optional(), headers: headers.optional() }),

@@ -4,7 +4,7 @@ import { ApiError } from './errors.js';
 
 /**
  * Where a route expects the console session's CSRF token: `body` (`csrfToken` in the JSON body, as the
- * billing POSTs do per the spec) or `header` (`X-CSRF-Token`, the default for every other route).
+ * billing POSTs do, docs/billing.md) or `header` (`X-CSRF-Token`, the default for every other route).
  */
 export type CsrfLocation = 'body' | 'header';
 

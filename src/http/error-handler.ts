@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, sqlState } from '../db/errors.js';
-import { ApiError, type ErrorDetail, statusText } from './errors.js';
+import { ApiError, type ErrorDetail, serviceUnavailable, statusText } from './errors.js';
+import type { ErrorShape, FaceDefaults } from './faces.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,14 +11,22 @@ declare module 'fastify' {
   }
 }
 
-const isRegistry = (url: string) => url === '/registry' || url.startsWith('/registry/');
+export interface ErrorHandlingOptions {
+  onDatabaseUnavailable?: () => void;
+}
 
-/** The single place where anything thrown becomes an HTTP answer in the documented shape. */
+/**
+ * The single place where anything thrown becomes an HTTP answer in the documented shape: installed on the
+ * root (routes of no face, framework errors) and, by each face, on its scope with the face's shape and its
+ * not-found answer.
+ */
 export function registerErrorHandling(
   app: FastifyInstance,
-  options: { onDatabaseUnavailable?: () => void } = {},
+  options: ErrorHandlingOptions = {},
+  face?: FaceDefaults,
 ): void {
-  app.decorateRequest('answeredError', null);
+  if (!face) app.decorateRequest('answeredError', null);
+  const shape = face?.errorShape ?? 'management';
   app.setErrorHandler((error, request, reply) => {
     if (isDatabaseUnavailable(error)) {
       // An outage, not a bug: 503 with Retry-After; the health monitor checks the database and, if it is
@@ -27,9 +36,8 @@ export function registerErrorHandling(
       return sendError(
         request,
         reply,
-        new ApiError('service_unavailable', 'The service is temporarily unavailable', undefined, {
-          'Retry-After': '5',
-        }),
+        serviceUnavailable('The service is temporarily unavailable', 5, 'database_down'),
+        shape,
       );
     }
     const state = sqlState(error);
@@ -41,28 +49,38 @@ export function registerErrorHandling(
         request,
         reply,
         new ApiError('bad_request', 'The request contains a value that cannot be stored'),
+        shape,
       );
     }
     const apiError = toApiError(error as FastifyError);
     // A fault is an error; a 503 (not configured, overloaded, draining) is an expected state: a warning.
     if (apiError.status === 503) request.log.warn({ err: error }, 'service unavailable');
     else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(request, reply, apiError);
+    return sendError(request, reply, apiError, shape);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
+  app.setNotFoundHandler((request, reply) => {
+    // No route, so no route config: the face's own defaults apply here.
+    if (face?.noStore) reply.header('cache-control', 'no-store');
+    return sendError(
       request,
       reply,
       new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
-    ),
-  );
+      shape,
+    );
+  });
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+/** Answers `error` in `shape`: by default the shape of the request's face (management without one). */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ApiError,
+  shape: ErrorShape = request.routeConfig?.errorShape ?? 'management',
+): FastifyReply {
   request.answeredError = error;
   if (error.headers) reply.headers(error.headers);
-  if (isRegistry(request.url)) {
-    // Registry convention: validation problems are plain 400s (contract §4).
+  if (shape === 'registry') {
+    // Registry convention: validation problems are plain 400s (docs/errors.md).
     const status = error.code === 'validation_failed' ? 400 : error.status;
     const reason = error.details?.length
       ? `${error.message}: ${error.details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`

@@ -7,12 +7,10 @@ export const ERROR_STATUS = {
   forbidden: 403,
   csrf_token_invalid: 403,
   not_found: 404,
-  method_not_allowed: 405,
   conflict: 409,
   gone: 410,
   idempotency_key_in_use: 409,
   payload_too_large: 413,
-  unsupported_media_type: 415,
   idempotency_key_reused: 422,
   validation_failed: 422,
   rate_limited: 429,
@@ -63,13 +61,34 @@ export const serviceUnavailable = (
   error.cause = cause;
   return error;
 };
+/**
+ * 429 with Retry-After: `rate_limited`, or `foreign_resource_rate_limited` (fix the id, do not retry).
+ * `cause` names the limit in a word for the refusal metrics (`credential_read`, `auth_failures`, `login`…).
+ */
+export const tooManyRequests = (
+  message: string,
+  retryAfterS: number,
+  cause?: string,
+  code: 'rate_limited' | 'foreign_resource_rate_limited' = 'rate_limited',
+): ApiError => {
+  const error = new ApiError(code, message, undefined, { 'Retry-After': String(retryAfterS) });
+  if (cause) error.cause = cause;
+  return error;
+};
+
+/** An error the client may retry after `retryAfterS` seconds (a conflict that resolves by itself). */
+export const retryLater = (code: ErrorCode, message: string, retryAfterS: number): ApiError =>
+  new ApiError(code, message, undefined, { 'Retry-After': String(retryAfterS) });
+
 export const validationFailed = (path: string, message: string) =>
   new ApiError('validation_failed', 'Request validation failed', [{ path, message }]);
 
 export const managementErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().meta({ example: 'validation_failed' }),
+      code: z
+        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+        .meta({ example: 'validation_failed' }),
       message: z.string(),
       requestId: z.string(),
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),

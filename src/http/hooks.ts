@@ -2,8 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAccessLog } from './logger.js';
 import type { ResponseStep } from './pipeline.js';
 
-const NO_STORE = /^\/(api|admin|auth)(\/|$)/;
-
 /**
  * Request step: headers every answer carries (its request id, nosniff, and no caching of anything that is
  * not public), set on arrival so error answers carry them too; a route may still set its own.
@@ -11,7 +9,8 @@ const NO_STORE = /^\/(api|admin|auth)(\/|$)/;
 export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): undefined {
   // Lower-case names: Fastify lower-cases every name it is given, and an unchanged literal stays interned.
   reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
-  if (NO_STORE.test(request.url)) reply.header('cache-control', 'no-store');
+  // No route config on router-level failures (frameworkErrors): those set no-store themselves.
+  if (request.routeConfig?.noStore) reply.header('cache-control', 'no-store');
   return undefined;
 }
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/secrets.js';
-import { ApiError } from './errors.js';
+import { ApiError, retryLater } from './errors.js';
 import { idempotencyKeys } from './idempotency.tables.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -26,7 +26,7 @@ export interface StoredAnswer {
 export interface IdempotencyOptions {
   database: Database;
   clock: Clock;
-  /** How long a key is remembered (contract: 24 h). */
+  /** How long a key is remembered (24 h, docs/billing.md). */
   ttlMs?: number;
   /** A request still "running" after this long is taken to have died with its process; the key is reusable. */
   abandonAfterMs?: number;
@@ -171,11 +171,10 @@ export function createIdempotency({
 }
 
 const inUse = () =>
-  new ApiError(
+  retryLater(
     'idempotency_key_in_use',
     'A request with this Idempotency-Key is still being processed; retry shortly',
-    undefined,
-    { 'Retry-After': '1' },
+    1,
   );
 
 /** Sends a (possibly replayed) idempotent answer. */

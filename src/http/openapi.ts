@@ -34,5 +34,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  // The reference viewer's pages and assets are not rate-limited: a scope of their own says so.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, rateLimit: false };
+    });
+    await docs.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  });
 }

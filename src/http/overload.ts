@@ -179,7 +179,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-const UNGUARDED = new Set(['/healthz', '/readyz', '/metrics']);
 const OK: HealthStatus = { ok: true };
 
 declare module 'fastify' {
@@ -243,7 +242,7 @@ export function registerOverloadProtection(
       // Draining for shutdown: in-flight requests finish, new ones go to another instance.
       return serviceUnavailable('The server is shutting down', 1, 'draining', { Connection: 'close' });
     }
-    const health = UNGUARDED.has(request.routeConfig.url ?? '') ? OK : deps.monitor.status();
+    const health = request.routeConfig.shed === false ? OK : deps.monitor.status();
     if (health.ok) return undefined;
     return serviceUnavailable(health.reason, health.retryAfterS, health.cause);
   };

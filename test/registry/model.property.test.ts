@@ -12,7 +12,7 @@ import {
 } from './helpers.js';
 
 // Random sequences of publish / update / delete against one name, checked after every step against a
-// model that is nothing but the rules of the spec and contract §5 written as plainly as possible.
+// model that is nothing but the rules of docs/registry.md written as plainly as possible.
 
 type Status = 'available' | 'deprecated' | 'disabled';
 interface ModelVersion {

@@ -1,5 +1,5 @@
 /**
- * A small registry on loopback that speaks the spec's registry HTTP API, for CLI tests until the
+ * A small registry on loopback that speaks the registry HTTP API of docs/registry.md, for CLI tests until the
  * real registry is merged (the lead replaces these with end-to-end tests against Cadre itself).
  * It records every request so tests can assert what the CLI sent.
  */

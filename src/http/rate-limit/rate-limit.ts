@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../../modules/auth/permissions.js';
-import { ApiError } from '../errors.js';
+import { type ApiError, tooManyRequests } from '../errors.js';
 import type { RequestStep, ResponseStep } from '../pipeline.js';
 import type { RateLimitHit, RateLimitStore } from './store.js';
 
@@ -38,7 +38,6 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
 };
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const EXEMPT_PREFIXES = ['/docs'];
 
 type CountResult = RateLimitHit | undefined;
 
@@ -100,7 +99,6 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
   const count = createFailOpenCounter(deps.store, deps.log);
   return (request, reply) => {
     if (request.routeConfig.rateLimit === false) return undefined;
-    if (EXEMPT_PREFIXES.some((prefix) => request.url.startsWith(prefix))) return undefined;
     const subject = rateLimitSubject(request);
     const read = READ_METHODS.has(request.method);
     const limit = subject.anonymous
@@ -136,15 +134,12 @@ function judge(
   reply.header('ratelimit-reset', `${secondsUntil(hit.resetAtMs, nowMs)}`);
   if (hit.allowed) return undefined;
   const retryS = secondsUntil(hit.retryAtMs, nowMs);
-  const error = new ApiError(
-    'rate_limited',
-    `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${retryS} s`,
-    undefined,
-    { 'Retry-After': String(retryS) },
-  );
   // The refusal metrics count by caller class (docs/operations.md).
-  error.cause = `${anonymous ? 'anonymous' : 'credential'}_${read ? 'read' : 'write'}`;
-  return error;
+  return tooManyRequests(
+    `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${retryS} s`,
+    retryS,
+    `${anonymous ? 'anonymous' : 'credential'}_${read ? 'read' : 'write'}`,
+  );
 }
 
 /** Whole seconds from `nowMs` until `atMs`, at least 1 (what Retry-After and RateLimit-Reset carry). */
@@ -178,15 +173,12 @@ export function createAuthFailureLimit(
         blocked.delete(request.ip);
         return undefined;
       }
-      const retryS = String(Math.max(1, Math.ceil((until - nowMs) / 1000)));
-      const error = new ApiError(
-        'rate_limited',
+      const retryS = secondsUntil(until, nowMs);
+      return tooManyRequests(
         `Too many failed authentications; retry after ${retryS} s`,
-        undefined,
-        { 'Retry-After': retryS },
+        retryS,
+        'auth_failures',
       );
-      error.cause = 'auth_failures';
-      return error;
     },
     count: (request, reply) => {
       if (reply.statusCode !== 401) return;
@@ -235,11 +227,11 @@ export function createForeignResourceGuard(deps: {
         nowMs,
       );
       if (!hit || hit.allowed) return;
-      throw new ApiError(
-        'foreign_resource_rate_limited',
+      throw tooManyRequests(
         `More than ${limit} requests in ${windowMs / 1000} s named Projects outside your organization; correct the Project id`,
-        undefined,
-        { 'Retry-After': String(secondsUntil(hit.retryAtMs, nowMs)) },
+        secondsUntil(hit.retryAtMs, nowMs),
+        'foreign_resources',
+        'foreign_resource_rate_limited',
       );
     },
   };

@@ -13,7 +13,7 @@ import type { ApiKeysService } from './api-keys.service.js';
 const tags = ['API keys'];
 
 export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
-  app.get('/api/v1/api-keys', {
+  app.get('/v1/api-keys', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'listApiKeys',
@@ -26,7 +26,7 @@ export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
     handler: (request) => apiKeys.list(requirePrincipal(request), request.query),
   });
 
-  app.post('/api/v1/api-keys', {
+  app.post('/v1/api-keys', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'createApiKey',
@@ -41,7 +41,7 @@ export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
     }),
   });
 
-  app.get('/api/v1/api-keys/:apiKeyId', {
+  app.get('/v1/api-keys/:apiKeyId', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'getApiKey',
@@ -56,7 +56,7 @@ export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
     }),
   });
 
-  app.delete('/api/v1/api-keys/:apiKeyId', {
+  app.delete('/v1/api-keys/:apiKeyId', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'revokeApiKey',

@@ -63,7 +63,7 @@ export const environmentGrantSchema = z
   })
   .strict();
 
-/** Exactly one of four variants (contract §3). */
+/** Exactly one of four variants (docs/api-keys.md). */
 export const grantSchema = z
   .discriminatedUnion('type', [
     organizationGrantSchema,

@@ -6,7 +6,7 @@ const ORG = 'org_a';
 const OTHER_ORG = 'org_b';
 const ME = 'user_me';
 
-// Contract §3, transcribed: which role holds which permission.
+// docs/api-keys.md, transcribed: which role holds which permission.
 const ROLE_TABLE: Record<Role, Permission[]> = {
   owner: [...PERMISSIONS],
   admin: PERMISSIONS.filter((p) => p !== 'experts:delete'),

@@ -106,14 +106,18 @@ export function createBillingModule({
      * in batches).
      */
     countUsage: ((request) => {
-      if (request.principal && request.url.startsWith('/api/'))
-        meter.record(request.principal.organizationId);
+      if (request.principal && request.routeConfig.countUsage) meter.record(request.principal.organizationId);
     }) satisfies ResponseStep,
 
+    /** The management API's billing routes (in the management face). */
     registerRoutes(app: App, routeOptions: BillingRouteOptions) {
       registerBillingRoutes(app, service, routeOptions);
-      if (provider.name === 'local') registerLocalBillingPages(app, local);
       if (webhooks) registerStripeWebhookRoute(app, webhooks);
+    },
+
+    /** The local provider's checkout and portal pages (HTML, outside the API). */
+    registerPages(app: App) {
+      if (provider.name === 'local') registerLocalBillingPages(app, local);
     },
 
     start() {

@@ -45,7 +45,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
 
   // The catalogue is fixed at start-up: its answer is serialized once.
   const plansAnswer = preSerialized(dataOf(planListSchema), { data: { plans: billing.plans() } });
-  app.get('/api/v1/billing/plans', {
+  app.get('/v1/billing/plans', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'listBillingPlans',
@@ -60,7 +60,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
     },
   });
 
-  app.post('/api/v1/organizations/:organizationIdOrSlug/billing/checkout', {
+  app.post('/v1/organizations/:organizationIdOrSlug/billing/checkout', {
     config: { auth: 'principal', csrf: 'body' },
     schema: {
       operationId: 'createCheckoutSession',
@@ -86,7 +86,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
     },
   });
 
-  app.post('/api/v1/organizations/:organizationIdOrSlug/billing/portal', {
+  app.post('/v1/organizations/:organizationIdOrSlug/billing/portal', {
     config: { auth: 'principal', csrf: 'body' },
     schema: {
       operationId: 'createPortalSession',
@@ -111,7 +111,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
     },
   });
 
-  app.get('/api/v1/organizations/:organizationIdOrSlug/billing/subscription', {
+  app.get('/v1/organizations/:organizationIdOrSlug/billing/subscription', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'getBillingSubscription',
@@ -131,7 +131,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
     },
   });
 
-  app.get('/api/v1/organizations/:organizationIdOrSlug/billing/usage', {
+  app.get('/v1/organizations/:organizationIdOrSlug/billing/usage', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'getBillingUsage',

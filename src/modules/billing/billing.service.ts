@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { ApiError, notFound, validationFailed } from '../../http/errors.js';
+import { ApiError, notFound, serviceUnavailable, validationFailed } from '../../http/errors.js';
 import { canonicalJson, type Idempotency, type StoredAnswer } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
@@ -78,9 +78,7 @@ export function createBillingService(deps: BillingServiceDeps) {
       if (error instanceof ProviderUnavailableError) {
         // The provider's message reaches the log through `cause`, never the client.
         throw Object.assign(
-          new ApiError('service_unavailable', 'The payment provider is unavailable; retry later', undefined, {
-            'Retry-After': '5',
-          }),
+          serviceUnavailable('The payment provider is unavailable; retry later', 5, 'provider'),
           { cause: error },
         );
       }

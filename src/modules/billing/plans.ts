@@ -1,4 +1,4 @@
-/** The usage counters every plan limits (contract §7). */
+/** The usage counters every plan limits (docs/billing.md). */
 export const COUNTER_KEYS = ['apiRequests', 'expertVersions', 'apiKeys', 'connections'] as const;
 export type CounterKey = (typeof COUNTER_KEYS)[number];
 

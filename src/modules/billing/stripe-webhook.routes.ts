@@ -15,7 +15,7 @@ export function registerStripeWebhookRoute(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    scope.post('/api/v1/billing/webhooks/stripe', {
+    scope.post('/v1/billing/webhooks/stripe', {
       config: { auth: 'public' },
       schema: {
         operationId: 'receiveStripeWebhook',

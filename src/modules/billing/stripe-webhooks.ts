@@ -45,7 +45,7 @@ const checkoutObject = z.object({
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 
-/** Stripe's statuses, folded into the contract's six. */
+/** Stripe's statuses, folded into the six of docs/billing.md. */
 const STATUS: Record<string, SubscriptionStatus> = {
   trialing: 'trialing',
   active: 'active',

@@ -31,7 +31,7 @@ export function metricsAccess(token: string | undefined) {
 export function registerMetricsRoute(app: App, metrics: Metrics, token: string | undefined): void {
   const allowed = metricsAccess(token);
   app.get('/metrics', {
-    config: { rateLimit: false },
+    config: { rateLimit: false, shed: false },
     schema: {
       operationId: 'metrics',
       summary: 'Prometheus metrics (text exposition format)',

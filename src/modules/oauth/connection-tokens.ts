@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, notFound, retryLater } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { connectionAad } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
@@ -41,17 +41,16 @@ export interface ConnectionTokensDeps {
 
 type Outcome = { ok: true; token: AccessToken } | { ok: false; error: ApiError };
 
-const needsReauth = (row: Pick<ConnectionRow, 'id' | 'lastError' | 'nextRefreshAt'>, now: Date) =>
-  new ApiError(
-    'conflict',
-    `Connection ${row.id} needs re-authorization${row.lastError ? `: ${row.lastError}` : ''}`,
-    undefined,
-    row.nextRefreshAt
-      ? {
-          'Retry-After': String(Math.max(1, Math.ceil((row.nextRefreshAt.getTime() - now.getTime()) / 1000))),
-        }
-      : undefined,
-  );
+const needsReauth = (row: Pick<ConnectionRow, 'id' | 'lastError' | 'nextRefreshAt'>, now: Date) => {
+  const message = `Connection ${row.id} needs re-authorization${row.lastError ? `: ${row.lastError}` : ''}`;
+  return row.nextRefreshAt
+    ? retryLater(
+        'conflict',
+        message,
+        Math.max(1, Math.ceil((row.nextRefreshAt.getTime() - now.getTime()) / 1000)),
+      )
+    : new ApiError('conflict', message);
+};
 
 const isFresh = (row: ConnectionRow, now: Date) =>
   row.status === 'active' && (!row.expiresAt || row.expiresAt.getTime() - now.getTime() > REFRESH_WINDOW_MS);

@@ -9,9 +9,9 @@ const orgParams = z.object({
   org: z.string().min(1).max(64).meta({ description: 'Organization id or slug' }),
 });
 
-/** Admin API for integrations (contract §2): every POST appends an immutable Integration Version. */
+/** Admin API for integrations (docs/admin-api.md): every POST appends an immutable Integration Version. */
 export function registerIntegrationAdminRoutes(app: App, integrations: IntegrationsService): void {
-  app.post('/admin/v1/organizations/:org/integrations', {
+  app.post('/v1/organizations/:org/integrations', {
     config,
     schema: {
       operationId: 'adminSaveIntegration',
@@ -31,7 +31,7 @@ export function registerIntegrationAdminRoutes(app: App, integrations: Integrati
     },
   });
 
-  app.get('/admin/v1/organizations/:org/integrations', {
+  app.get('/v1/organizations/:org/integrations', {
     config,
     schema: {
       operationId: 'adminListIntegrations',

@@ -23,7 +23,7 @@ export function registerKeyRotationRoute(
   app: App,
   reencryptAll: (options?: ReencryptOptions) => Promise<ReencryptResult>,
 ): void {
-  app.post('/admin/v1/encryption-keys/rotate', {
+  app.post('/v1/encryption-keys/rotate', {
     config: { auth: 'admin' },
     schema: {
       operationId: 'adminRotateEncryptionKey',

@@ -17,7 +17,7 @@ const id = z.string().min(1).max(64);
 const redirect = z.null().meta({ description: 'Redirect (see the Location header)' });
 
 export function registerOAuthRoutes(app: App, oauthService: OAuthService): void {
-  app.get('/api/oauth/start/:presetKey', {
+  app.get('/oauth/start/:presetKey', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'startOAuth',
@@ -47,7 +47,7 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
     },
   });
 
-  app.get('/api/oauth/callback/:presetKey', {
+  app.get('/oauth/callback/:presetKey', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'completeOAuth',
@@ -80,7 +80,7 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
     },
   });
 
-  app.get('/api/v1/projects/:projectId/environments/:environmentId/connections', {
+  app.get('/v1/projects/:projectId/environments/:environmentId/connections', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'listConnections',

@@ -52,7 +52,7 @@ export interface StartQuery {
   returnTo?: string | undefined;
 }
 
-/** Outcome codes of a callback (contract §6), plus whatever error code the provider sent. */
+/** Outcome codes of a callback (docs/oauth.md), plus whatever error code the provider sent. */
 type FailureCode = 'invalid_state' | 'state_expired' | 'forbidden' | 'exchange_failed';
 
 const PROVIDER_ERROR = /^[\x21-\x7e]{1,64}$/;
@@ -144,7 +144,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     },
 
     /**
-     * Completes a flow. Every outcome is a redirect (contract §6); the caller also clears the state cookie.
+     * Completes a flow. Every outcome is a redirect (docs/oauth.md); the caller also clears the state cookie.
      * Only infrastructure failures (database down) throw.
      */
     async callback(

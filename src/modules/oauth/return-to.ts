@@ -8,7 +8,7 @@ const suspicious = (value: string) =>
   });
 
 /**
- * `returnTo` (contract §6): a relative path, or an absolute http(s) URL whose origin is the console's or one
+ * `returnTo` (docs/oauth.md): a relative path, or an absolute http(s) URL whose origin is the console's or one
  * of `allowedOrigins`. Relative paths are resolved against the console URL and must stay on its origin, so
  * `//evil.test`, `/\evil.test` and friends are refused. Answers the absolute URL to redirect to.
  */

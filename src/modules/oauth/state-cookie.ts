@@ -7,7 +7,7 @@ export const STATE_COOKIE_PATH = '/api/oauth';
 export const STATE_TTL_SECONDS = 600;
 const PURPOSE = 'oauth-state-cookie';
 
-/** What the encrypted, authenticated cookie pins between start and callback (contract §6). */
+/** What the encrypted, authenticated cookie pins between start and callback (docs/oauth.md). */
 export const statePayloadSchema = z.object({
   organizationId: z.string(),
   userId: z.string(),

@@ -1,7 +1,7 @@
 /**
  * The single definition of an Expert's shape, shared by the registry (publish/update payloads)
  * and the `cadre.toml` configuration file, so that a file that validates locally is a payload the
- * registry accepts. Contract §5 is the source of every rule here.
+ * registry accepts. docs/registry.md is the source of every rule here.
  */
 import semver from 'semver';
 import { z } from 'zod';

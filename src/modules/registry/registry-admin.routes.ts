@@ -26,7 +26,7 @@ const presentTakedown = (record: TakedownRecord) => ({
 
 /** Operator actions on the registry (docs/registry.md "Takedowns"); registered with the other admin routes. */
 export function registerRegistryAdminRoutes(app: App, registry: RegistryService): void {
-  app.post('/admin/v1/registry/experts/:expertKey/takedown', {
+  app.post('/v1/registry/experts/:expertKey/takedown', {
     config: { auth: 'admin' },
     schema: {
       operationId: 'adminTakedownExpert',

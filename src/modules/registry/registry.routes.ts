@@ -52,7 +52,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     });
   };
 
-  app.get('/registry/experts', {
+  app.get('/experts', {
     config: { auth: 'public' },
     schema: {
       operationId: 'listExperts',
@@ -65,7 +65,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     handler: async (request, reply) => sendAnswer(request, reply, await registry.list(request.query)),
   });
 
-  app.get('/registry/experts/:expertKey', {
+  app.get('/experts/:expertKey', {
     config: { auth: 'public' },
     schema: {
       operationId: 'getExpert',
@@ -79,7 +79,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     handler: getByKey,
   });
 
-  app.get('/registry/experts/:expertKey/versions', {
+  app.get('/experts/:expertKey/versions', {
     config: { auth: 'public' },
     schema: {
       operationId: 'getExpertVersions',
@@ -95,9 +95,9 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
 
   // Scoped keys sent unencoded (`/registry/experts/@acme/writer@1.0.0[/versions]`) span two path
   // segments; these undocumented catch-alls hand them to the same handlers.
-  app.get('/registry/experts/*', { config: { auth: 'public' }, schema: { hide: true }, handler: getByKey });
+  app.get('/experts/*', { config: { auth: 'public' }, schema: { hide: true }, handler: getByKey });
 
-  app.post('/registry/experts', {
+  app.post('/experts', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'publishExpert',
@@ -126,12 +126,12 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     body: updateExpertBody,
     response: { 200: expertAnswerSchema, ...registryErrors(401, 403, 404, 410) },
   };
-  app.post('/registry/experts/:expertKey', {
+  app.post('/experts/:expertKey', {
     config: { auth: 'principal' },
     schema: updateSchema,
     handler: updateHandler,
   });
-  app.post('/registry/experts/*', {
+  app.post('/experts/*', {
     config: { auth: 'principal' },
     schema: { hide: true, body: updateExpertBody },
     handler: updateHandler,
@@ -143,7 +143,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     await registry.remove(principal, key);
     return reply.code(200).send();
   };
-  app.delete('/registry/experts/:expertKey', {
+  app.delete('/experts/:expertKey', {
     config: { auth: 'principal' },
     schema: {
       operationId: 'deleteExpert',
@@ -158,7 +158,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     },
     handler: deleteHandler,
   });
-  app.delete('/registry/experts/*', {
+  app.delete('/experts/*', {
     config: { auth: 'principal' },
     schema: { hide: true },
     handler: deleteHandler,

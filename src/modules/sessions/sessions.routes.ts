@@ -53,7 +53,7 @@ export function registerSessionRoutes(
     secure: options.secureCookie,
   };
 
-  app.post('/auth/login', {
+  app.post('/login', {
     config: { auth: 'public' },
     schema: {
       operationId: 'login',
@@ -79,7 +79,7 @@ export function registerSessionRoutes(
     },
   });
 
-  app.get('/auth/session', {
+  app.get('/session', {
     config: { auth: 'optional' },
     schema: {
       operationId: 'getSession',
@@ -102,7 +102,7 @@ export function registerSessionRoutes(
     },
   });
 
-  app.post('/auth/logout', {
+  app.post('/logout', {
     config: { auth: 'optional' },
     schema: {
       operationId: 'logout',

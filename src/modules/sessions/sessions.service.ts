@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, tooManyRequests } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
@@ -52,9 +52,7 @@ export function createSessionsService({ database, clock, limiter, ttlMs }: Sessi
       const email = input.email.trim().toLowerCase();
       const wait = limiter.admit(ip, email);
       if (wait !== undefined) {
-        throw new ApiError('rate_limited', 'Too many login attempts; try again later', undefined, {
-          'Retry-After': String(wait),
-        });
+        throw tooManyRequests('Too many login attempts; try again later', wait, 'login');
       }
       const [user] = await db.select().from(users).where(eq(users.email, email));
       const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash));

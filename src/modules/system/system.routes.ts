@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
-import { ApiError, serviceUnavailable } from '../../http/errors.js';
+import { serviceUnavailable } from '../../http/errors.js';
 import type { HealthMonitor } from '../../http/overload.js';
 import { type App, managementErrors } from '../../http/route-kit.js';
 
@@ -10,7 +10,7 @@ const READY_TIMEOUT_MS = 2_000;
 
 export function registerSystemRoutes(app: App, database: Database, health: HealthMonitor): void {
   app.get('/healthz', {
-    config: { rateLimit: false },
+    config: { rateLimit: false, shed: false },
     schema: {
       operationId: 'health',
       summary: 'The process is up',
@@ -21,7 +21,7 @@ export function registerSystemRoutes(app: App, database: Database, health: Healt
   });
 
   app.get('/readyz', {
-    config: { rateLimit: false },
+    config: { rateLimit: false, shed: false },
     schema: {
       operationId: 'ready',
       summary: 'The service can answer requests (database reachable, not overloaded)',
@@ -32,9 +32,7 @@ export function registerSystemRoutes(app: App, database: Database, health: Healt
       if (health.isDraining()) throw serviceUnavailable('The server is shutting down', 1, 'draining');
       const status = health.status();
       if (!status.ok) {
-        throw new ApiError('service_unavailable', status.reason, undefined, {
-          'Retry-After': String(status.retryAfterS),
-        });
+        throw serviceUnavailable(status.reason, status.retryAfterS, status.cause);
       }
       const ping = database.db.execute(sql`SELECT 1`);
       let timer: NodeJS.Timeout | undefined;
@@ -45,9 +43,7 @@ export function registerSystemRoutes(app: App, database: Database, health: Healt
         await Promise.race([ping, timeout]);
       } catch {
         ping.catch(() => undefined);
-        throw new ApiError('service_unavailable', 'The database is unreachable', undefined, {
-          'Retry-After': '5',
-        });
+        throw serviceUnavailable('The database is unreachable', 5, 'database_down');
       } finally {
         clearTimeout(timer);
       }

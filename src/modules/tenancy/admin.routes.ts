@@ -51,9 +51,9 @@ export interface AdminRouteDeps {
   apiKeys: ApiKeysService;
 }
 
-/** Operator endpoints (contract §2): only registered when an admin token is configured. */
+/** Operator endpoints (docs/admin-api.md): only registered when an admin token is configured. */
 export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDeps): void {
-  app.post('/admin/v1/organizations', {
+  app.post('/v1/organizations', {
     config,
     schema: {
       operationId: 'adminCreateOrganization',
@@ -87,7 +87,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.post('/admin/v1/organizations/:org/members', {
+  app.post('/v1/organizations/:org/members', {
     config,
     schema: {
       operationId: 'adminAddMember',
@@ -109,7 +109,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.put('/admin/v1/organizations/:org/members/:userId', {
+  app.put('/v1/organizations/:org/members/:userId', {
     config,
     schema: {
       operationId: 'adminSetMemberRole',
@@ -128,7 +128,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.post('/admin/v1/organizations/:org/users/:userId/api-keys', {
+  app.post('/v1/organizations/:org/users/:userId/api-keys', {
     config,
     schema: {
       operationId: 'adminCreateApiKey',
@@ -152,7 +152,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.get('/admin/v1/organizations/:org/audit-events', {
+  app.get('/v1/organizations/:org/audit-events', {
     config,
     schema: {
       operationId: 'adminListAuditEvents',
@@ -172,7 +172,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.post('/admin/v1/organizations/:org/projects', {
+  app.post('/v1/organizations/:org/projects', {
     config,
     schema: {
       operationId: 'adminCreateProject',
@@ -197,7 +197,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.post('/admin/v1/projects/:projectId/environments', {
+  app.post('/v1/projects/:projectId/environments', {
     config,
     schema: {
       operationId: 'adminCreateEnvironment',
@@ -217,7 +217,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.post('/admin/v1/projects/:projectId/agents', {
+  app.post('/v1/projects/:projectId/agents', {
     config,
     schema: {
       operationId: 'adminCreateAgent',
@@ -234,7 +234,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
   });
 
-  app.put('/admin/v1/users/:userId/password', {
+  app.put('/v1/users/:userId/password', {
     config,
     schema: {
       operationId: 'adminSetPassword',

@@ -57,7 +57,7 @@ const labelOf = (claims: Record<string, unknown> | undefined) =>
 
 /**
  * OpenID identity: the id_token's `sub`; its label from the id_token, else from userinfo (providers that
- * follow the spec's default put profile claims only in userinfo when an access token is issued).
+ * follow OpenID Connect's default put profile claims only in userinfo when an access token is issued).
  */
 export async function openIdIdentity(context: IdentityContext): Promise<AccountIdentity> {
   let claims = context.claims;

@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { App } from './route-kit.js';
+
+/**
+ * Cadre's faces: each is one encapsulated Fastify plugin with its prefix, its error shape, its not-found
+ * answer and its defaults; a route inherits its face's behaviour by where it is registered, and its
+ * `config` states only what differs for that route (docs/architecture.md).
+ */
+export type FaceName = 'registry' | 'management' | 'admin' | 'auth' | 'system';
+
+/** The error body shape of a face: the registry's `{ code, error, reason }` or the management envelope. */
+export type ErrorShape = 'registry' | 'management';
+
+/** What every route of a face gets unless its own `config` says otherwise. */
+export interface FaceDefaults {
+  face: FaceName;
+  errorShape: ErrorShape;
+  /** `Cache-Control: no-store` on every answer (management answers are never cached). */
+  noStore: boolean;
+  /** Counted as an API request of the caller's organization (billing usage). */
+  countUsage: boolean;
+  /** `false`: never shed under overload (health probes, metrics). Routes set `rateLimit: false` alike. */
+  shed?: false;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends Partial<FaceDefaults> {}
+}
+
+export interface Face {
+  prefix: string;
+  defaults: FaceDefaults;
+}
+
+export const FACES = {
+  registry: {
+    prefix: '/registry',
+    defaults: { face: 'registry', errorShape: 'registry', noStore: false, countUsage: false },
+  },
+  management: {
+    prefix: '/api',
+    defaults: { face: 'management', errorShape: 'management', noStore: true, countUsage: true },
+  },
+  admin: {
+    prefix: '/admin',
+    defaults: { face: 'admin', errorShape: 'management', noStore: true, countUsage: false },
+  },
+  auth: {
+    prefix: '/auth',
+    defaults: { face: 'auth', errorShape: 'management', noStore: true, countUsage: false },
+  },
+  system: {
+    prefix: '',
+    defaults: { face: 'system', errorShape: 'management', noStore: false, countUsage: false },
+  },
+} as const satisfies Record<FaceName, Face>;
+
+/**
+ * The face whose prefix a path falls under. Only for answers the router could not route at all (a
+ * malformed URL, a URL over the parameter length): every routed request knows its face from its route.
+ */
+export function faceOfUnroutedPath(path: string): FaceDefaults {
+  for (const face of Object.values(FACES)) {
+    if (face.prefix && (path === face.prefix || path.startsWith(`${face.prefix}/`))) return face.defaults;
+  }
+  return FACES.system.defaults;
+}
+
+/**
+ * Registers a face: an encapsulated scope under its prefix whose routes get the face's defaults (their own
+ * `config` wins), and `setUp` for what else the face owns (its error and not-found handlers).
+ */
+export function registerFace(
+  app: FastifyInstance,
+  face: Face,
+  setUp: (scope: App) => void,
+  routes: (scope: App) => void,
+): void {
+  app.register(
+    async (instance) => {
+      const scope = instance.withTypeProvider<ZodTypeProvider>();
+      scope.addHook('onRoute', (route) => {
+        route.config = { ...face.defaults, ...route.config };
+      });
+      setUp(scope);
+      routes(scope);
+    },
+    { prefix: face.prefix },
+  );
+}
