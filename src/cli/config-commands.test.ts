@@ -201,10 +201,10 @@ describe('cadre config schema', () => {
   });
 });
 
-describe('cadre config init', () => {
+describe('cadre init (also cadre config init)', () => {
   it('writes a commented starter that validates with --strict, and its JSON Schema beside it', async () => {
     const dir = tempProject({});
-    const run = await runCli(['config', 'init', '--provider', 'amazon-bedrock'], { cwd: dir });
+    const run = await runCli(['init', '--provider', 'amazon-bedrock'], { cwd: dir });
     expect(run.code).toBe(0);
     const text = readFileSync(join(dir, 'cadre.toml'), 'utf8');
     expect(text.split('\n')[0]).toBe('#:schema ./cadre.schema.json');

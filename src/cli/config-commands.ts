@@ -74,33 +74,8 @@ export function registerConfigCommands(program: Command, io: CliIo = processIo()
       if (checks.some(failed)) throw new ReportedError(EXIT_USER);
     });
 
-  config
-    .command('init')
-    .description('Write a commented starter cadre.toml (one Expert with the base skill)')
-    .option('-c, --config <path>', 'where to write it', CONFIG_FILE_NAME)
-    .option('--provider <name>', `the LLM provider: ${PROVIDER_NAMES.join(', ')}`, 'anthropic')
-    .option('--force', 'overwrite an existing file')
-    .action((options: { config: string; provider: string; force?: boolean }) => {
-      if (!(PROVIDER_NAMES as readonly string[]).includes(options.provider)) {
-        const guess = closestMatch(options.provider, [...PROVIDER_NAMES]);
-        throw new CliError(
-          `unknown provider "${options.provider}"`,
-          EXIT_USER,
-          guess ? `did you mean "${guess}"?` : `use one of ${PROVIDER_NAMES.join(', ')}`,
-        );
-      }
-      const path = resolve(io.cwd, options.config);
-      if (existsSync(path) && !options.force) {
-        throw new CliError(`${options.config} already exists`, EXIT_USER, 'pass --force to overwrite it');
-      }
-      const schemaPath = join(dirname(path), SCHEMA_FILE_NAME);
-      writeFileSync(path, starterConfig(options.provider as ProviderName, SCHEMA_FILE_NAME));
-      writeFileSync(schemaPath, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
-      printLine(
-        io.stdout,
-        `wrote ${options.config} and ${SCHEMA_FILE_NAME} (for editors); check it: cadre config validate`,
-      );
-    });
+  // `cadre init` and `cadre config init` are one command.
+  for (const parent of [program, config]) registerInit(parent.command('init'), io);
 
   config
     .command('show')
@@ -158,4 +133,34 @@ function printCheck(io: CliIo, check: ConfigCheck, strict: boolean): void {
     io.stdout,
     `${paint.bold(check.shown)} is valid: ${experts}; provider ${check.config.provider.providerName}; model ${check.config.model}`,
   );
+}
+
+/** `cadre init`: a commented starter cadre.toml and its JSON Schema beside it. */
+function registerInit(command: Command, io: CliIo): void {
+  command
+    .description('Write a commented starter cadre.toml (one Expert with the base skill)')
+    .option('-c, --config <path>', 'where to write it', CONFIG_FILE_NAME)
+    .option('--provider <name>', `the LLM provider: ${PROVIDER_NAMES.join(', ')}`, 'anthropic')
+    .option('--force', 'overwrite an existing file')
+    .action((options: { config: string; provider: string; force?: boolean }) => {
+      if (!(PROVIDER_NAMES as readonly string[]).includes(options.provider)) {
+        const guess = closestMatch(options.provider, [...PROVIDER_NAMES]);
+        throw new CliError(
+          `unknown provider "${options.provider}"`,
+          EXIT_USER,
+          guess ? `did you mean "${guess}"?` : `use one of ${PROVIDER_NAMES.join(', ')}`,
+        );
+      }
+      const path = resolve(io.cwd, options.config);
+      if (existsSync(path) && !options.force) {
+        throw new CliError(`${options.config} already exists`, EXIT_USER, 'pass --force to overwrite it');
+      }
+      const schemaPath = join(dirname(path), SCHEMA_FILE_NAME);
+      writeFileSync(path, starterConfig(options.provider as ProviderName, SCHEMA_FILE_NAME));
+      writeFileSync(schemaPath, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+      printLine(
+        io.stdout,
+        `wrote ${options.config} and ${SCHEMA_FILE_NAME} (for editors); check it: cadre config validate`,
+      );
+    });
 }
