@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempProject } from '../../test/support/cli-harness.js';
-import { configJsonSchema } from '../config-file/index.js';
+import { configJsonSchema, PROVIDER_NAMES } from '../config-file/index.js';
 
 const fixtures = join(import.meta.dirname, '../../test/fixtures/config');
 const fixture = (name: string) => readFileSync(join(fixtures, name), 'utf8');
@@ -19,14 +19,65 @@ describe('cadre config validate', () => {
   });
 
   it('prints every diagnostic with position and exits 1', async () => {
-    const dir = tempProject({ 'cadre.toml': fixture('invalid/unknown-keys.toml') });
+    const dir = tempProject({ 'cadre.toml': fixture('invalid/range-errors.toml') });
     const run = await runCli(['config', 'validate'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('error[unknown-key]: unknown key "modle"\n --> cadre.toml:1:1\n');
-    expect(run.stderr).toContain('= hint: did you mean "maxSteps"?');
-    expect(run.stderr).toMatch(/\n7 errors in cadre.toml\n$/);
+    expect(run.stderr).toContain(
+      'error[range]: temperature must be between 0.0 and 1.0\n --> cadre.toml:1:15\n',
+    );
+    expect(run.stderr).toMatch(/\n4 errors, 0 warnings in cadre.toml\n$/);
     expect(run.stderr).not.toContain('\u001b['); // not a TTY: no colour
+  });
+
+  it('unknown keys are warnings: shown with position and hint, exit 0; --strict makes them fail', async () => {
+    const dir = tempProject({ 'cadre.toml': fixture('warnings/unknown-keys.toml') });
+    const run = await runCli(['config', 'validate'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('warning[unknown-key]: unknown key "modle"\n --> cadre.toml:1:1\n');
+    expect(run.stderr).toContain('= hint: did you mean "maxSteps"?');
+    expect(run.stderr).toContain('\n0 errors, 7 warnings in cadre.toml\n');
+    expect(run.stdout).toBe(
+      'cadre.toml is valid: 1 Expert (writer); provider amazon-bedrock; model claude-sonnet-4-5\n',
+    );
+    const strict = await runCli(['config', 'validate', '--strict'], { cwd: dir });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toBe('');
+    expect(strict.stderr).toContain('cadre.toml fails --strict: warnings count as errors');
+  });
+
+  it('validates several files and directories at once, grouped per file; exit 1 when any has an error', async () => {
+    const dir = tempProject({
+      'ok.toml': fixture('valid/minimal.toml'),
+      'warned.toml': fixture('warnings/misplaced.toml'),
+      'teams/a/cadre.toml': fixture('valid/delegation.toml'),
+      'teams/a/other.toml': fixture('invalid/range-errors.toml'),
+      'more/x.toml': fixture('valid/runtime-versions.toml'),
+      'more/y.toml': fixture('invalid/runtime-versions.toml'),
+    });
+    const run = await runCli(['config', 'validate', 'ok.toml', 'warned.toml', 'teams/a', 'more'], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    // A directory with a cadre.toml is that file; without one, every *.toml in it.
+    expect(run.stdout.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^ok.toml is valid/),
+      expect.stringMatching(/^warned.toml is valid/),
+      expect.stringMatching(/^teams\/a\/cadre.toml is valid/),
+      expect.stringMatching(/^more\/x.toml is valid/),
+    ]);
+    expect(run.stderr).toContain('0 errors, 4 warnings in warned.toml');
+    expect(run.stderr).toContain('4 errors, 0 warnings in more/y.toml');
+    expect(run.stderr).not.toContain('other.toml');
+    expect(run.stderr).toMatch(/5 files checked: 1 failed; 4 errors, 4 warnings\n$/);
+    const good = await runCli(['config', 'validate', 'ok.toml', 'teams/a', '--json'], { cwd: dir });
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout).map((r: { valid: boolean }) => r.valid)).toEqual([true, true]);
+    const strict = await runCli(['config', 'validate', 'ok.toml', 'warned.toml', '--strict'], { cwd: dir });
+    expect(strict.code).toBe(1);
+    expect((await runCli(['config', 'validate', 'nope'], { cwd: dir })).stderr).toBe(
+      'error: nope does not exist\n',
+    );
   });
 
   it('colours output on a terminal unless NO_COLOR is set', async () => {
@@ -147,5 +198,42 @@ describe('cadre config schema', () => {
     const run = await runCli(['config', 'schema'], { cwd: tempProject({}) });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(configJsonSchema());
+  });
+});
+
+describe('cadre init (also cadre config init)', () => {
+  it('writes a commented starter that validates with --strict, and its JSON Schema beside it', async () => {
+    const dir = tempProject({});
+    const run = await runCli(['init', '--provider', 'amazon-bedrock'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const text = readFileSync(join(dir, 'cadre.toml'), 'utf8');
+    expect(text.split('\n')[0]).toBe('#:schema ./cadre.schema.json');
+    expect(text).toContain('providerName = "amazon-bedrock"');
+    expect(text).toContain('# region = "us-east-1"');
+    expect(JSON.parse(readFileSync(join(dir, 'cadre.schema.json'), 'utf8'))).toEqual(configJsonSchema());
+    const check = await runCli(['config', 'validate', '--strict'], { cwd: dir });
+    expect(check).toMatchObject({ code: 0 });
+    expect(check.stdout).toMatch(/cadre.toml is valid: 1 Expert \(my-expert\); provider amazon-bedrock/);
+  });
+
+  it('refuses to overwrite a file unless --force, and an unknown provider', async () => {
+    const dir = tempProject({ 'cadre.toml': 'model = "mine"\n' });
+    const refused = await runCli(['config', 'init'], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/cadre.toml already exists\nhint: pass --force/);
+    expect(readFileSync(join(dir, 'cadre.toml'), 'utf8')).toBe('model = "mine"\n');
+    expect((await runCli(['config', 'init', '--force'], { cwd: dir })).code).toBe(0);
+    expect(readFileSync(join(dir, 'cadre.toml'), 'utf8')).toContain('providerName = "anthropic"');
+    const typo = await runCli(['config', 'init', '--force', '--provider', 'openia'], { cwd: dir });
+    expect(typo).toMatchObject({ code: 1 });
+    expect(typo.stderr).toContain('did you mean "openai"?');
+  });
+
+  it('every provider gets a starter that validates strictly', async () => {
+    for (const provider of PROVIDER_NAMES) {
+      const dir = tempProject({});
+      expect((await runCli(['config', 'init', '--provider', provider], { cwd: dir })).code).toBe(0);
+      expect((await runCli(['config', 'validate', '--strict'], { cwd: dir })).code).toBe(0);
+    }
   });
 });

@@ -37,12 +37,16 @@ export function resolveConfigPath(io: CliIo, explicit: string | undefined): stri
 
 export type LoadedConfig = { path: string; text: string; config: CadreConfig };
 export type ConfigCheck = { path: string; shown: string; text: string } & (
-  | { ok: true; config: CadreConfig }
+  | { ok: true; config: CadreConfig; warnings: Diagnostic[] }
   | { ok: false; diagnostics: Diagnostic[] }
 );
 
 export function checkConfig(io: CliIo, explicit: string | undefined): ConfigCheck {
-  const path = resolveConfigPath(io, explicit);
+  return checkConfigFile(io, resolveConfigPath(io, explicit));
+}
+
+/** Reads and validates one file at an absolute path. */
+export function checkConfigFile(io: CliIo, path: string): ConfigCheck {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -54,18 +58,38 @@ export function checkConfig(io: CliIo, explicit: string | undefined): ConfigChec
   return { path, shown, text, ...parseConfig(text, { path: shown }) };
 }
 
-/** Loads a valid config, or prints its diagnostics and stops the command with exit code 1. */
-export function loadConfig(io: CliIo, explicit: string | undefined): LoadedConfig {
+/**
+ * Loads a valid config, or prints its diagnostics and stops the command with exit code 1. Warnings (keys
+ * Cadre does not define) are printed and the command goes on without those keys: `ignoring` says what
+ * that means for the command (publish: they are not sent).
+ */
+export function loadConfig(io: CliIo, explicit: string | undefined, ignoring = 'ignored'): LoadedConfig {
   const checked = checkConfig(io, explicit);
-  if (checked.ok) return { path: checked.path, text: checked.text, config: checked.config };
+  if (checked.ok) {
+    if (checked.warnings.length > 0) {
+      printDiagnostics(io, checked.warnings, checked.text);
+      const keys = checked.warnings.map((warning) => warning.path).join(', ');
+      printLine(
+        io.stderr,
+        `${paintFor(io).yellow('warning')}: keys Cadre does not define are ${ignoring}: ${keys}`,
+      );
+    }
+    return { path: checked.path, text: checked.text, config: checked.config };
+  }
   printDiagnostics(io, checked.diagnostics, checked.text);
   throw new ReportedError(EXIT_USER);
 }
 
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** The diagnostics of one file, then its summary line: errors and warnings counted apart. */
 export function printDiagnostics(io: CliIo, diagnostics: Diagnostic[], text: string): void {
   printLine(io.stderr, formatDiagnostics(diagnostics, text, paintFor(io)));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const file = diagnostics[0]?.file ?? CONFIG_FILE_NAME;
   printLine(io.stderr);
-  printLine(io.stderr, `${errors} error${errors === 1 ? '' : 's'} in ${file}`);
+  printLine(
+    io.stderr,
+    `${plural(errors, 'error')}, ${plural(diagnostics.length - errors, 'warning')} in ${file}`,
+  );
 }

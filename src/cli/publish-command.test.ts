@@ -120,6 +120,18 @@ describe('cadre publish', () => {
     expect(registry.requests).toEqual([]);
   });
 
+  it('never sends keys Cadre does not define, and says which it left out', async () => {
+    const file = `${TEAM}\nlazyInit = true\n`.replace(
+      '[experts.',
+      'allowedDomains = ["example.com"]\n\n[experts.',
+    );
+    const run = await runCli(['publish', '--dry-run'], { cwd: tempProject({ 'cadre.toml': file }), env: {} });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('allowedDomains');
+    expect(run.stdout).not.toContain('lazyInit');
+    expect(run.stderr).toMatch(/keys Cadre does not define are left out of what is published: .*lazyInit/);
+  });
+
   it('shows the registry reason and exits 1 on a 4xx', async () => {
     const dir = tempProject({
       'cadre.toml': '[experts.lonely]\ninstruction = "x"\ndelegates = ["ghost@1.0.0"]\n',

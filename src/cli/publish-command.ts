@@ -19,7 +19,7 @@ export function registerPublishCommand(program: Command, io: CliIo): void {
       .option('-c, --config <path>', 'config file (default: nearest cadre.toml upwards)')
       .option('--dry-run', 'validate and print the payloads without publishing'),
   ).action(async (names: string[], options: PublishOptions) => {
-    const { config } = loadConfig(io, options.config);
+    const { config } = loadConfig(io, options.config, 'left out of what is published');
     const known = Object.keys(config.experts);
     for (const name of names) {
       if (!known.includes(name)) {

@@ -9,6 +9,7 @@ import {
   fieldHint,
   keysAt,
   kindOfValue,
+  misplacedKey,
   providerKeyOwner,
   skillKeyOwner,
 } from './hints.js';
@@ -21,6 +22,7 @@ export type DiagnosticKind =
   | 'range'
   | 'limit'
   | 'unknown-key'
+  | 'misplaced-key'
   | 'missing'
   | 'invalid-value'
   | 'delegation';
@@ -180,17 +182,33 @@ export class DiagnosticBuilder {
         });
         return;
       }
-      default: {
-        const isLimit = /at most|bytes/.test(issue.message) && !/either/.test(issue.message);
-        this.add({
-          kind: isLimit ? 'limit' : 'invalid-value',
-          path,
-          at: 'value',
-          message: `${subject} ${issue.message}`,
-          hint: fieldHint(field, issue.message),
-        });
-      }
+      case 'custom':
+        if ((issue.params as { invalidKey?: boolean } | undefined)?.invalidKey) {
+          this.add({
+            kind: 'invalid-value',
+            path,
+            at: 'key',
+            message: `invalid ${recordKeyName(path)} ${JSON.stringify(last)}: ${issue.message}`,
+            hint: fieldHint(`${String(path[path.length - 2])}:key`, issue.message),
+          });
+          return;
+        }
+        this.addDefault(issue, path, field, subject);
+        return;
+      default:
+        this.addDefault(issue, path, field, subject);
     }
+  }
+
+  private addDefault(issue: z.core.$ZodIssue, path: PathSegment[], field: string, subject: string): void {
+    const isLimit = /at most|bytes/.test(issue.message) && !/either/.test(issue.message);
+    this.add({
+      kind: isLimit ? 'limit' : 'invalid-value',
+      path,
+      at: 'value',
+      message: `${subject} ${issue.message}`,
+      hint: fieldHint(field, issue.message),
+    });
   }
 
   private missing(path: PathSegment[], expected: string | undefined): void {
@@ -234,18 +252,28 @@ export class DiagnosticBuilder {
     });
   }
 
+  /**
+   * A key the schema does not define: a warning (like Cargo's "unused manifest key"), since files written
+   * for newer runtimes carry settings Cadre does not use; `--strict` makes warnings fail. A key that
+   * belongs in another table (TOML put it in the table whose header came before it) says where it goes.
+   */
   private unknownKey(path: PathSegment[], data: unknown): void {
     const key = String(path[path.length - 1]);
     const parent = path.slice(0, -1);
+    const misplaced = misplacedKey(parent, key);
+    if (misplaced) {
+      this.add({ kind: 'misplaced-key', path, at: 'key', ...misplaced }, 'warning');
+      return;
+    }
     const allowed = keysAt(parent, data);
     const guess = closestMatch(key, allowed);
     const owner = providerKeyOwner(parent, key, data) ?? skillKeyOwner(parent, key, data);
     let hint: string;
     if (guess) hint = `did you mean "${guess}"?`;
     else if (owner) hint = owner;
-    else if (allowed.length > 0) hint = `remove it; allowed keys here: ${allowed.join(', ')}`;
-    else hint = 'remove it';
-    this.add({ kind: 'unknown-key', path, at: 'key', message: `unknown key "${key}"`, hint });
+    else if (allowed.length > 0) hint = `Cadre ignores it (allowed keys here: ${allowed.join(', ')})`;
+    else hint = 'Cadre ignores it';
+    this.add({ kind: 'unknown-key', path, at: 'key', message: `unknown key "${key}"`, hint }, 'warning');
   }
 }
 

@@ -43,6 +43,57 @@ export function keysAt(path: readonly PathSegment[], data: unknown): string[] {
   return [];
 }
 
+const TOP_LEVEL_KEYS = Object.keys(configFileSchema.shape).filter((key) => key !== 'experts');
+const EXPERT_KEYS = Object.keys(expertConfigSchema.shape);
+
+/** The table a path names, as its header would be written: `[provider]`, `[experts."writer"]`. */
+function header(path: readonly PathSegment[]): string {
+  return `[${path.map((segment) => (/^[A-Za-z0-9_-]+$/.test(String(segment)) ? segment : JSON.stringify(segment))).join('.')}]`;
+}
+
+/**
+ * When `key` is not allowed in the table at `parent` but belongs to another known table: the message and
+ * hint that say where it goes. TOML puts every key written after a `[table]` header into that table, so a
+ * top-level setting written below `[provider]` becomes `provider.<key>` — a mistake real files make often.
+ */
+export function misplacedKey(
+  parent: readonly PathSegment[],
+  key: string,
+): { message: string; hint: string } | undefined {
+  if (parent.length === 0) {
+    if (key === 'providerName' || key === 'setting') {
+      return {
+        message: `"${key}" belongs in the [provider] table, not at the top level`,
+        hint: `move it under a [provider] header`,
+      };
+    }
+    if (EXPERT_KEYS.includes(key)) {
+      return {
+        message: `"${key}" is an Expert setting: at the top level Cadre ignores it`,
+        hint: `to apply it, write it in each Expert's table, e.g. under [experts."<name>"]`,
+      };
+    }
+    return undefined;
+  }
+  if (
+    TOP_LEVEL_KEYS.includes(key) &&
+    !(parent.length === 2 && parent[0] === 'experts' && EXPERT_KEYS.includes(key))
+  ) {
+    return {
+      message: `"${key}" is a top-level setting, but it is written inside ${header(parent)}`,
+      hint: `TOML puts every key after a [table] header into that table: move this line above the first table header`,
+    };
+  }
+  const inSkill = parent.length === 4 && parent[0] === 'experts' && parent[2] === 'skills';
+  if (inSkill && EXPERT_KEYS.includes(key) && key !== 'description') {
+    return {
+      message: `"${key}" is an Expert setting, but it is written inside the skill table ${header(parent)}`,
+      hint: `move this line above the first [experts."${String(parent[1])}".skills.…] header`,
+    };
+  }
+  return undefined;
+}
+
 /** "region is a setting of amazon-bedrock" when the key belongs to another provider. */
 export function providerKeyOwner(
   parent: readonly PathSegment[],
@@ -105,7 +156,7 @@ const EXAMPLES: Record<string, string> = {
   envPath: 'envPath = [".env"]',
   providerName: 'providerName = "anthropic"',
   version: 'version = "1.0.0"',
-  minRuntimeVersion: 'minRuntimeVersion = "1.0.0"',
+  minRuntimeVersion: 'minRuntimeVersion = "1.0"',
   description: 'description = "What this Expert does"',
   instruction: 'instruction = """You are …"""',
   delegates: 'delegates = ["other-expert"]',
@@ -145,7 +196,7 @@ const FIELD_HINTS: Record<string, string> = {
   maxRetries: 'use a whole number of 0 or more, e.g. maxRetries = 5',
   timeout: 'give milliseconds as a whole number of at least 1, e.g. timeout = 300000',
   version: 'write a semantic version MAJOR.MINOR.PATCH, e.g. "1.0.0" or "2.0.0-beta.1"',
-  minRuntimeVersion: 'write a semantic version MAJOR.MINOR.PATCH, e.g. "1.0.0"',
+  minRuntimeVersion: 'write a runtime release: "1.0.0", "1.0", "v1" or "v2.1.0-beta.1"',
   description: 'shorten the description to 2048 characters',
   instruction: 'shorten it to 20480 bytes of UTF-8 (non-ASCII characters take 2 to 4 bytes each)',
   tags: 'use at most 8 distinct tags of lowercase letters, digits, "-" or "_"; "latest" is set by the registry',

@@ -15,3 +15,4 @@ export {
   providerSchema,
   RUNTIMES,
 } from './schema.js';
+export { SCHEMA_FILE_NAME, starterConfig } from './starter.js';

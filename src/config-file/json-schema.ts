@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { expertNameSchema } from '../modules/registry/expert-definition.js';
 import { configFileSchema } from './schema.js';
 
 /** Where the published schema is expected to live; editors resolve `#:schema` against it. */
@@ -11,6 +12,17 @@ export const CONFIG_SCHEMA_ID = 'https://cadre.dev/schemas/cadre.toml.json';
  * `cadre config validate`; the editor still gets types, enums, patterns and unknown-key errors.
  */
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' });
+  const schema = z.toJSONSchema(configFileSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    // The validator checks Expert names beside the record (so a bad name hides nothing else); editors get
+    // them as the record's property names.
+    override: ({ jsonSchema, path }) => {
+      if (path.length === 2 && path[0] === 'properties' && path[1] === 'experts') {
+        jsonSchema.propertyNames = z.toJSONSchema(expertNameSchema, { io: 'input' });
+        delete (jsonSchema.propertyNames as Record<string, unknown>).$schema;
+      }
+    },
+  });
   return { ...schema, $id: CONFIG_SCHEMA_ID };
 }

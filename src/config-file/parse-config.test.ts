@@ -12,6 +12,13 @@ function valid(name: string) {
   return result.config;
 }
 
+/** The warnings of a file that is valid despite them. */
+function warningsOf(name: string) {
+  const result = parseConfig(read(name), { path: name });
+  if (!result.ok) throw new Error(`${name} unexpectedly invalid: ${JSON.stringify(result.diagnostics)}`);
+  return result.warnings;
+}
+
 function diagnosticsOf(name: string) {
   const result = parseConfig(read(name), { path: name });
   if (result.ok) throw new Error(`${name} unexpectedly valid`);
@@ -179,12 +186,12 @@ describe('every semantic error is reported at once, each with its position', () 
     ]);
   });
 
-  it('unknown keys suggest the closest key, or say which provider or skill type owns it', () => {
-    const ds = diagnosticsOf('invalid/unknown-keys.toml');
+  it('unknown keys are warnings that suggest the closest key, or say which provider or skill type owns it', () => {
+    const ds = warningsOf('warnings/unknown-keys.toml');
     expect(ds.map((d) => [d.line, d.column, d.path, d.hint])).toEqual([
       [1, 1, 'modle', 'did you mean "model"?'],
       [2, 1, 'max_steps', 'did you mean "maxSteps"?'],
-      [3, 1, 'colour', expect.stringMatching(/^remove it; allowed keys here: model, temperature/)],
+      [3, 1, 'colour', expect.stringMatching(/^Cadre ignores it \(allowed keys here: model, temperature/)],
       [
         7,
         35,
@@ -201,6 +208,7 @@ describe('every semantic error is reported at once, each with its position', () 
       [22, 1, 'experts.writer.skills.ui.tools.ask.descriptin', 'did you mean "description"?'],
     ]);
     expect(ds.every((d) => d.kind === 'unknown-key' && d.message.startsWith('unknown key "'))).toBe(true);
+    expect(ds.every((d) => d.severity === 'warning')).toBe(true);
   });
 
   it('missing required keys point at the table that lacks them', () => {
@@ -318,4 +326,97 @@ it('reports a delegation cycle together with other errors of the file', () => {
     ['delegation', 4, 'experts.a.delegates[0]'],
     ['missing', 5, 'experts.b.instruction'],
   ]);
+});
+
+describe('files written in the wild', () => {
+  it('minRuntimeVersion names a runtime release: every form real definitions use is kept as written', () => {
+    const result = parseConfig(read('valid/runtime-versions.toml'), { path: 'c.toml' });
+    if (!result.ok) throw new Error(JSON.stringify(result.diagnostics));
+    expect(Object.values(result.config.experts).map((e) => e.minRuntimeVersion)).toEqual([
+      'v1.0',
+      'v1',
+      '1.0',
+      '1.0.0',
+      'v2.1.0-beta.1',
+    ]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('what is not a version is refused, with the accepted forms in the hint', () => {
+    const ds = diagnosticsOf('invalid/runtime-versions.toml');
+    expect(ds.map((d) => [d.line, d.path])).toEqual([
+      [3, 'experts.a.minRuntimeVersion'],
+      [7, 'experts.b.minRuntimeVersion'],
+      [11, 'experts.c.minRuntimeVersion'],
+      [15, 'experts.d.minRuntimeVersion'],
+    ]);
+    expect(ds.every((d) => d.severity === 'error' && /"v1"/.test(d.hint))).toBe(true);
+  });
+
+  it('keys of newer runtimes at every level are warnings with positions; the file is valid without them', () => {
+    const result = parseConfig(read('warnings/newer-runtime.toml'), { path: 'c.toml' });
+    if (!result.ok) throw new Error(JSON.stringify(result.diagnostics));
+    expect(result.warnings.map((d) => [d.severity, d.kind, d.line, d.path])).toEqual([
+      ['warning', 'misplaced-key', 2, 'runtime'],
+      ['warning', 'unknown-key', 3, 'lazyInit'],
+      ['warning', 'unknown-key', 7, 'provider.lazyInit'],
+      ['warning', 'unknown-key', 11, 'provider.setting.retries'],
+      ['warning', 'unknown-key', 15, 'experts.scout.allowedDomains'],
+      ['warning', 'unknown-key', 21, 'experts.scout.skills."@service/base".lazyInit'],
+      ['warning', 'unknown-key', 27, 'experts.scout.skills.ask.tools.confirm.name'],
+    ]);
+    // The typed config holds only what Cadre defines.
+    expect(result.config.experts.scout).not.toHaveProperty('allowedDomains');
+    expect(result.config.provider).toEqual({
+      providerName: 'anthropic',
+      setting: { baseUrl: 'https://api.anthropic.com' },
+    });
+  });
+
+  it('a key written in the wrong table says where it belongs and how to move it', () => {
+    const ds = warningsOf('warnings/misplaced.toml');
+    expect(ds.map((d) => [d.kind, d.line, d.path, d.message])).toEqual([
+      [
+        'misplaced-key',
+        2,
+        'providerName',
+        '"providerName" belongs in the [provider] table, not at the top level',
+      ],
+      [
+        'misplaced-key',
+        6,
+        'provider.envPath',
+        '"envPath" is a top-level setting, but it is written inside [provider]',
+      ],
+      [
+        'misplaced-key',
+        10,
+        'experts.writer.temperature',
+        '"temperature" is a top-level setting, but it is written inside [experts.writer]',
+      ],
+      [
+        'misplaced-key',
+        15,
+        'experts.writer.skills."@service/base".delegates',
+        '"delegates" is an Expert setting, but it is written inside the skill table [experts.writer.skills."@service/base"]',
+      ],
+    ]);
+    expect(ds[1]?.hint).toBe(
+      'TOML puts every key after a [table] header into that table: move this line above the first table header',
+    );
+  });
+
+  it('a typo of a known key still suggests it', () => {
+    const result = parseConfig('maxStep = 10\n', { path: 'c.toml' });
+    if (!result.ok) throw new Error('expected valid');
+    expect(result.warnings[0]).toMatchObject({ severity: 'warning', hint: 'did you mean "maxSteps"?' });
+  });
+
+  it("an invalid Expert name does not hide that Expert's other errors", () => {
+    expect(summary('invalid/bad-name-and-more.toml')).toEqual([
+      ['invalid-value', 1, 10, 'experts."Bad Name"'],
+      ['invalid-value', 2, 11, 'experts."Bad Name".version'],
+      ['type', 3, 15, 'experts."Bad Name".instruction'],
+    ]);
+  });
 });

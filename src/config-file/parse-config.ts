@@ -4,7 +4,13 @@ import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
 import { type CadreConfig, CONFIG_DEFAULTS, configFileSchema } from './schema.js';
 import { TomlLocator } from './toml-locator.js';
 
-export type ParseConfigResult = { ok: true; config: CadreConfig } | { ok: false; diagnostics: Diagnostic[] };
+/**
+ * A valid file (`ok`) may still carry warnings: keys Cadre does not define, which it ignores (files written
+ * for newer runtimes carry settings Cadre does not use). `diagnostics` lists errors and warnings by position.
+ */
+export type ParseConfigResult =
+  | { ok: true; config: CadreConfig; warnings: Diagnostic[] }
+  | { ok: false; diagnostics: Diagnostic[] };
 
 export type ParseConfigOptions = {
   /** Shown in diagnostics; the file is not read (callers read it, so tests can pass text). */
@@ -24,14 +30,35 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
     return { ok: false, diagnostics: [syntaxDiagnostic(error, text, options.path)] };
   }
   const diagnostics = new DiagnosticBuilder(options.path, new TomlLocator(text));
-  const result = configFileSchema.safeParse(data);
-  if (!result.success) diagnostics.fromIssues(result.error.issues, data);
+  let result = configFileSchema.safeParse(data);
+  if (!result.success) {
+    diagnostics.fromIssues(result.error.issues, data);
+    // Unknown keys are warnings: without them (and nothing else wrong) the file is valid.
+    const unknown = result.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
+    if (unknown.length === result.error.issues.length) {
+      result = configFileSchema.safeParse(withoutKeys(data, unknown));
+      if (!result.success) diagnostics.fromIssues(result.error.issues, data);
+    }
+  }
   // Cycles are checked even when other fields are wrong, so one run shows every problem.
   checkDelegation(result.success ? result.data : lenientExperts(data), diagnostics);
-  if (!result.success || diagnostics.diagnostics.length > 0) {
-    return { ok: false, diagnostics: sortByPosition(diagnostics.diagnostics) };
+  const sorted = sortByPosition(diagnostics.diagnostics);
+  if (!result.success || sorted.some((d) => d.severity === 'error'))
+    return { ok: false, diagnostics: sorted };
+  return { ok: true, config: result.data, warnings: sorted };
+}
+
+/** A copy of `data` without the keys the issues name (each issue: a table's path and its unknown keys). */
+function withoutKeys(data: unknown, issues: Array<{ path: PropertyKey[]; keys?: string[] }>): unknown {
+  const copy = structuredClone(data) as Record<PropertyKey, unknown>;
+  for (const issue of issues) {
+    let table: unknown = copy;
+    for (const segment of issue.path) table = (table as Record<PropertyKey, unknown> | undefined)?.[segment];
+    if (table && typeof table === 'object') {
+      for (const key of issue.keys ?? []) delete (table as Record<string, unknown>)[key];
+    }
   }
-  return { ok: true, config: result.data };
+  return copy;
 }
 
 /** Just enough of an invalid file's Experts to look for delegation cycles. */

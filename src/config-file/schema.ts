@@ -10,6 +10,7 @@ import {
   descriptionSchema,
   expertNameSchema,
   instructionSchema,
+  runtimeVersionSchema,
   semverSchema,
   skillsSchema,
   tagsSchema,
@@ -110,9 +111,10 @@ export const expertConfigSchema = z.strictObject({
   version: semverSchema
     .default(CONFIG_DEFAULTS.version)
     .meta({ description: 'Semantic version published to the registry (default "1.0.0")' }),
-  minRuntimeVersion: semverSchema
-    .default(DEFAULT_MIN_RUNTIME_VERSION)
-    .meta({ description: 'Minimum runtime version the Expert needs (default "0.0.0": any)' }),
+  minRuntimeVersion: runtimeVersionSchema.default(DEFAULT_MIN_RUNTIME_VERSION).meta({
+    description:
+      'Minimum runtime release the Expert needs: "1.0.0", "1.0", "v1", "v2.1.0-beta.1" (default "0.0.0": any)',
+  }),
   description: descriptionSchema
     .default('')
     .meta({ description: 'What the Expert does; at most 2048 characters' }),
@@ -179,8 +181,29 @@ export const configFileSchema = z
       .default(CONFIG_DEFAULTS.envPath)
       .meta({ description: 'Environment files to load, relative to this file (default [".env"])' }),
     provider: providerSchema.default(CONFIG_DEFAULTS.provider),
+    // Names are checked beside the record, not as its key schema: a bad key would hide the Expert's own
+    // problems, and every problem is reported at once.
     experts: z
-      .record(expertNameSchema, expertConfigSchema)
+      .record(z.string(), expertConfigSchema)
+      .superRefine(
+        (experts, context) => {
+          for (const name of Object.keys(experts)) {
+            const checked = expertNameSchema.safeParse(name);
+            if (checked.success) continue;
+            context.addIssue({
+              code: 'custom',
+              path: [name],
+              message: checked.error.issues[0]?.message ?? 'is invalid',
+              params: { invalidKey: true },
+            });
+          }
+          // Also when an Expert's own fields are wrong: every problem is reported at once.
+        },
+        {
+          when: (payload) =>
+            typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+        },
+      )
       .default({})
       .meta({ description: 'Experts by name: [experts."<name>"] or [experts."@scope/<name>"]' }),
   })

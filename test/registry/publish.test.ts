@@ -172,6 +172,35 @@ describe('POST /registry/experts: publish', () => {
     },
   );
 
+  it('minRuntimeVersion names a runtime release: v1.0, v1, 1.0, v2.1.0-beta.1 stored and returned as given', async () => {
+    for (const [index, runtime] of ['v1.0', 'v1', '1.0', '1.0.0', 'v2.1.0-beta.1'].entries()) {
+      const name = uniqueName();
+      const res = await publish(
+        server,
+        personal.ownerKey,
+        expertBody(name, `1.0.${index}`, { minRuntimeVersion: runtime }),
+      );
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.expert.minRuntimeVersion).toBe(runtime);
+      expect((await getExpert(server, name)).body.data.expert.minRuntimeVersion).toBe(runtime);
+      const list = await server.request<{ data: { experts: Array<{ minRuntimeVersion: string }> } }>(
+        'GET',
+        `/registry/experts?filter=${name}`,
+      );
+      expect(list.body.data.experts[0]?.minRuntimeVersion).toBe(runtime);
+    }
+  });
+
+  it.each(['latest', 'abc', '', '1.0.0.0', 'v'])('refuses minRuntimeVersion %j with 400', async (runtime) => {
+    const res = await publish(
+      server,
+      personal.ownerKey,
+      expertBody(uniqueName(), '1.0.0', { minRuntimeVersion: runtime }),
+    );
+    expectRegistryError(res, 400);
+    expect(res.body).toMatchObject({ reason: expect.stringContaining('minRuntimeVersion') });
+  });
+
   it('rejects malformed JSON with 400 in the registry shape', async () => {
     const res = await server.request('POST', '/registry/experts', { key: personal.ownerKey, rawBody: '{' });
     expectRegistryError(res, 400);

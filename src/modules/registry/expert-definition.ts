@@ -48,6 +48,18 @@ export const semverSchema = z
   .string()
   .refine((v) => semver.valid(v) === v, 'must be a semantic version like "1.2.3" or "2.0.0-beta.1"');
 
+/**
+ * A runtime release as real definitions name it: `1.0.0`, `1.0`, `1`, with or without a leading `v`, with
+ * an optional pre-release and build (`v2.1.0-beta.1`). Stored and returned exactly as given (docs/config.md).
+ */
+export const RUNTIME_VERSION_MAX_LENGTH = 64;
+const RUNTIME_VERSION_PATTERN =
+  /^v?(0|[1-9]\d*)(\.(0|[1-9]\d*)){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+export const runtimeVersionSchema = z
+  .string()
+  .max(RUNTIME_VERSION_MAX_LENGTH, `must be at most ${RUNTIME_VERSION_MAX_LENGTH} characters`)
+  .regex(RUNTIME_VERSION_PATTERN, 'must be a runtime version like "1.0.0", "1.0", "v1" or "v2.1.0-beta.1"');
+
 export const tagSchema = z
   .string()
   .max(TAG_MAX_LENGTH, `must be at most ${TAG_MAX_LENGTH} characters`)
@@ -263,7 +275,7 @@ export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
 export const expertDefinitionSchema = z.strictObject({
   name: expertNameSchema,
   version: semverSchema,
-  minRuntimeVersion: semverSchema,
+  minRuntimeVersion: runtimeVersionSchema,
   description: descriptionSchema,
   instruction: instructionSchema,
   skills: publishSkillsSchema,

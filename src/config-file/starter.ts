@@ -1,0 +1,58 @@
+import { BASE_SKILL_KEY, DEFAULT_BASE_SKILL } from '../modules/registry/expert-definition.js';
+import { CONFIG_DEFAULTS, type ProviderName } from './schema.js';
+
+/** The JSON Schema `cadre init` writes beside the file, named by its `#:schema` line for editors. */
+export const SCHEMA_FILE_NAME = 'cadre.schema.json';
+
+/** What each provider's `[provider.setting]` table may hold, as commented examples. */
+const PROVIDER_SETTINGS: Record<ProviderName, string[]> = {
+  anthropic: ['# baseUrl = "https://api.anthropic.com"', '# headers = { "X-Team" = "docs" }'],
+  google: ['# baseUrl = "https://generativelanguage.googleapis.com"'],
+  openai: ['# baseUrl = "https://api.openai.com/v1"', '# organization = "org-…"', '# project = "proj_…"'],
+  ollama: ['# baseUrl = "http://127.0.0.1:11434"'],
+  'azure-openai': [
+    '# resourceName = "my-resource"',
+    '# apiVersion = "2024-10-21"',
+    '# useDeploymentBasedUrls = true',
+  ],
+  'amazon-bedrock': ['# region = "us-east-1"'],
+  'google-vertex': ['# project = "my-project"', '# location = "us-central1"'],
+};
+
+/** A commented starter cadre.toml: runtime settings, the provider, one Expert with the base skill. */
+export function starterConfig(provider: ProviderName, schemaFile: string): string {
+  return `#:schema ./${schemaFile}
+# cadre.toml: runtime settings, the LLM provider and your Experts (docs/config.md).
+# Check it with \`cadre config validate\`; publish its Experts with \`cadre publish\`.
+
+# Runtime settings apply to every Expert in this file. They must come before the first [table] header:
+# TOML puts every key written after a header into that table.
+model = "${CONFIG_DEFAULTS.model}"
+temperature = ${CONFIG_DEFAULTS.temperature}
+maxSteps = ${CONFIG_DEFAULTS.maxSteps}
+# maxRetries = ${CONFIG_DEFAULTS.maxRetries}
+# timeout = ${CONFIG_DEFAULTS.timeout}      # per generation, in milliseconds
+# envPath = [".env"]     # environment files, relative to this file
+
+[provider]
+providerName = "${provider}"
+
+# [provider.setting]     # every option is optional
+${PROVIDER_SETTINGS[provider].join('\n')}
+
+[experts."my-expert"]
+version = "1.0.0"
+description = "What this Expert does, in a sentence"
+instruction = """
+You are a careful assistant. Describe the Expert's role, its tone and what it must never do.
+"""
+# delegates = ["other-expert"]          # Experts this one may call: name, name@1.2.0, @scope/name@tag
+# minRuntimeVersion = "1.0"             # the runtime release it needs: "1.0.0", "1.0", "v1"
+
+# The base skill: the runtime's own tools, which every Expert has.
+[experts."my-expert".skills."${BASE_SKILL_KEY}"]
+type = "${DEFAULT_BASE_SKILL.type}"
+command = "${DEFAULT_BASE_SKILL.command}"
+packageName = "${DEFAULT_BASE_SKILL.packageName}"
+`;
+}
