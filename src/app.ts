@@ -379,7 +379,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
     registerApiKeyRoutes(scope, apiKeys);
-    billing.registerRoutes(scope, { publicUrl: deps.publicUrl });
+    billing.registerRoutes(scope, { publicUrl });
     registerOAuthRoutes(scope, oauth);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../http/route-kit.js';
+import { normalizedUrl } from './billing.schemas.js';
 import type { Plan } from './plans.js';
 import { LOCAL_PAGES_PREFIX, type LocalBilling } from './providers/local.js';
 
@@ -91,7 +92,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
       handler: async (request, reply) => {
         const next = await local.confirmCheckout(request.params.sessionId);
         if (!next) return page(reply, 'Checkout expired', '<p>This checkout session has expired.</p>', 410);
-        return reply.code(303).header('Cache-Control', 'no-store').redirect(next, 303);
+        return reply.code(303).header('Cache-Control', 'no-store').redirect(normalizedUrl(next), 303);
       },
     });
 
@@ -131,7 +132,7 @@ ${subscription.cancelAtPeriodEnd ? '<p id="canceling">Cancels at the end of the 
         handler: async (request, reply) => {
           const next = await local.setCancelAtPeriodEnd(request.params.sessionId, action === 'cancel');
           if (!next) return page(reply, 'Portal session expired', '<p>Open the portal again.</p>', 410);
-          return reply.code(303).header('Cache-Control', 'no-store').redirect(next, 303);
+          return reply.code(303).header('Cache-Control', 'no-store').redirect(normalizedUrl(next), 303);
         },
       });
     }
