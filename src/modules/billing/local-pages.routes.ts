@@ -52,7 +52,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
     );
 
     scope.get(`${LOCAL_PAGES_PREFIX}/checkout/:sessionId`, {
-      config: { auth: 'public' },
+      config: { auth: 'public', capabilityUrl: true },
       schema: { hide: true, params: sessionParams },
       handler: async (request, reply) => {
         const { session, plan, open } = await local.checkoutPage(request.params.sessionId);
@@ -87,7 +87,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
     });
 
     scope.post(`${LOCAL_PAGES_PREFIX}/checkout/:sessionId/confirm`, {
-      config: { auth: 'public' },
+      config: { auth: 'public', capabilityUrl: true },
       schema: { hide: true, params: sessionParams },
       handler: async (request, reply) => {
         const next = await local.confirmCheckout(request.params.sessionId);
@@ -97,7 +97,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
     });
 
     scope.get(`${LOCAL_PAGES_PREFIX}/portal/:sessionId`, {
-      config: { auth: 'public' },
+      config: { auth: 'public', capabilityUrl: true },
       schema: { hide: true, params: sessionParams },
       handler: async (request, reply) => {
         const { session, subscription, plan, open } = await local.portalPage(request.params.sessionId);
@@ -127,7 +127,7 @@ ${subscription.cancelAtPeriodEnd ? '<p id="canceling">Cancels at the end of the 
 
     for (const action of ['cancel', 'resume'] as const) {
       scope.post(`${LOCAL_PAGES_PREFIX}/portal/:sessionId/${action}`, {
-        config: { auth: 'public' },
+        config: { auth: 'public', capabilityUrl: true },
         schema: { hide: true, params: sessionParams },
         handler: async (request, reply) => {
           const next = await local.setCancelAtPeriodEnd(request.params.sessionId, action === 'cancel');
