@@ -205,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     flushIntervalMs: deps.lastUsedFlushMs ?? 5_000,
     onError,
   });
-  const tenancy = createTenancyService({ database: deps.database, bus });
+  const tenancy = createTenancyService({ database: deps.database, bus, clock });
   const rateLimitStore = deps.rateLimitStore ?? createMemoryStore();
   const foreignResources = createForeignResourceGuard({
     store: rateLimitStore,

@@ -209,7 +209,7 @@ describe('GET /auth/session and POST /auth/logout', () => {
         body: { returnUrl: 'https://console.example.com/', csrfToken: admin.csrfToken },
       });
     expect((await checkout()).status).toBe(200);
-    await server.context.tenancy.setRole(org.id, adminId, 'member');
+    await server.context.tenancy.setRole(org.id, adminId, 'member', { kind: 'admin' });
     expectApiError(await checkout(), 403, 'forbidden');
   });
 
