@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     sessionTtlMs: env.CADRE_SESSION_TTL_SECONDS * 1000,
     loginLimits: {
       perAccount: env.CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      perAccountAllAddresses: env.CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT_ALL_ADDRESSES,
       perIp: env.CADRE_LOGIN_MAX_ATTEMPTS_PER_IP,
       windowMs: env.CADRE_LOGIN_WINDOW_SECONDS * 1000,
     },
