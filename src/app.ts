@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
+import { answerClientError } from './http/client-errors.js';
 import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError, serviceUnavailable } from './http/errors.js';
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
         shape,
       );
     },
+    clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -203,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     flushIntervalMs: deps.lastUsedFlushMs ?? 5_000,
     onError,
   });
-  const tenancy = createTenancyService({ database: deps.database, bus });
+  const tenancy = createTenancyService({ database: deps.database, bus, clock });
   const rateLimitStore = deps.rateLimitStore ?? createMemoryStore();
   const foreignResources = createForeignResourceGuard({
     store: rateLimitStore,
@@ -379,7 +381,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
     registerApiKeyRoutes(scope, apiKeys);
-    billing.registerRoutes(scope, { publicUrl: deps.publicUrl });
+    billing.registerRoutes(scope, { publicUrl });
     registerOAuthRoutes(scope, oauth);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {

@@ -11,6 +11,7 @@ import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
+import { makePrivateDataDir, tighten } from './lib/private-dir.js';
 import { billingOptions } from './modules/billing/billing.config.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
   // Before the database is opened: a server that cannot serve, or a second server on the same embedded
   // data directory, must not touch the data (docs/operations.md, "One server per data directory").
   await checkPortFree(env.HOST, env.PORT);
-  if (embedded) await lockDataDir(dataDir);
+  if (embedded) {
+    makePrivateDataDir(dataDir);
+    await lockDataDir(dataDir);
+  }
   const database = await connectWithBackoff(
     () =>
       openDatabase({
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
       }),
     log,
   );
+  if (embedded) tighten(dataDir);
   const applied = await migrate(database);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
 
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
     sessionTtlMs: env.CADRE_SESSION_TTL_SECONDS * 1000,
     loginLimits: {
       perAccount: env.CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      perAccountAllAddresses: env.CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT_ALL_ADDRESSES,
       perIp: env.CADRE_LOGIN_MAX_ATTEMPTS_PER_IP,
       windowMs: env.CADRE_LOGIN_WINDOW_SECONDS * 1000,
     },

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/lib/clock.js';
@@ -446,5 +447,72 @@ describe('local provider over time', () => {
     } finally {
       await timed.app.close();
     }
+  });
+});
+
+describe('review findings', () => {
+  it('a CR/LF inside a return URL is stored as the URL parser reads it: confirming answers 303, retries too', async () => {
+    const created = await server.request<CheckoutAnswer>('POST', `${base(org)}/checkout`, {
+      key: org.ownerKey,
+      headers: { 'idempotency-key': freshKey() },
+      body: {
+        planKey: 'plus',
+        successUrl: 'https://console.example.com/billing/\r\nsuccess',
+        cancelUrl: 'https://console.example.com/billing/cancel\n',
+      },
+    });
+    expect(created.status, created.text).toBe(200);
+    const [row] = await server.context.database.db
+      .select()
+      .from(billingLocalSessions)
+      .where(eq(billingLocalSessions.id, created.body.data.sessionId));
+    expect(row?.successUrl).toBe('https://console.example.com/billing/success');
+    expect(row?.cancelUrl).toBe('https://console.example.com/billing/cancel');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const confirm = await fetch(`${created.body.data.url}/confirm`, { method: 'POST', redirect: 'manual' });
+      expect(confirm.status).toBe(303);
+      expect(confirm.headers.get('location')).toBe('https://console.example.com/billing/success');
+    }
+    const portal = await server.request<{ data: { url: string } }>('POST', `${base(org)}/portal`, {
+      key: org.ownerKey,
+      headers: { 'idempotency-key': freshKey() },
+      body: { returnUrl: 'https://console.example.com/\r\nback' },
+    });
+    expect(portal.status, portal.text).toBe(200);
+    const cancel = await fetch(`${portal.body.data.url}/cancel`, { method: 'POST', redirect: 'manual' });
+    expect(cancel.status).toBe(303);
+    expect(cancel.headers.get('location')).toBe('https://console.example.com/back');
+  });
+
+  it('checkout and portal URLs never take their host from the Host header', async () => {
+    const fresh = await createOrganization(server, 'team');
+    // fetch() does not let a caller choose Host; node:http does, as any client can.
+    const post = (path: string, body: unknown) =>
+      new Promise<{ status: number; body: { data: { url: string } } }>((resolve, reject) => {
+        const req = httpRequest(`${server.url}${path}`, {
+          method: 'POST',
+          headers: {
+            host: 'evil.example.com',
+            authorization: `Bearer ${fresh.ownerKey}`,
+            'content-type': 'application/json',
+            'idempotency-key': freshKey(),
+          },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(body));
+      });
+    const created = await post(`${base(fresh)}/checkout`, checkoutBody());
+    expect(created.status).toBe(200);
+    expect(new URL(created.body.data.url).origin).toBe(server.url);
+    const portal = await post(`${base(fresh)}/portal`, { returnUrl: 'https://console.example.com/' });
+    expect(portal.status).toBe(200);
+    expect(new URL(portal.body.data.url).origin).toBe(server.url);
   });
 });

@@ -75,8 +75,12 @@ describe('cadre admin', () => {
     expect((await admin(['member', 'role', 'cli-org', userId, '--role', 'admin'])).stdout).toContain(
       'is now admin',
     );
+    const transfer = await admin(['org', 'transfer-ownership', 'cli-org', userId]);
+    expect(transfer.code, transfer.stderr).toBe(0);
+    expect(transfer.stdout).toMatch(new RegExp(`${userId} is now the owner; \\w+ is now admin`));
     const audit = await admin(['audit', 'cli-org']);
     expect(audit.stdout).toContain('api_key.created');
+    expect(audit.stdout).toContain('organization.ownership_transferred_to');
   });
 
   it('reports server errors with their code and exits 1; a missing token or server exits 1 or 2', async () => {

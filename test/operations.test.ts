@@ -71,6 +71,22 @@ describe('logs', () => {
         key: org.ownerKey,
         body: { grants: { type: 'organization', permissions: ['billing:read'] } },
       });
+      await server.request(
+        'GET',
+        '/api/v1/api-keys?access_token=at-secret-value&%63ode=enc0ded-code&client_secret=cs-secret-value',
+        { key: created.body.data.key },
+      );
+      const checkout = await server.request<{ data: { url: string } }>(
+        'POST',
+        `/api/v1/organizations/${org.id}/billing/checkout`,
+        {
+          key: org.ownerKey,
+          headers: { 'idempotency-key': 'log-test-1' },
+          body: { planKey: 'plus', successUrl: 'https://app.test/ok', cancelUrl: 'https://app.test/no' },
+        },
+      );
+      const capability = new URL(checkout.body.data.url).pathname;
+      await server.request('GET', capability);
       await server.request('GET', '/api/v1/api-keys?code=oauth-secret-code&state=st4te-value', {
         key: created.body.data.key,
         headers: { cookie: 'cadre_session=session-secret-value' },
@@ -81,19 +97,29 @@ describe('logs', () => {
       const log = lines.join('\n');
       const entries = lines.map((line) => JSON.parse(line) as { msg: string; status?: number; url?: string });
       const requests = entries.filter((entry) => entry.msg === 'request');
-      expect(requests.map((entry) => entry.status)).toEqual([201, 200, 422, 401]); // unknown query parameters are refused
+      // unknown query parameters are refused (422)
+      expect(requests.map((entry) => entry.status)).toEqual([201, 200, 422, 200, 200, 422, 401]);
       // Each request line names its request, as the answer's X-Request-Id does.
       for (const entry of requests) expect(entry).toMatchObject({ reqId: expect.stringMatching(/^req_/) });
       expect(new Set(requests.map((entry) => (entry as { reqId?: string }).reqId)).size).toBe(
         requests.length,
       );
-      expect(requests[2]!.url).toBe('/api/v1/api-keys?code=[redacted]&state=[redacted]');
+      expect(requests[2]!.url).toBe(
+        '/api/v1/api-keys?access_token=[redacted]&%63ode=[redacted]&client_secret=[redacted]',
+      );
+      // A local checkout page's URL is its capability: logged as its route, without the session id.
+      expect(requests[4]!.url).toBe('/billing/local/checkout/:sessionId');
+      expect(requests[5]!.url).toBe('/api/v1/api-keys?code=[redacted]&state=[redacted]');
       for (const secret of [
         org.ownerKey,
         created.body.data.key,
         ADMIN_TOKEN,
         'oauth-secret-code',
         'st4te-value',
+        'at-secret-value',
+        'enc0ded-code',
+        'cs-secret-value',
+        capability.split('/').pop()!,
         'session-secret-value',
       ]) {
         expect(log).not.toContain(secret);

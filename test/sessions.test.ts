@@ -9,7 +9,11 @@ let org: TestOrganization;
 const ownerEmail = () => `owner@${org.slug}.test`;
 
 beforeAll(async () => {
-  server = await startServer({ loginLimits: { perAccount: 3, perIp: 1000, windowMs: 60_000 } });
+  server = await startServer({
+    loginLimits: { perAccount: 3, perAccountAllAddresses: 6, perIp: 1000, windowMs: 60_000 },
+    // Tests stand for clients at several addresses with X-Forwarded-For.
+    trustProxy: true,
+  });
   org = await createOrganization(server, 'team');
   await setPassword(server, org.ownerId);
 });
@@ -114,10 +118,36 @@ describe('login rate limits', () => {
     await login(server, ownerEmail());
   });
 
+  it('failures from one address never lock the real user out from another; the attacker stays throttled', async () => {
+    const victim = await createOrganization(server, 'personal');
+    await setPassword(server, victim.ownerId);
+    const email = `owner@${victim.slug}.test`;
+    const from = (ip: string, password: string) =>
+      server.request('POST', '/auth/login', {
+        body: { email, password },
+        headers: { 'x-forwarded-for': ip },
+      });
+    for (let i = 0; i < 3; i++)
+      expectApiError(await from('203.0.113.66', `wrong-${i}-password`), 401, 'unauthorized');
+    expectApiError(await from('203.0.113.66', PASSWORD), 429, 'rate_limited');
+    // The owner, elsewhere, signs in.
+    expect((await from('198.51.100.7', PASSWORD)).status).toBe(200);
+    // A guess spread over many addresses (6 failures in all) slows down addresses the account never used…
+    for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      expectApiError(await from(ip, 'wrong-password-again'), 401, 'unauthorized');
+    }
+    expectApiError(await from('203.0.113.4', PASSWORD), 429, 'rate_limited');
+    // …but not the address the owner signed in from, whose success also resets the account-wide count.
+    expect((await from('198.51.100.7', PASSWORD)).status).toBe(200);
+    expect((await from('203.0.113.4', PASSWORD)).status).toBe(200);
+    // The attacker's own address is still throttled for this account.
+    expectApiError(await from('203.0.113.66', PASSWORD), 429, 'rate_limited');
+  });
+
   it('refuses an IP after too many attempts', async () => {
     const limited = await startServer({
       database: server.db.database,
-      loginLimits: { perAccount: 100, perIp: 2, windowMs: 60_000 },
+      loginLimits: { perAccount: 100, perAccountAllAddresses: 100, perIp: 2, windowMs: 60_000 },
     });
     try {
       await login(limited, ownerEmail());
@@ -209,7 +239,7 @@ describe('GET /auth/session and POST /auth/logout', () => {
         body: { returnUrl: 'https://console.example.com/', csrfToken: admin.csrfToken },
       });
     expect((await checkout()).status).toBe(200);
-    await server.context.tenancy.setRole(org.id, adminId, 'member');
+    await server.context.tenancy.setRole(org.id, adminId, 'member', { kind: 'admin' });
     expectApiError(await checkout(), 403, 'forbidden');
   });
 

@@ -115,6 +115,21 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     ),
   );
 
+  org
+    .command('transfer-ownership <org> <userId>')
+    .description('Make a member the owner; the previous owner becomes an admin')
+    .action(
+      run(
+        (call, orgRef, userId) =>
+          call('POST', `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/ownership-transfer`, {
+            userId,
+          }),
+        (d) => [
+          `${(d.owner as Row).userId} is now the owner; ${(d.previousOwner as Row).userId} is now ${(d.previousOwner as Row).role}`,
+        ],
+      ),
+    );
+
   const project = admin.command('project').description('Projects');
   const createProject = project
     .command('create <org>')

@@ -94,7 +94,10 @@ export const envSchema = z
     CADRE_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     // Console sessions and login throttling.
     CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
+    /** Failed logins per account from one address per window (docs/sessions.md). */
     CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+    /** Failed logins per account from all addresses per window, before unknown addresses are slowed down. */
+    CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT_ALL_ADDRESSES: positiveInt.default(100),
     CADRE_LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(60),
     CADRE_LOGIN_WINDOW_SECONDS: positiveInt.default(900),
     // Billing (docs/billing.md).

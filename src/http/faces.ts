@@ -25,7 +25,10 @@ export interface FaceDefaults {
 }
 
 declare module 'fastify' {
-  interface FastifyContextConfig extends Partial<FaceDefaults> {}
+  interface FastifyContextConfig extends Partial<FaceDefaults> {
+    /** The URL itself is a secret (a capability): the request log writes the route pattern instead. */
+    capabilityUrl?: boolean;
+  }
 }
 
 export interface Face {

@@ -38,7 +38,8 @@ export function requestLogStep(app: FastifyInstance): ResponseStep {
     write({
       reqId: request.id,
       method: request.method,
-      url: request.url,
+      // A capability URL (its path is the secret: a local checkout session) is logged as its route.
+      url: request.routeConfig?.capabilityUrl ? (request.routeConfig.url ?? '') : request.url,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     });

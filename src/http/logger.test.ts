@@ -6,7 +6,41 @@ import {
   lazyChildLogger,
   REDACTED,
   redactSecrets,
+  redactUrl,
 } from './logger.js';
+
+describe('redactUrl', () => {
+  it('redacts secret query parameters by their decoded, case-insensitive name, and keeps the rest', () => {
+    const names = [
+      'access_token',
+      'api_key',
+      'apiKey',
+      'client_secret',
+      'refresh_token',
+      'authorization',
+      'Authorization',
+      '%63ode',
+      'code',
+      'state',
+      'csrfToken',
+      'id_token',
+      'password',
+      'key',
+      'sessionId',
+      '%ZZtoken',
+    ];
+    for (const name of names) {
+      expect(redactUrl(`/cb?filter=ok&${name}=s3cret&take=5`), name).toBe(
+        `/cb?filter=ok&${name}=[redacted]&take=5`,
+      );
+    }
+    expect(redactUrl('/registry/experts?filter=code-review&sort=name&encode=1')).toBe(
+      '/registry/experts?filter=code-review&sort=name&encode=1',
+    );
+    expect(redactUrl('/healthz')).toBe('/healthz');
+    expect(redactUrl('/x?token')).toBe('/x?token=[redacted]');
+  });
+});
 
 describe('redactSecrets', () => {
   it('replaces secret-named values at the top level and at any nesting, in any case', () => {

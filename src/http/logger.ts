@@ -2,11 +2,35 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
 
-// Query parameters that carry secrets on their way through (OAuth codes and state, signed tokens).
-const SECRET_QUERY = /([?&](?:code|state|token|key|secret|password|csrfToken)=)[^&]*/gi;
+// Query parameters that carry secrets on their way through: OAuth codes and state, tokens of every kind
+// (access_token, refresh_token, id_token, csrfToken), keys (api_key, apiKey), client secrets, passwords,
+// Authorization sent as a parameter, signatures, sessions. Matched on the decoded, lower-cased name, so
+// `%63ode` is `code`.
+const SECRET_NAME = /^(code|state|key)$|token|secret|passw|authoriz|api_?key|session|signature|credential/;
 
-export const redactUrl = (url: string): string =>
-  url.includes('?') ? url.replace(SECRET_QUERY, '$1[redacted]') : url;
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' ')).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/** The URL with the values of secret-looking query parameters replaced; untouched without a query. */
+export const redactUrl = (url: string): string => {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      return SECRET_NAME.test(decodedName(name)) ? `${name}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, at + 1)}${query}`;
+};
 
 export const REDACTED = '[redacted]';
 

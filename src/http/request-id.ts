@@ -8,7 +8,7 @@ const ID_BYTES = 12;
 const pool = Buffer.alloc(ID_BYTES * 4096);
 let offset = pool.length;
 
-function randomId(): string {
+export function randomId(): string {
   if (offset >= pool.length) {
     randomFillSync(pool);
     offset = 0;

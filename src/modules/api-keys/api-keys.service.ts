@@ -5,6 +5,7 @@ import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/erro
 import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import type { Grant } from '../auth/grants.js';
 import {
   can,
@@ -22,8 +23,7 @@ import { apiKeys, auditEvents } from './api-keys.tables.js';
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-/** Who performed a change, for the audit trail. */
-export type Actor = { kind: 'admin' } | Principal;
+export type { Actor } from '../audit/audit.repo.js';
 
 export interface ApiKeysServiceDeps {
   database: Database;
@@ -105,17 +105,12 @@ export function createApiKeysService({
     action: string,
     keyId: string,
   ) {
-    await executor.insert(auditEvents).values({
-      id: newId(),
+    await recordAuditEvent(executor, {
       organizationId,
       action,
-      actorKind: actor.kind,
-      actorUserId: actor.kind === 'admin' ? null : actor.userId,
-      actorApiKeyId: actor.kind === 'apiKey' ? actor.apiKeyId : null,
-      actorSessionId: actor.kind === 'session' ? actor.sessionId : null,
-      targetType: 'apiKey',
-      targetId: keyId,
-      createdAt: clock.now(),
+      actor,
+      target: { type: 'apiKey', id: keyId },
+      at: clock.now(),
     });
   }
 

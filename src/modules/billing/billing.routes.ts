@@ -26,8 +26,11 @@ import type { BillingService } from './billing.service.js';
 const tags = ['Billing'];
 
 export interface BillingRouteOptions {
-  /** CADRE_PUBLIC_URL: where the local provider's pages are reached; else the request's own origin. */
-  publicUrl: string | undefined;
+  /**
+   * Where the local provider's pages are reached: CADRE_PUBLIC_URL, else the address the server listens
+   * on. Never the request's Host header, which the client chooses.
+   */
+  publicUrl: () => string;
 }
 
 export function registerBillingRoutes(app: App, billing: BillingService, options: BillingRouteOptions): void {
@@ -40,8 +43,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
     });
     return { organization, principal };
   };
-  const baseUrl = (request: FastifyRequest) =>
-    (options.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+  const baseUrl = () => options.publicUrl().replace(/\/+$/, '');
 
   // The catalogue is fixed at start-up: its answer is serialized once.
   const plansAnswer = preSerialized(dataOf(planListSchema), { data: { plans: billing.plans() } });
@@ -81,7 +83,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       const key = idempotencyKeyOf(request);
       const { planKey, successUrl, cancelUrl } = request.body;
       const input = { planKey, successUrl, cancelUrl };
-      const answer = await billing.checkout(principal, organization.id, input, key, baseUrl(request));
+      const answer = await billing.checkout(principal, organization.id, input, key, baseUrl());
       return sendIdempotent(reply, answer);
     },
   });
@@ -106,7 +108,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       );
       const key = idempotencyKeyOf(request);
       const input = { returnUrl: request.body.returnUrl };
-      const answer = await billing.portal(principal, organization.id, input, key, baseUrl(request));
+      const answer = await billing.portal(principal, organization.id, input, key, baseUrl());
       return sendIdempotent(reply, answer);
     },
   });

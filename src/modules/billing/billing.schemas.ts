@@ -13,10 +13,17 @@ export function isReturnUrl(value: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
 }
 
+/**
+ * Kept and used as the URL parser wrote it: the parser drops tabs and line breaks that the raw string may
+ * hold, and a raw CR/LF would make the later redirect an invalid header.
+ */
+export const normalizedUrl = (value: string) => new URL(value).href;
+
 const returnUrl = z
   .string()
   .max(2048)
-  .refine(isReturnUrl, 'must be an absolute http or https URL without credentials');
+  .refine(isReturnUrl, 'must be an absolute http or https URL without credentials')
+  .transform(normalizedUrl);
 const csrfToken = z
   .string()
   .max(256)

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../http/route-kit.js';
+import { normalizedUrl } from './billing.schemas.js';
 import type { Plan } from './plans.js';
 import { LOCAL_PAGES_PREFIX, type LocalBilling } from './providers/local.js';
 
@@ -51,7 +52,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
     );
 
     scope.get(`${LOCAL_PAGES_PREFIX}/checkout/:sessionId`, {
-      config: { auth: 'public' },
+      config: { auth: 'public', capabilityUrl: true },
       schema: { hide: true, params: sessionParams },
       handler: async (request, reply) => {
         const { session, plan, open } = await local.checkoutPage(request.params.sessionId);
@@ -86,17 +87,17 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
     });
 
     scope.post(`${LOCAL_PAGES_PREFIX}/checkout/:sessionId/confirm`, {
-      config: { auth: 'public' },
+      config: { auth: 'public', capabilityUrl: true },
       schema: { hide: true, params: sessionParams },
       handler: async (request, reply) => {
         const next = await local.confirmCheckout(request.params.sessionId);
         if (!next) return page(reply, 'Checkout expired', '<p>This checkout session has expired.</p>', 410);
-        return reply.code(303).header('Cache-Control', 'no-store').redirect(next, 303);
+        return reply.code(303).header('Cache-Control', 'no-store').redirect(normalizedUrl(next), 303);
       },
     });
 
     scope.get(`${LOCAL_PAGES_PREFIX}/portal/:sessionId`, {
-      config: { auth: 'public' },
+      config: { auth: 'public', capabilityUrl: true },
       schema: { hide: true, params: sessionParams },
       handler: async (request, reply) => {
         const { session, subscription, plan, open } = await local.portalPage(request.params.sessionId);
@@ -126,12 +127,12 @@ ${subscription.cancelAtPeriodEnd ? '<p id="canceling">Cancels at the end of the 
 
     for (const action of ['cancel', 'resume'] as const) {
       scope.post(`${LOCAL_PAGES_PREFIX}/portal/:sessionId/${action}`, {
-        config: { auth: 'public' },
+        config: { auth: 'public', capabilityUrl: true },
         schema: { hide: true, params: sessionParams },
         handler: async (request, reply) => {
           const next = await local.setCancelAtPeriodEnd(request.params.sessionId, action === 'cancel');
           if (!next) return page(reply, 'Portal session expired', '<p>Open the portal again.</p>', 410);
-          return reply.code(303).header('Cache-Control', 'no-store').redirect(next, 303);
+          return reply.code(303).header('Cache-Control', 'no-store').redirect(normalizedUrl(next), 303);
         },
       });
     }

@@ -1,7 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { createBatcher } from '../../lib/batcher.js';
-import { auditEvents } from '../api-keys/api-keys.tables.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey, parseExpertKey } from './expert-definition.js';
 import type { ExpertRecord } from './registry.presenters.js';
@@ -369,25 +368,6 @@ export async function markDelegateUnavailable(tx: Executor, key: string, reason:
     .where(sql`${e.delegates} && ARRAY[${key}]::text[]`)
     .returning({ name: e.name });
   return [...new Set(rows.map((row) => row.name))];
-}
-
-/** An operator's action on an organization's Expert, in the audit trail the API keys' events use. */
-export async function auditOperatorAction(
-  tx: Executor,
-  event: { id: string; organizationId: string; action: string; targetId: string; at: Date },
-): Promise<void> {
-  await tx.insert(auditEvents).values({
-    id: event.id,
-    organizationId: event.organizationId,
-    action: event.action,
-    actorKind: 'admin',
-    actorUserId: null,
-    actorApiKeyId: null,
-    actorSessionId: null,
-    targetType: 'expert',
-    targetId: event.targetId,
-    createdAt: event.at,
-  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { ApiError, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { wellFormedDeep } from '../../lib/well-formed.js';
+import { recordAuditEvent } from '../audit/audit.repo.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
@@ -378,11 +379,11 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       // An operator's takedown is not refused; a cycle it closes by moving `latest` stays (docs/registry.md).
       await moveLatestAway(tx, expert, now);
       for (const name of await repo.markDelegateUnavailable(tx, exact, reason)) touch(name);
-      await repo.auditOperatorAction(tx, {
-        id: newId(),
+      await recordAuditEvent(tx, {
         organizationId: expert.organizationId,
         action: 'expert.taken_down',
-        targetId: exact,
+        actor: { kind: 'admin' },
+        target: { type: 'expert', id: exact },
         at: now,
       });
       return record;

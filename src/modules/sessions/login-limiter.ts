@@ -1,14 +1,29 @@
 import type { Clock } from '../../lib/clock.js';
 
 export interface LoginLimits {
-  /** Failed attempts allowed per account (email) in one window. */
+  /** Failed attempts allowed per account (email) from one client address in one window. */
   perAccount: number;
+  /**
+   * Failed attempts allowed per account from all addresses together in one window, before addresses that
+   * never signed in to it are slowed down too (a guess spread over many addresses). Addresses the account
+   * signed in from before are not: the real user keeps signing in.
+   */
+  perAccountAllAddresses: number;
   /** Attempts (failed or not) allowed per client IP in one window. */
   perIp: number;
   windowMs: number;
 }
 
-export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perAccount: 10, perIp: 60, windowMs: 15 * 60_000 };
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
+  perAccount: 10,
+  perAccountAllAddresses: 100,
+  perIp: 60,
+  windowMs: 15 * 60_000,
+};
+
+/** How long an address stays known for an account after a successful sign-in from it. */
+const KNOWN_ADDRESS_MS = 30 * 24 * 3_600_000;
+const KNOWN_ADDRESSES_PER_ACCOUNT = 10;
 
 interface Window {
   count: number;
@@ -17,10 +32,16 @@ interface Window {
 
 /**
  * A small in-memory fixed-window limiter for logins only (per instance). The general rate limiter,
- * shared through Redis, is built separately; this one only has to slow password guessing down.
+ * shared through Redis, is built separately; this one only has to slow password guessing down without
+ * letting a stranger lock the real user out (docs/sessions.md, "Login throttling"): failures count per
+ * account *and address*, so ten wrong passwords from one address throttle that address only; a guess
+ * spread over many addresses throttles the addresses the account never signed in from, never the ones it
+ * did.
  */
 export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries = 50_000) {
   const windows = new Map<string, Window>();
+  /** Per account: the addresses it signed in from, and until when they count as known. */
+  const known = new Map<string, Map<string, number>>();
 
   const current = (key: string, now: number): Window => {
     let window = windows.get(key);
@@ -42,22 +63,42 @@ export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries
     }
   }
 
+  const isKnown = (email: string, ip: string, now: number) => (known.get(email)?.get(ip) ?? 0) > now;
+  const wait = (window: Window, now: number) => Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+
   return {
     /** Counts this attempt against the IP; answers the seconds to wait when a limit is already reached. */
     admit(ip: string, email: string): number | undefined {
       const now = clock.now().getTime();
       const byIp = current(`ip:${ip}`, now);
-      const byAccount = current(`account:${email}`, now);
-      if (byIp.count >= limits.perIp) return Math.ceil((byIp.resetAt - now) / 1000);
+      if (byIp.count >= limits.perIp) return wait(byIp, now);
       byIp.count++;
-      if (byAccount.count >= limits.perAccount) return Math.ceil((byAccount.resetAt - now) / 1000);
+      const byPair = current(`pair:${email}\n${ip}`, now);
+      if (byPair.count >= limits.perAccount) return wait(byPair, now);
+      const byAccount = current(`account:${email}`, now);
+      if (byAccount.count >= limits.perAccountAllAddresses && !isKnown(email, ip, now))
+        return wait(byAccount, now);
       return undefined;
     },
-    failed(email: string) {
-      current(`account:${email}`, clock.now().getTime()).count++;
+    failed(email: string, ip: string) {
+      const now = clock.now().getTime();
+      current(`pair:${email}\n${ip}`, now).count++;
+      current(`account:${email}`, now).count++;
     },
-    succeeded(email: string) {
-      windows.delete(`account:${email}`);
+    succeeded(email: string, ip: string) {
+      const now = clock.now().getTime();
+      windows.delete(`pair:${email}\n${ip}`);
+      // A sign-in from an address the account used before resets the account-wide count too.
+      if (isKnown(email, ip, now)) windows.delete(`account:${email}`);
+      let addresses = known.get(email);
+      if (!addresses) {
+        if (known.size >= maxEntries) known.delete(known.keys().next().value!);
+        addresses = new Map();
+        known.set(email, addresses);
+      }
+      addresses.delete(ip);
+      addresses.set(ip, now + KNOWN_ADDRESS_MS);
+      if (addresses.size > KNOWN_ADDRESSES_PER_ACCOUNT) addresses.delete(addresses.keys().next().value!);
     },
   };
 }

@@ -57,7 +57,7 @@ export function createSessionsService({ database, clock, limiter, ttlMs }: Sessi
       const [user] = await db.select().from(users).where(eq(users.email, email));
       const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash));
       if (!user?.passwordHash || !passwordOk) {
-        limiter.failed(email);
+        limiter.failed(email, ip);
         throw invalidLogin();
       }
       // Several memberships: the one named in the body (id or slug), else the oldest.
@@ -72,10 +72,10 @@ export function createSessionsService({ database, clock, limiter, ttlMs }: Sessi
         ? rows.find((row) => row.slug === wanted || (isId(wanted) && row.organizationId === wanted))
         : rows[0];
       if (!membership) {
-        limiter.failed(email);
+        limiter.failed(email, ip);
         throw invalidLogin();
       }
-      limiter.succeeded(email);
+      limiter.succeeded(email, ip);
 
       const token = `cs_${randomBase62(43)}`;
       const now = clock.now();

@@ -122,9 +122,36 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
     },
     handler: async (request) => {
       const organization = await tenancy.getOrganization(request.params.org);
-      await tenancy.setRole(organization.id, request.params.userId, request.body.role);
+      await tenancy.setRole(organization.id, request.params.userId, request.body.role, { kind: 'admin' });
       const membership = await tenancy.getMembership(organization.id, request.params.userId);
       return { data: presentMembership(membership!) };
+    },
+  });
+
+  app.post('/v1/organizations/:org/ownership-transfer', {
+    config,
+    schema: {
+      operationId: 'adminTransferOwnership',
+      summary: 'Make a member the owner; the previous owner becomes an admin (atomic, audited)',
+      tags,
+      security: adminSecurity,
+      params: orgParams,
+      body: z.object({ userId: z.string().min(1).max(64) }).strict(),
+      response: {
+        200: dataOf(z.object({ owner: membershipSchema, previousOwner: membershipSchema })),
+        ...managementErrors(401, 404, 422),
+      },
+    },
+    handler: async (request) => {
+      const organization = await tenancy.getOrganization(request.params.org);
+      const { previousOwnerId } = await tenancy.transferOwnership(organization.id, request.body.userId, {
+        kind: 'admin',
+      });
+      const [owner, previous] = await Promise.all([
+        tenancy.getMembership(organization.id, request.body.userId),
+        tenancy.getMembership(organization.id, previousOwnerId),
+      ]);
+      return { data: { owner: presentMembership(owner!), previousOwner: presentMembership(previous!) } };
     },
   });
 

@@ -1,11 +1,13 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, ne, or } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError, notFound } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
 import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
+import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
 import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
 
@@ -20,12 +22,14 @@ export type Agent = typeof agents.$inferSelect;
 export interface TenancyServiceDeps {
   database: Database;
   bus: ChangeBus;
+  /** Audit events carry the time of the change. */
+  clock: Clock;
 }
 
 export type TenancyService = ReturnType<typeof createTenancyService>;
 
 /** Organizations, users, memberships, projects, environments and agents: what the admin API manages. */
-export function createTenancyService({ database, bus }: TenancyServiceDeps) {
+export function createTenancyService({ database, bus, clock }: TenancyServiceDeps) {
   const { db } = database;
 
   async function conflictOnDuplicate<T>(what: string, work: () => Promise<T>): Promise<T> {
@@ -119,20 +123,104 @@ export function createTenancyService({ database, bus }: TenancyServiceDeps) {
       return membership;
     },
 
-    /** Changing a role evicts cached API keys of that user on every instance: the change applies at once. */
-    async setRole(organizationId: string, userId: string, role: 'admin' | 'member') {
+    /**
+     * Changing a role evicts cached API keys of that user on every instance: the change applies at once.
+     * The owner's role changes only by an ownership transfer (an organization always has its one owner).
+     */
+    async setRole(organizationId: string, userId: string, role: 'admin' | 'member', actor: Actor) {
       const receipt = await db.transaction(async (tx) => {
         const updated = await tx
           .update(memberships)
           .set({ role })
-          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+          .where(
+            and(
+              eq(memberships.organizationId, organizationId),
+              eq(memberships.userId, userId),
+              ne(memberships.role, 'owner'),
+            ),
+          )
           .returning();
-        if (updated.length === 0) throw notFound(`Member ${userId}`);
-        if (updated[0]!.role === 'owner')
-          throw new ApiError('conflict', 'The owner role cannot be changed here');
+        if (updated.length === 0) {
+          const [member] = await tx
+            .select({ role: memberships.role })
+            .from(memberships)
+            .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
+          if (!member) throw notFound(`Member ${userId}`);
+          throw new ApiError(
+            'conflict',
+            "The owner's role cannot be changed: transfer the ownership to another member first",
+          );
+        }
+        await recordAuditEvent(tx, {
+          organizationId,
+          action: `membership.role_changed_to_${role}`,
+          actor,
+          target: { type: 'user', id: userId },
+          at: clock.now(),
+        });
         return bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId });
       });
       await receipt.applied();
+    },
+
+    /**
+     * Makes `newOwnerId` (a member) the owner and the previous owner an admin, atomically: the
+     * organization's row is locked first, so concurrent transfers run one after the other and exactly one
+     * owner remains. Audited; both users' cached keys follow at once.
+     */
+    async transferOwnership(organizationId: string, newOwnerId: string, actor: Actor) {
+      const result = await db.transaction(async (tx) => {
+        await tx
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(eq(organizations.id, organizationId))
+          .for('update');
+        const members = await tx
+          .select()
+          .from(memberships)
+          .where(
+            and(
+              eq(memberships.organizationId, organizationId),
+              or(eq(memberships.role, 'owner'), eq(memberships.userId, newOwnerId)),
+            ),
+          );
+        const next = members.find((member) => member.userId === newOwnerId);
+        if (!next) throw notFound(`Member ${newOwnerId}`);
+        const previous = members.find((member) => member.role === 'owner')!;
+        if (previous.userId === newOwnerId) return { previousOwnerId: newOwnerId, receipts: [] };
+        await tx
+          .update(memberships)
+          .set({ role: 'admin' })
+          .where(
+            and(eq(memberships.organizationId, organizationId), eq(memberships.userId, previous.userId)),
+          );
+        await tx
+          .update(memberships)
+          .set({ role: 'owner' })
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, newOwnerId)));
+        await recordAuditEvent(tx, {
+          organizationId,
+          action: 'organization.ownership_transferred_to',
+          actor,
+          target: { type: 'user', id: newOwnerId },
+          at: clock.now(),
+        });
+        await recordAuditEvent(tx, {
+          organizationId,
+          action: 'organization.ownership_transferred_from',
+          actor,
+          target: { type: 'user', id: previous.userId },
+          at: clock.now(),
+        });
+        const receipts = await Promise.all(
+          [previous.userId, newOwnerId].map((userId) =>
+            bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId }),
+          ),
+        );
+        return { previousOwnerId: previous.userId, receipts };
+      });
+      await Promise.all(result.receipts.map((receipt) => receipt.applied()));
+      return { previousOwnerId: result.previousOwnerId };
     },
 
     async createProject(organizationIdOrSlug: string, input: { slug: string; name: string }) {
