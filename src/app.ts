@@ -44,6 +44,7 @@ import {
   type BillingOptions,
   createBillingModule,
 } from './modules/billing/billing.module.js';
+import type { PlanCheck } from './modules/billing/plan-limits.js';
 import { timedOAuthFetch } from './modules/metrics/instrument.js';
 import { createMetrics, disabledMetrics, type Metrics } from './modules/metrics/metrics.js';
 import { registerMetricsRoute } from './modules/metrics/metrics.routes.js';
@@ -215,7 +216,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const overload = { ...DEFAULT_OVERLOAD, ...deps.overload };
   const health = createHealthMonitor({ database: deps.database, options: overload, log: () => app.log });
+  // Writes that add to a plan's counter check it in their transaction; billing (built below) owns the plans.
+  const planLimits: PlanCheck = {
+    assertWithin: (tx, organizationId, counter) =>
+      billing.planLimits.assertWithin(tx, organizationId, counter),
+  };
   const apiKeys = createApiKeysService({
+    planLimits,
     database: deps.database,
     bus,
     clock,
@@ -254,6 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     http: oauthHttp,
   });
   const oauth = createOAuthService({
+    planLimits,
     database: deps.database,
     clock,
     integrations,
@@ -273,6 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const { reencryptAll } = createKeyRotation(deps.database, keyRing);
   const registry = createRegistryService({
+    planLimits,
     database: deps.database,
     bus,
     clock,
@@ -391,6 +400,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
     if (!deps.adminToken) return;
     registerAdminRoutes(scope, { tenancy: adminTenancy, apiKeys });
+    billing.registerAdminRoutes(scope);
     registerRegistryAdminRoutes(scope, registry);
     registerIntegrationAdminRoutes(scope, integrations);
     registerKeyRotationRoute(scope, reencryptAll);

@@ -57,6 +57,11 @@ async function main(): Promise<void> {
       ? loadOrCreateKeyRing(dataDir)
       : undefined;
   if (!keyRing) log.warn('CADRE_ENCRYPTION_KEYS is not set: OAuth integrations and connections answer 503');
+  if (env.CADRE_BILLING_PROVIDER === 'local') {
+    log.warn(
+      'billing runs in test mode (CADRE_BILLING_PROVIDER=local): paid plans are activated without payment',
+    );
+  }
   let redisWarned = 0;
   const rateLimitStore = env.REDIS_URL
     ? createRedisStore({

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/lib/clock.js';
 import { billingLocalSessions, usageApiRequests } from '../src/modules/billing/billing.tables.js';
 import { expectApiError } from './support/assertions.js';
-import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
+import {
+  addMember,
+  createKey,
+  createOrganization,
+  type TestOrganization,
+  uniqueSlug,
+} from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 
 let server: TestServer;
@@ -25,8 +31,8 @@ type CheckoutAnswer = { data: { sessionId: string; url: string; expiresAt: strin
 beforeAll(async () => {
   // Flushed by hand in the tests, so what is in the table before a flush is known.
   server = await startServer({ billing: { provider: 'local', usageFlushMs: 3_600_000 } });
-  org = await createOrganization(server, 'team');
-  other = await createOrganization(server, 'personal');
+  org = await createOrganization(server, 'team', uniqueSlug(), { planLimits: 'plan' });
+  other = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
 });
 afterAll(() => server.close());
 
@@ -92,12 +98,13 @@ describe('subscription and usage', () => {
         currentPeriodEnd: null,
         cancelAtPeriodEnd: false,
         provider: 'local',
+        testMode: true,
       },
     });
   });
 
   it('counts authenticated management requests (batched) and active API keys, with the plan limits', async () => {
-    const fresh = await createOrganization(server, 'personal');
+    const fresh = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
     const revoked = await createKey(server, fresh, fresh.ownerId);
     await server.request('DELETE', `/api/v1/api-keys/${revoked.id}`, { key: fresh.ownerKey });
     for (let i = 0; i < 4; i++) await server.request('GET', '/api/v1/billing/plans', { key: fresh.ownerKey });
@@ -318,7 +325,7 @@ describe('POST …/billing/checkout', () => {
 
 describe('local provider pages', () => {
   it('confirming a checkout activates the plan for one month; the portal cancels at period end', async () => {
-    const buyer = await createOrganization(server, 'personal');
+    const buyer = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
     const created = await server.request<CheckoutAnswer>('POST', `${base(buyer)}/checkout`, {
       key: buyer.ownerKey,
       headers: { 'idempotency-key': freshKey() },
@@ -408,7 +415,7 @@ describe('local provider over time', () => {
     const clock = createManualClock(new Date());
     const timed = await startServer({ database: server.db.database, clock });
     try {
-      const buyer = await createOrganization(timed, 'personal');
+      const buyer = await createOrganization(timed, 'personal', uniqueSlug(), { planLimits: 'plan' });
       const create = () =>
         timed.request<CheckoutAnswer>('POST', `${base(buyer)}/checkout`, {
           key: buyer.ownerKey,
@@ -485,7 +492,7 @@ describe('review findings', () => {
   });
 
   it('checkout and portal URLs never take their host from the Host header', async () => {
-    const fresh = await createOrganization(server, 'team');
+    const fresh = await createOrganization(server, 'team', uniqueSlug(), { planLimits: 'plan' });
     // fetch() does not let a caller choose Host; node:http does, as any client can.
     const post = (path: string, body: unknown) =>
       new Promise<{ status: number; body: { data: { url: string } } }>((resolve, reject) => {
@@ -514,5 +521,24 @@ describe('review findings', () => {
     const portal = await post(`${base(fresh)}/portal`, { returnUrl: 'https://console.example.com/' });
     expect(portal.status).toBe(200);
     expect(new URL(portal.body.data.url).origin).toBe(server.url);
+  });
+});
+
+describe('the local provider is marked as a test mode', () => {
+  it('in the subscription answer and on its checkout page', async () => {
+    const fresh = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
+    const subscription = await server.request<{ data: { provider: string; testMode: boolean } }>(
+      'GET',
+      `${base(fresh)}/subscription`,
+      { key: fresh.ownerKey },
+    );
+    expect(subscription.body.data).toMatchObject({ provider: 'local', testMode: true });
+    const created = await server.request<CheckoutAnswer>('POST', `${base(fresh)}/checkout`, {
+      key: fresh.ownerKey,
+      headers: { 'idempotency-key': freshKey() },
+      body: checkoutBody(),
+    });
+    const page = await (await fetch(created.body.data.url)).text();
+    expect(page).toContain('<strong>Test mode</strong>: no payment is taken.');
   });
 });

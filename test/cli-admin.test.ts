@@ -78,6 +78,11 @@ describe('cadre admin', () => {
     const transfer = await admin(['org', 'transfer-ownership', 'cli-org', userId]);
     expect(transfer.code, transfer.stderr).toBe(0);
     expect(transfer.stdout).toMatch(new RegExp(`${userId} is now the owner; \\w+ is now admin`));
+    const limits = await admin(['org', 'limits', 'cli-org', '--api-keys', '40', '--connections', 'plan']);
+    expect(limits.code, limits.stderr).toBe(0);
+    expect(limits.stdout).toMatch(/apiKeys\s+40 {2}\(override\)/);
+    expect(limits.stdout).toMatch(/connections\s+3 {2}\(plan free\)/);
+    expect((await admin(['org', 'limits', 'cli-org', '--api-keys', 'lots'])).code).toBe(1);
     const audit = await admin(['audit', 'cli-org']);
     expect(audit.stdout).toContain('api_key.created');
     expect(audit.stdout).toContain('organization.ownership_transferred_to');

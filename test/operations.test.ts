@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/http/logger.js';
 import { expectApiError } from './support/assertions.js';
-import { createOrganization } from './support/fixtures.js';
+import { createOrganization, uniqueSlug } from './support/fixtures.js';
 import { ADMIN_TOKEN, startServer } from './support/server.js';
 
 describe('readiness', () => {
@@ -25,7 +25,7 @@ describe('response headers', () => {
   it('every answer carries X-Request-Id and nosniff, management answers no-store, errors included', async () => {
     const server = await startServer();
     try {
-      const org = await createOrganization(server, 'personal');
+      const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
       const answers = {
         ok: await server.request('GET', '/api/v1/billing/plans', { key: org.ownerKey }),
         unauthorized: await server.request('GET', '/api/v1/billing/plans'),
@@ -66,7 +66,7 @@ describe('logs', () => {
     });
     const server = await startServer({ logger: createLogger('trace', sink) });
     try {
-      const org = await createOrganization(server, 'team');
+      const org = await createOrganization(server, 'team', uniqueSlug(), { planLimits: 'plan' });
       const created = await server.request<{ data: { key: string } }>('POST', '/api/v1/api-keys', {
         key: org.ownerKey,
         body: { grants: { type: 'organization', permissions: ['billing:read'] } },

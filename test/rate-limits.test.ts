@@ -9,7 +9,7 @@ import { createMemoryStore, type RateLimitStore } from '../src/http/rate-limit/s
 import { createManualClock } from '../src/lib/clock.js';
 import type { Principal } from '../src/modules/auth/permissions.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
-import { createOrganization, createProject } from './support/fixtures.js';
+import { createOrganization, createProject, uniqueSlug } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 import { type RedisServer, startRedis } from './support/servers.js';
 
@@ -25,7 +25,7 @@ describe('rate limits (in-memory store)', () => {
   afterAll(() => server.close());
 
   it('counts reads per credential, sends RateLimit-* on every answer, and answers 429 rate_limited with Retry-After past the limit', async () => {
-    const org = await createOrganization(server);
+    const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await server.request('GET', '/api/v1/api-keys', { key: org.ownerKey });
@@ -48,7 +48,7 @@ describe('rate limits (in-memory store)', () => {
     });
     expect(write.status).toBe(200);
     expect(write.headers.get('ratelimit-limit')).toBe('2');
-    const other = await createOrganization(server);
+    const other = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
     expect((await server.request('GET', '/api/v1/api-keys', { key: other.ownerKey })).status).toBe(200);
 
     // The window ends: the budget is back.
@@ -63,7 +63,7 @@ describe('rate limits (in-memory store)', () => {
   });
 
   it('counts concurrent writes exactly: of 10 parallel creations with a budget of 2, exactly 2 succeed', async () => {
-    const org = await createOrganization(server);
+    const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
         server.request('POST', '/api/v1/api-keys', { key: org.ownerKey, body: { grants: grant } }),
@@ -107,7 +107,7 @@ describe('rate limits (in-memory store)', () => {
 
   it('rejects a missing or invalid credential with 401 before counting anything', async () => {
     clock.advance(60_000);
-    const org = await createOrganization(server);
+    const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
     expectApiError(await server.request('GET', '/api/v1/api-keys'), 401, 'unauthorized');
     expectApiError(
       await server.request('GET', '/api/v1/api-keys', { key: 'cadre_invalid' }),
@@ -146,7 +146,7 @@ describe('failed authentications per client address', () => {
       rateLimits: { authFailures: 3, windowMs: 60_000 },
     });
     try {
-      const org = await createOrganization(server);
+      const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
       const from = (ip: string, key: string) =>
         server.request('GET', '/api/v1/api-keys', { key, headers: { 'x-forwarded-for': ip } });
       for (let i = 0; i < 3; i++)
@@ -183,7 +183,7 @@ describe('rate-limit store outage', () => {
       logger: createLogger('warn', sink),
     });
     try {
-      const org = await createOrganization(server);
+      const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
       for (let i = 0; i < 6; i++) {
         const res = await server.request('GET', '/api/v1/api-keys', { key: org.ownerKey });
         expect(res.status).toBe(200);
@@ -201,8 +201,8 @@ describe('foreign_resource_rate_limited', () => {
   it('answers 422 for grants naming another organization’s Project, then 429 past the limit, while own Projects still work', async () => {
     const server = await startServer({ foreignResources: { limit: 3, windowMs: 60_000 } });
     try {
-      const mine = await createOrganization(server);
-      const theirs = await createOrganization(server);
+      const mine = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
+      const theirs = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
       const own = await createProject(server, mine);
       const foreign = await createProject(server, theirs);
       const body = (projectId: string) => ({
@@ -249,8 +249,8 @@ describe('foreign_resource_rate_limited on OAuth', () => {
   it('connections listings and OAuth starts naming another organization’s Project: 404, then 429', async () => {
     const server = await startServer({ foreignResources: { limit: 2, windowMs: 60_000 } });
     try {
-      const mine = await createOrganization(server);
-      const theirs = await createOrganization(server);
+      const mine = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
+      const theirs = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
       const foreign = await createProject(server, theirs);
       const environmentId = foreign.environments[0]!.id;
       const list = `/api/v1/projects/${foreign.project.id}/environments/${environmentId}/connections`;
@@ -337,7 +337,7 @@ describe('Redis store', () => {
       rateLimitStore: store,
     });
     try {
-      const org = await createOrganization(first);
+      const org = await createOrganization(first, 'personal', uniqueSlug(), { planLimits: 'plan' });
       const statuses: number[] = [];
       for (const server of [first, second, first, second]) {
         statuses.push((await server.request('GET', '/api/v1/api-keys', { key: org.ownerKey })).status);

@@ -115,6 +115,48 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     ),
   );
 
+  const limits = org
+    .command('limits <org>')
+    .description(
+      'Show the organization\'s limits, or override its plan\'s (a number, or "plan" to return to it)',
+    )
+    .option('--api-requests <n>', 'API requests per period')
+    .option('--expert-versions <n>', 'Expert versions published per period')
+    .option('--api-keys <n>', 'active API keys')
+    .option('--connections <n>', 'OAuth connections');
+  limits.action(
+    run(
+      (call, orgRef) => {
+        const o = opts(limits);
+        const given = Object.entries({
+          apiRequests: o.apiRequests,
+          expertVersions: o.expertVersions,
+          apiKeys: o.apiKeys,
+          connections: o.connections,
+        }).filter(([, value]) => value !== undefined);
+        for (const [key, value] of given) {
+          if (value !== 'plan' && !/^\d+$/.test(value!)) {
+            throw new CliError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} takes a whole number or "plan"`);
+          }
+        }
+        const path = `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/limits`;
+        if (given.length === 0) return call('GET', path);
+        return call(
+          'PUT',
+          path,
+          Object.fromEntries(given.map(([key, value]) => [key, value === 'plan' ? null : Number(value)])),
+        );
+      },
+      (d) => {
+        const overridden = new Set(d.overridden as string[]);
+        return Object.entries(d.limits as Row).map(
+          ([key, value]) =>
+            `${key.padEnd(15)} ${value}${overridden.has(key) ? '  (override)' : `  (plan ${d.planKey})`}`,
+        );
+      },
+    ),
+  );
+
   org
     .command('transfer-ownership <org> <userId>')
     .description('Make a member the owner; the previous owner becomes an admin')

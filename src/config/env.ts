@@ -102,6 +102,9 @@ export const envSchema = z
     CADRE_LOGIN_WINDOW_SECONDS: positiveInt.default(900),
     // Billing (docs/billing.md).
     CADRE_BILLING_PROVIDER: z.enum(['local', 'stripe']).default('local'),
+    /** The local provider activates paid plans without payment: refused with NODE_ENV=production unless this. */
+    CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION: z.enum(['true', 'false']).default('false'),
+    NODE_ENV: z.string().optional(),
     CADRE_USAGE_FLUSH_MS: positiveInt.default(10_000),
     CADRE_STRIPE_SECRET_KEY: z.string().min(1).optional(),
     CADRE_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
@@ -122,6 +125,18 @@ export const envSchema = z
     CADRE_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
   })
   .superRefine((env, context) => {
+    if (
+      env.CADRE_BILLING_PROVIDER === 'local' &&
+      env.NODE_ENV === 'production' &&
+      env.CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION !== 'true'
+    ) {
+      context.addIssue({
+        code: 'custom',
+        path: ['CADRE_BILLING_PROVIDER'],
+        message:
+          'the built-in "local" provider activates paid plans without payment (a test mode) and is refused with NODE_ENV=production: set CADRE_BILLING_PROVIDER=stripe, or CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION=true to run it anyway',
+      });
+    }
     if (env.CADRE_BILLING_PROVIDER === 'stripe' && !env.CADRE_STRIPE_SECRET_KEY) {
       context.addIssue({
         code: 'custom',

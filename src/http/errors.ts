@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   csrf_token_invalid: 403,
+  plan_limit_exceeded: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,

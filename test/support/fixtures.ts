@@ -14,10 +14,17 @@ export interface TestOrganization {
 
 export const uniqueSlug = (prefix = 'org') => `${prefix}-${randomBytes(4).toString('hex')}`;
 
+/**
+ * Limits far above what any test writes, set as an operator would (PUT …/limits): suites about keys,
+ * publishing or connections are not about plan limits. Tests of the limits pass `{ planLimits: 'plan' }`.
+ */
+export const GENEROUS_LIMITS = { apiRequests: 1e9, expertVersions: 1e6, apiKeys: 1e6, connections: 1e6 };
+
 export async function createOrganization(
   server: TestServer,
   accountType: AccountType = 'personal',
   slug = uniqueSlug(),
+  options: { planLimits?: 'plan' | 'generous' } = {},
 ): Promise<TestOrganization> {
   const res = await server.admin<{
     data: { organization: { id: string }; owner: { id: string }; apiKey: { key: string } };
@@ -28,6 +35,10 @@ export async function createOrganization(
     owner: { email: `owner@${slug}.test` },
   });
   if (res.status !== 201) throw new Error(`createOrganization: ${res.status} ${res.text}`);
+  if (options.planLimits !== 'plan') {
+    const limits = await server.admin('PUT', `/admin/v1/organizations/${slug}/limits`, GENEROUS_LIMITS);
+    if (limits.status !== 200) throw new Error(`createOrganization limits: ${limits.status} ${limits.text}`);
+  }
   return {
     id: res.body.data.organization.id,
     slug,

@@ -14,6 +14,7 @@ import {
   type Principal,
   ROLE_PERMISSIONS,
 } from '../auth/permissions.js';
+import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { decodeCursor, encodeCursor } from './api-key-cursor.js';
@@ -31,6 +32,8 @@ export interface ApiKeysServiceDeps {
   clock: Clock;
   authenticator: ApiKeyAuthenticator;
   foreignResources: ForeignResourceGuard;
+  /** The plan's `apiKeys` limit, checked in the creating transaction. */
+  planLimits: PlanCheck;
 }
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
@@ -54,6 +57,7 @@ export function createApiKeysService({
   clock,
   authenticator,
   foreignResources,
+  planLimits,
 }: ApiKeysServiceDeps) {
   const { db } = database;
 
@@ -122,6 +126,7 @@ export function createApiKeysService({
     input: CreateApiKeyInput,
   ) {
     await checkGrantTargets(executor, target.organizationId, input.grants);
+    await planLimits.assertWithin(executor, target.organizationId, 'apiKeys');
     const secret = generateApiKeySecret();
     const [row] = await executor
       .insert(apiKeys)

@@ -8,7 +8,9 @@ import type { ProviderCallTimer } from '../metrics/metrics.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type BillingRouteOptions, registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';
+import { registerLimitsAdminRoutes } from './limits-admin.routes.js';
 import { registerLocalBillingPages } from './local-pages.routes.js';
+import { createPlanLimits } from './plan-limits.js';
 import { createPlanCatalogue, type Plan } from './plans.js';
 import { createLocalProvider } from './providers/local.js';
 import type { BillingProvider } from './providers/provider.js';
@@ -66,6 +68,13 @@ export function createBillingModule({
     flushIntervalMs: options.usageFlushMs ?? 10_000,
     onError,
   });
+  const usage = {
+    apiRequests: meter.source,
+    expertVersions: expertVersionsSource(database),
+    apiKeys: activeApiKeysSource(database, clock),
+    connections: connectionsSource(database),
+  };
+  const planLimits = createPlanLimits({ plans, clock, usage });
   const service = createBillingService({
     database,
     clock,
@@ -73,12 +82,8 @@ export function createBillingModule({
     plans,
     provider,
     idempotency,
-    usage: {
-      apiRequests: meter.source,
-      expertVersions: expertVersionsSource(database),
-      apiKeys: activeApiKeysSource(database, clock),
-      connections: connectionsSource(database),
-    },
+    usage,
+    planLimits,
   });
   const webhooks =
     options.provider === 'stripe' && stripe && options.stripe.webhookSecret
@@ -95,6 +100,7 @@ export function createBillingModule({
 
   return {
     service,
+    planLimits,
     provider,
     local,
     meter,
@@ -113,6 +119,11 @@ export function createBillingModule({
     registerRoutes(app: App, routeOptions: BillingRouteOptions) {
       registerBillingRoutes(app, service, routeOptions);
       if (webhooks) registerStripeWebhookRoute(app, webhooks);
+    },
+
+    /** Operators' per-organization limits (in the admin face). */
+    registerAdminRoutes(app: App) {
+      registerLimitsAdminRoutes(app, { tenancy, planLimits, database });
     },
 
     /** The local provider's checkout and portal pages (HTML, outside the API). */

@@ -90,6 +90,9 @@ export const subscriptionSchema = z
     currentPeriodEnd: timestamp.nullable(),
     cancelAtPeriodEnd: z.boolean(),
     provider: z.enum(['local', 'stripe']),
+    testMode: z
+      .boolean()
+      .describe('true with the built-in local provider: plans are activated without any payment'),
   })
   .meta({ id: 'Subscription' });
 

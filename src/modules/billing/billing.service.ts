@@ -5,12 +5,11 @@ import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { Principal } from '../auth/permissions.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
-import type { SubscriptionStatus } from './billing.tables.js';
-import { calendarMonth } from './period.js';
+import { ENTITLED, effectiveSubscription, type PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';
 import { type BillingProvider, ProviderUnavailableError } from './providers/provider.js';
 import { findSubscription, type SubscriptionRow } from './subscriptions.repo.js';
-import type { UsagePeriod, UsageSources } from './usage.js';
+import type { UsageSources } from './usage.js';
 
 export interface BillingServiceDeps {
   database: Database;
@@ -20,6 +19,7 @@ export interface BillingServiceDeps {
   provider: BillingProvider;
   idempotency: Idempotency;
   usage: UsageSources;
+  planLimits: Pick<PlanLimits, 'entitlement'>;
 }
 
 export interface CheckoutInput {
@@ -30,9 +30,6 @@ export interface CheckoutInput {
 export interface PortalInput {
   returnUrl: string;
 }
-
-/** Statuses in which the organization has its plan (its limits apply, a new checkout is refused). */
-const ENTITLED: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing', 'past_due']);
 
 export type BillingService = ReturnType<typeof createBillingService>;
 
@@ -52,20 +49,7 @@ export function createBillingService(deps: BillingServiceDeps) {
     return organization;
   }
 
-  /** The stored projection as seen now: a local subscription past its period without renewal has ended. */
-  function effective(row: SubscriptionRow | undefined): SubscriptionRow | undefined {
-    if (!row) return undefined;
-    const now = deps.clock.now();
-    if (
-      row.provider === 'local' &&
-      ENTITLED.has(row.status) &&
-      row.currentPeriodEnd &&
-      row.currentPeriodEnd <= now
-    ) {
-      return { ...row, status: 'canceled', cancelAtPeriodEnd: false };
-    }
-    return row;
-  }
+  const effective = (row: SubscriptionRow | undefined) => effectiveSubscription(row, deps.clock.now());
 
   function providerKey(scope: string[], input: unknown): string {
     return `cadre_${sha256Hex([...scope, canonicalJson(input)].join('\n')).slice(0, 56)}`;
@@ -100,24 +84,17 @@ export function createBillingService(deps: BillingServiceDeps) {
         currentPeriodEnd: row?.currentPeriodEnd?.toISOString() ?? null,
         cancelAtPeriodEnd: row?.cancelAtPeriodEnd ?? false,
         provider: row?.provider ?? deps.provider.name,
+        testMode: (row?.provider ?? deps.provider.name) === 'local',
       };
     },
 
     async usage(organizationId: string) {
-      const now = deps.clock.now();
-      const row = effective(await findSubscription(db, organizationId));
-      const live = row && ENTITLED.has(row.status) ? row : undefined;
-      // The subscription's own period while now is inside it; else the calendar month.
-      const start = live?.currentPeriodStart;
-      const end = live?.currentPeriodEnd;
-      const period: UsagePeriod =
-        start && end && start <= now && now < end ? { start, end } : calendarMonth(now);
-      const plan = (live && deps.plans.get(live.planKey)) ?? deps.plans.free();
+      const { period, limits } = await deps.planLimits.entitlement(db, organizationId);
       const counters = await Promise.all(
         COUNTER_KEYS.map(async (key) => ({
           key,
           used: await deps.usage[key](organizationId, period),
-          limit: plan.limits[key],
+          limit: limits[key],
         })),
       );
       return {

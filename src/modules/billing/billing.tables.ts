@@ -1,4 +1,4 @@
-import { bigint, boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
 import { organizationIdColumn, organizations, users } from '../tenancy/tenancy.tables.js';
 
@@ -68,4 +68,16 @@ export const usageApiRequests = pgTable(
     count: bigint('count', { mode: 'number' }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.organizationId, table.hour] })],
+);
+
+/** An operator's limit for one counter of one organization, in place of its plan's (docs/billing.md). */
+export const organizationLimitOverrides = pgTable(
+  'organization_limit_overrides',
+  {
+    organizationId: organizationIdColumn(),
+    counter: text('counter', { enum: ['apiRequests', 'expertVersions', 'apiKeys', 'connections'] }).notNull(),
+    value: integer('value').notNull(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.counter] })],
 );

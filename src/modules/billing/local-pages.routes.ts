@@ -28,9 +28,10 @@ function page(reply: FastifyReply, title: string, body: string, status = 200) {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Cadre</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1f2328}
-.card{border:1px solid #d0d7de;border-radius:8px;padding:1.5rem}button{font-size:1rem;padding:.6rem 1.2rem;
+.card{border:1px solid #d0d7de;border-radius:8px;padding:1.5rem}.test-mode{margin:0 0 1rem;padding:.5rem .75rem;
+border-radius:6px;background:#fff8c5;border:1px solid #d4a72c;color:#4d2d00}button{font-size:1rem;padding:.6rem 1.2rem;
 border-radius:6px;border:0;background:#0969da;color:#fff;cursor:pointer}a{color:#0969da}.muted{color:#57606a}</style>
-</head><body><main class="card"><p class="muted">Cadre billing (local provider, no payment is taken)</p>
+</head><body><main class="card"><p class="test-mode" role="note"><strong>Test mode</strong>: no payment is taken. This is Cadre's built-in local billing provider, for development.</p>
 <h1>${escapeHtml(title)}</h1>${body}</main></body></html>`)
   );
 }

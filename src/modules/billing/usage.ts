@@ -1,5 +1,5 @@
 import { and, count, eq, gt, gte, isNull, lt, or, sql, sum } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { connections } from '../oauth/oauth.tables.js';
@@ -13,8 +13,15 @@ export interface UsagePeriod {
   end: Date;
 }
 
-/** Counts one usage counter of an organization for a period. Other modules provide theirs. */
-export type UsageSource = (organizationId: string, period: UsagePeriod) => Promise<number>;
+/**
+ * Counts one usage counter of an organization for a period; `executor` when the count must see a
+ * transaction's own view (a plan-limit check inside the write's transaction).
+ */
+export type UsageSource = (
+  organizationId: string,
+  period: UsagePeriod,
+  executor?: Executor,
+) => Promise<number>;
 
 export interface ApiRequestMeterDeps {
   database: Database;
@@ -108,9 +115,9 @@ export type ApiRequestMeter = ReturnType<typeof createApiRequestMeter>;
 
 /** Active API keys now: neither revoked nor expired. */
 export function activeApiKeysSource(database: Database, clock: Clock): UsageSource {
-  return async (organizationId) => {
+  return async (organizationId, _period, executor = database.db) => {
     const now = clock.now();
-    const [row] = await database.db
+    const [row] = await executor
       .select({ value: count() })
       .from(apiKeys)
       .where(
@@ -128,8 +135,8 @@ export type UsageSources = Record<CounterKey, UsageSource>;
 
 /** Connections are a standing count (like API keys): every Connection the organization holds now. */
 export function connectionsSource(database: Database): UsageSource {
-  return async (organizationId) => {
-    const [row] = await database.db
+  return async (organizationId, _period, executor = database.db) => {
+    const [row] = await executor
       .select({ value: count() })
       .from(connections)
       .where(eq(connections.organizationId, organizationId));
@@ -139,8 +146,8 @@ export function connectionsSource(database: Database): UsageSource {
 
 /** Expert versions the organization published in the period (deleted ones included: they were published). */
 export function expertVersionsSource(database: Database): UsageSource {
-  return async (organizationId, period) => {
-    const [row] = await database.db
+  return async (organizationId, period, executor = database.db) => {
+    const [row] = await executor
       .select({ value: count() })
       .from(registryVersions)
       .innerJoin(registryNames, eq(registryNames.name, registryVersions.name))

@@ -1,13 +1,14 @@
-import { lt } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
 import { type CookieOptions, expiredCookie, readCookie, serializeCookie } from '../../http/cookies.js';
-import { forbidden, notFound } from '../../http/errors.js';
+import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { can, type Principal, type Scope } from '../auth/permissions.js';
+import type { PlanCheck } from '../billing/plan-limits.js';
 import {
   type ConnectionRecord,
   connectionAad,
@@ -44,6 +45,8 @@ export interface OAuthServiceDeps {
   allowedReturnOrigins: readonly string[];
   /** Counts requests naming Projects outside the caller's organization (429 past the limit). */
   foreignResources: ForeignResourceGuard;
+  /** The plan's `connections` limit, checked when a callback would add a Connection. */
+  planLimits: PlanCheck;
 }
 
 export interface StartQuery {
@@ -253,19 +256,42 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         nextRefreshAt: null,
         updatedAt: now,
       };
-      const [row] = await db
-        .insert(connections)
-        .values({
-          id: newId(),
-          organizationId: payload.organizationId,
-          projectId: payload.projectId,
-          environmentId: payload.environmentId,
-          presetKey: payload.presetKey,
-          createdAt: now,
-          ...values,
-        })
-        .onConflictDoUpdate({ target: [connections.environmentId, connections.presetKey], set: values })
-        .returning({ id: connections.id });
+      // A new Connection counts against the plan; renewing one (same environment and preset) does not.
+      const written = await db.transaction(async (tx) => {
+        const [existing] = await tx
+          .select({ id: connections.id })
+          .from(connections)
+          .where(
+            and(
+              eq(connections.environmentId, payload.environmentId),
+              eq(connections.presetKey, payload.presetKey),
+            ),
+          );
+        if (!existing) {
+          try {
+            await deps.planLimits.assertWithin(tx, payload.organizationId, 'connections');
+          } catch (error) {
+            if (error instanceof ApiError && error.code === 'plan_limit_exceeded') return error;
+            throw error;
+          }
+        }
+        const [row] = await tx
+          .insert(connections)
+          .values({
+            id: newId(),
+            organizationId: payload.organizationId,
+            projectId: payload.projectId,
+            environmentId: payload.environmentId,
+            presetKey: payload.presetKey,
+            createdAt: now,
+            ...values,
+          })
+          .onConflictDoUpdate({ target: [connections.environmentId, connections.presetKey], set: values })
+          .returning({ id: connections.id });
+        return row!;
+      });
+      if (written instanceof ApiError) return fail('plan_limit_exceeded', written.message);
+      const row = written;
       return withOutcome(payload.returnTo, {
         oauth_status: 'success',
         connection_id: row!.id,

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { wellFormedDeep } from '../../lib/well-formed.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { can, type Principal } from '../auth/permissions.js';
+import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import {
@@ -33,6 +34,8 @@ export interface RegistryServiceDeps {
   cacheEntries?: number;
   /** Hits, misses, evictions and invalidations of the read cache (metrics). */
   cacheEvents?: CacheEvents;
+  /** The plan's `expertVersions` limit, checked in the publish transaction. */
+  planLimits: PlanCheck;
 }
 
 export type RegistryService = ReturnType<typeof createRegistryService>;
@@ -179,6 +182,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         if (await repo.isVersionReserved(tx, name, version)) {
           throw badRequest(`${name}@${version} was already published; a version number can never be reused`);
         }
+        await deps.planLimits.assertWithin(tx, principal.organizationId, 'expertVersions');
         for (const delegate of delegates) {
           if (!(await repo.findByKey(tx, delegate))) {
             const takedown =

@@ -1,0 +1,133 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { ApiError } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { organizationLimitOverrides, type SubscriptionStatus } from './billing.tables.js';
+import { calendarMonth } from './period.js';
+import { COUNTER_KEYS, type CounterKey, type Plan, type PlanCatalogue } from './plans.js';
+import { findSubscription, type SubscriptionRow } from './subscriptions.repo.js';
+import type { UsagePeriod, UsageSources } from './usage.js';
+
+/** Statuses in which the organization has its plan (its limits apply, a new checkout is refused). */
+export const ENTITLED: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing', 'past_due']);
+
+/** The stored projection as seen now: a local subscription past its period without renewal has ended. */
+export function effectiveSubscription(
+  row: SubscriptionRow | undefined,
+  now: Date,
+): SubscriptionRow | undefined {
+  if (!row) return undefined;
+  if (
+    row.provider === 'local' &&
+    ENTITLED.has(row.status) &&
+    row.currentPeriodEnd &&
+    row.currentPeriodEnd <= now
+  ) {
+    return { ...row, status: 'canceled', cancelAtPeriodEnd: false };
+  }
+  return row;
+}
+
+export interface Entitlement {
+  plan: Plan;
+  period: UsagePeriod;
+  /** The plan's limits with the operator's overrides applied. */
+  limits: Record<CounterKey, number>;
+  /** Which counters an operator set for this organization. */
+  overridden: CounterKey[];
+}
+
+export type PlanLimits = ReturnType<typeof createPlanLimits>;
+/** What a write that adds to a counter needs: the check, made inside its transaction. */
+export type PlanCheck = Pick<PlanLimits, 'assertWithin'>;
+
+/**
+ * What an organization may hold (docs/billing.md, "Plan limits"): its plan while entitled (else free), the
+ * period its counters run in, and an operator's per-organization overrides; and the check every write that
+ * adds to a counter makes in its own transaction.
+ */
+export function createPlanLimits(deps: { plans: PlanCatalogue; clock: Clock; usage: UsageSources }) {
+  async function entitlement(executor: Executor, organizationId: string): Promise<Entitlement> {
+    const now = deps.clock.now();
+    const row = effectiveSubscription(await findSubscription(executor, organizationId), now);
+    const live = row && ENTITLED.has(row.status) ? row : undefined;
+    // The subscription's own period while now is inside it; else the calendar month.
+    const start = live?.currentPeriodStart;
+    const end = live?.currentPeriodEnd;
+    const period = start && end && start <= now && now < end ? { start, end } : calendarMonth(now);
+    const plan = (live && deps.plans.get(live.planKey)) ?? deps.plans.free();
+    const overrides = await executor
+      .select()
+      .from(organizationLimitOverrides)
+      .where(eq(organizationLimitOverrides.organizationId, organizationId));
+    const limits = { ...plan.limits };
+    for (const override of overrides) limits[override.counter] = override.value;
+    return { plan, period, limits, overridden: overrides.map((override) => override.counter) };
+  }
+
+  return {
+    entitlement,
+
+    /**
+     * Refuses a write that would take `counter` past the organization's limit: 403 `plan_limit_exceeded`.
+     * Call it inside the write's transaction, before the write: an advisory lock per organization and
+     * counter makes concurrent writes count one after the other (20 parallel creates at limit − 1: one
+     * succeeds).
+     */
+    async assertWithin(tx: Executor, organizationId: string, counter: Exclude<CounterKey, 'apiRequests'>) {
+      await tx.execute(
+        sql`SELECT pg_advisory_xact_lock(${PLAN_LOCK_CLASS}, hashtext(${`${organizationId}:${counter}`}))`,
+      );
+      const { plan, period, limits } = await entitlement(tx, organizationId);
+      const used = await deps.usage[counter](organizationId, period, tx);
+      if (used < limits[counter]) return;
+      throw new ApiError(
+        'plan_limit_exceeded',
+        `The ${plan.name} plan allows ${limits[counter]} ${COUNTER_WORDS[counter]}; this organization has ${used}. ${REMEDY[counter]}`,
+        [{ path: counter, message: `limit ${limits[counter]} (plan ${plan.key})` }],
+      );
+    },
+
+    /** Sets (a number) or clears (null) an operator's override per counter. */
+    async setOverrides(
+      executor: Executor,
+      organizationId: string,
+      values: Partial<Record<CounterKey, number | null>>,
+    ) {
+      for (const counter of COUNTER_KEYS) {
+        const value = values[counter];
+        if (value === undefined) continue;
+        const where = and(
+          eq(organizationLimitOverrides.organizationId, organizationId),
+          eq(organizationLimitOverrides.counter, counter),
+        );
+        if (value === null) await executor.delete(organizationLimitOverrides).where(where);
+        else
+          await executor
+            .insert(organizationLimitOverrides)
+            .values({ organizationId, counter, value, updatedAt: deps.clock.now() })
+            .onConflictDoUpdate({
+              target: [organizationLimitOverrides.organizationId, organizationLimitOverrides.counter],
+              set: { value, updatedAt: deps.clock.now() },
+            });
+      }
+    },
+  };
+}
+
+/** The first key of the two-key advisory locks plan checks take (migrations use the one-key form). */
+const PLAN_LOCK_CLASS = 7_501;
+
+const COUNTER_WORDS: Record<CounterKey, string> = {
+  apiRequests: 'API requests per period',
+  expertVersions: 'Expert versions published per period',
+  apiKeys: 'active API keys',
+  connections: 'connections',
+};
+
+const REMEDY: Record<CounterKey, string> = {
+  apiRequests: 'Upgrade the plan or wait for the next period.',
+  expertVersions: 'Upgrade the plan or wait for the next period.',
+  apiKeys: 'Upgrade the plan or revoke a key.',
+  connections: 'Upgrade the plan or disconnect an environment.',
+};
