@@ -136,7 +136,9 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         }).filter(([, value]) => value !== undefined);
         for (const [key, value] of given) {
           if (value !== 'plan' && !/^\d+$/.test(value!)) {
-            throw new CliError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} takes a whole number or "plan"`);
+            throw new CliError(
+              `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} takes a whole number or "plan"`,
+            );
           }
         }
         const path = `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/limits`;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   BASE_SKILL_KEY,
+  checkDefinitionSize,
   DEFAULT_MIN_RUNTIME_VERSION,
   delegatesSchema,
   descriptionSchema,
@@ -107,46 +108,48 @@ export const providerSchema = z
 const runtimeName = z.enum(RUNTIMES);
 const runtimeError = `must be one of ${RUNTIMES.map((r) => `"${r}"`).join(', ')}, or an array of them`;
 
-export const expertConfigSchema = z.strictObject({
-  version: semverSchema
-    .default(CONFIG_DEFAULTS.version)
-    .meta({ description: 'Semantic version published to the registry (default "1.0.0")' }),
-  minRuntimeVersion: runtimeVersionSchema.default(DEFAULT_MIN_RUNTIME_VERSION).meta({
-    description:
-      'Minimum runtime release the Expert needs: "1.0.0", "1.0", "v1", "v2.1.0-beta.1" (default "0.0.0": any)',
-  }),
-  description: descriptionSchema
-    .default('')
-    .meta({ description: 'What the Expert does; at most 2048 characters' }),
-  instruction: instructionSchema.meta({
-    description: 'System instruction (required); at most 20 KB of UTF-8',
-  }),
-  delegates: delegatesSchema
-    .default([])
-    .meta({ description: 'Expert keys this Expert may delegate to: name, name@version, @scope/name@tag' }),
-  runtime: z
-    .union([runtimeName, z.array(runtimeName).min(1, runtimeError)], { error: runtimeError })
-    .transform((value) => (typeof value === 'string' ? [value] : value))
-    .default(CONFIG_DEFAULTS.runtime)
-    .meta({ description: 'Compatible runtimes (default "cadre")' }),
-  tags: tagsSchema
-    .default([])
-    .meta({ description: 'Custom tags for this version (at most 8, never "latest")' }),
-  skills: skillsSchema
-    .superRefine((skills, ctx) => {
-      // The registry requires its base skill to be an mcpStdioSkill; say so before publishing.
-      const base = skills[BASE_SKILL_KEY];
-      if (base && base.type !== 'mcpStdioSkill') {
-        ctx.addIssue({
-          code: 'custom',
-          path: [BASE_SKILL_KEY, 'type'],
-          message: `must be "mcpStdioSkill" for the base skill "${BASE_SKILL_KEY}"`,
-        });
-      }
-    })
-    .default({})
-    .meta({ description: 'Skills by name: [experts."<name>".skills."<skill>"] with a `type`' }),
-});
+export const expertConfigSchema = z
+  .strictObject({
+    version: semverSchema
+      .default(CONFIG_DEFAULTS.version)
+      .meta({ description: 'Semantic version published to the registry (default "1.0.0")' }),
+    minRuntimeVersion: runtimeVersionSchema.default(DEFAULT_MIN_RUNTIME_VERSION).meta({
+      description:
+        'Minimum runtime release the Expert needs: "1.0.0", "1.0", "v1", "v2.1.0-beta.1" (default "0.0.0": any)',
+    }),
+    description: descriptionSchema
+      .default('')
+      .meta({ description: 'What the Expert does; at most 2048 characters' }),
+    instruction: instructionSchema.meta({
+      description: 'System instruction (required); at most 20 KB of UTF-8',
+    }),
+    delegates: delegatesSchema
+      .default([])
+      .meta({ description: 'Expert keys this Expert may delegate to: name, name@version, @scope/name@tag' }),
+    runtime: z
+      .union([runtimeName, z.array(runtimeName).min(1, runtimeError)], { error: runtimeError })
+      .transform((value) => (typeof value === 'string' ? [value] : value))
+      .default(CONFIG_DEFAULTS.runtime)
+      .meta({ description: 'Compatible runtimes (default "cadre")' }),
+    tags: tagsSchema
+      .default([])
+      .meta({ description: 'Custom tags for this version (at most 8, never "latest")' }),
+    skills: skillsSchema
+      .superRefine((skills, ctx) => {
+        // The registry requires its base skill to be an mcpStdioSkill; say so before publishing.
+        const base = skills[BASE_SKILL_KEY];
+        if (base && base.type !== 'mcpStdioSkill') {
+          ctx.addIssue({
+            code: 'custom',
+            path: [BASE_SKILL_KEY, 'type'],
+            message: `must be "mcpStdioSkill" for the base skill "${BASE_SKILL_KEY}"`,
+          });
+        }
+      })
+      .default({})
+      .meta({ description: 'Skills by name: [experts."<name>".skills."<skill>"] with a `type`' }),
+  })
+  .superRefine(checkDefinitionSize);
 
 export const configFileSchema = z
   .strictObject({

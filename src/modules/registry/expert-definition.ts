@@ -19,6 +19,32 @@ export const DESCRIPTION_MAX_CHARS = 2048;
 export const INSTRUCTION_MAX_BYTES = 20 * 1024;
 export const SKILL_NAME_MAX_LENGTH = 255;
 
+/**
+ * Bounds on everything else a definition holds, so one record cannot be large enough to slow every reader
+ * (docs/registry.md, "Limits"): far above what real definitions use (a few skills, a handful of arguments).
+ */
+export const DEFINITION_LIMITS = {
+  skills: 64,
+  toolsPerSkill: 64,
+  delegates: 64,
+  listItems: 256,
+  argLength: 4096,
+  commandLength: 1024,
+  packageNameLength: 255,
+  endpointLength: 2048,
+  envNameLength: 255,
+  toolNameLength: 64,
+  ruleLength: 8192,
+  skillDescriptionLength: 2048,
+  toolDescriptionLength: 2048,
+  inputJsonSchemaLength: 65_536,
+  /** The whole definition as JSON, in UTF-8 bytes. */
+  definitionBytes: 256 * 1024,
+} as const;
+const L = DEFINITION_LIMITS;
+const atMostChars = (n: number) => `must be at most ${n} characters`;
+const atMostItems = (n: number, what: string) => `must have at most ${n} ${what}`;
+
 export const EXPERT_NAME_PATTERN = /^(@[a-z0-9][a-z0-9_-]*\/)?[a-z0-9][a-z0-9_-]*$/;
 export const TAG_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 // Tool names are handed to LLM APIs, which accept only this alphabet and length.
@@ -168,16 +194,21 @@ export const expertKeySchema = z.string().superRefine((value, ctx) => {
 
 export const delegatesSchema = z
   .array(expertKeySchema)
+  .max(L.delegates, atMostItems(L.delegates, 'delegates'))
   .refine((keys) => new Set(keys).size === keys.length, 'must not list the same Expert twice');
 
 // ---------------------------------------------------------------------------------------------
 // Skills
 
-const toolNameList = z.array(z.string().min(1, 'tool names must not be empty'));
+const toolNameList = z
+  .array(
+    z.string().min(1, 'tool names must not be empty').max(L.toolNameLength, atMostChars(L.toolNameLength)),
+  )
+  .max(L.listItems, atMostItems(L.listItems, 'entries'));
 
 const skillCommon = {
-  description: z.string().optional(),
-  rule: z.string().optional(),
+  description: z.string().max(L.skillDescriptionLength, atMostChars(L.skillDescriptionLength)).optional(),
+  rule: z.string().max(L.ruleLength, atMostChars(L.ruleLength)).optional(),
 };
 
 // pick is a whitelist and omit a blacklist of the server's tools; both at once is contradictory.
@@ -198,13 +229,26 @@ export const mcpStdioSkillSchema = z
   .strictObject({
     type: z.literal('mcpStdioSkill'),
     ...skillCommon,
-    command: z.string().min(1, 'must not be empty'),
-    packageName: z.string().min(1, 'must not be empty').optional(),
-    args: z.array(z.string()).optional(),
+    command: z.string().min(1, 'must not be empty').max(L.commandLength, atMostChars(L.commandLength)),
+    packageName: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(L.packageNameLength, atMostChars(L.packageNameLength))
+      .optional(),
+    args: z
+      .array(z.string().max(L.argLength, atMostChars(L.argLength)))
+      .max(L.listItems, atMostItems(L.listItems, 'arguments'))
+      .optional(),
     pick: toolNameList.optional(),
     omit: toolNameList.optional(),
     requiredEnv: z
-      .array(z.string().regex(ENV_VAR_PATTERN, 'must be an environment variable name like "GITHUB_TOKEN"'))
+      .array(
+        z
+          .string()
+          .max(L.envNameLength, atMostChars(L.envNameLength))
+          .regex(ENV_VAR_PATTERN, 'must be an environment variable name like "GITHUB_TOKEN"'),
+      )
+      .max(L.listItems, atMostItems(L.listItems, 'variables'))
       .optional(),
   })
   .superRefine(pickOrOmit);
@@ -213,19 +257,24 @@ export const mcpSseSkillSchema = z
   .strictObject({
     type: z.literal('mcpSseSkill'),
     ...skillCommon,
-    endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+    endpoint: z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .max(L.endpointLength, atMostChars(L.endpointLength)),
     pick: toolNameList.optional(),
     omit: toolNameList.optional(),
   })
   .superRefine(pickOrOmit);
 
-export const inputJsonSchemaSchema = z.string().superRefine((text, ctx) => {
-  const result = checkJsonSchemaText(text);
-  if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason });
-});
+export const inputJsonSchemaSchema = z
+  .string()
+  .max(L.inputJsonSchemaLength, atMostChars(L.inputJsonSchemaLength))
+  .superRefine((text, ctx) => {
+    const result = checkJsonSchemaText(text);
+    if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason });
+  });
 
 export const interactiveToolSchema = z.strictObject({
-  description: z.string().optional(),
+  description: z.string().max(L.toolDescriptionLength, atMostChars(L.toolDescriptionLength)).optional(),
   inputJsonSchema: inputJsonSchemaSchema,
 });
 
@@ -238,7 +287,8 @@ export const interactiveSkillSchema = z.strictObject({
   ...skillCommon,
   tools: z
     .record(toolNameSchema, interactiveToolSchema)
-    .refine((tools) => Object.keys(tools).length > 0, 'an interactive skill needs at least one tool'),
+    .refine((tools) => Object.keys(tools).length > 0, 'an interactive skill needs at least one tool')
+    .refine((tools) => Object.keys(tools).length <= L.toolsPerSkill, atMostItems(L.toolsPerSkill, 'tools')),
 });
 
 export const skillSchema = z.discriminatedUnion('type', [
@@ -253,7 +303,20 @@ export const skillNameSchema = z
   .regex(SKILL_NAME_PATTERN, 'skill names must be letters, digits, "@", "/", ".", "-" or "_"');
 
 /** Skills as written in a config file: `@service/base` may be absent (the CLI adds it). */
-export const skillsSchema = z.record(skillNameSchema, skillSchema);
+export const skillsSchema = z
+  .record(skillNameSchema, skillSchema)
+  .refine((skills) => Object.keys(skills).length <= L.skills, atMostItems(L.skills, 'skills'));
+
+/** The whole definition's size bound, checked on what is stored (publish) and on each Expert of a file. */
+export function checkDefinitionSize(definition: unknown, ctx: z.RefinementCtx): void {
+  const bytes = utf8ByteLength(JSON.stringify(definition));
+  if (bytes > L.definitionBytes) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `the whole definition must be at most ${L.definitionBytes} bytes as JSON (256 KB), is ${bytes} bytes`,
+    });
+  }
+}
 
 /** Skills of a publish payload: must include `@service/base`, and it must be an mcpStdioSkill. */
 export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
@@ -272,16 +335,18 @@ export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
 // ---------------------------------------------------------------------------------------------
 // The Expert definition as published (POST /registry/experts body).
 
-export const expertDefinitionSchema = z.strictObject({
-  name: expertNameSchema,
-  version: semverSchema,
-  minRuntimeVersion: runtimeVersionSchema,
-  description: descriptionSchema,
-  instruction: instructionSchema,
-  skills: publishSkillsSchema,
-  delegates: delegatesSchema.optional(),
-  tags: tagsSchema.optional(),
-});
+export const expertDefinitionSchema = z
+  .strictObject({
+    name: expertNameSchema,
+    version: semverSchema,
+    minRuntimeVersion: runtimeVersionSchema,
+    description: descriptionSchema,
+    instruction: instructionSchema,
+    skills: publishSkillsSchema,
+    delegates: delegatesSchema.optional(),
+    tags: tagsSchema.optional(),
+  })
+  .superRefine(checkDefinitionSize);
 
 /** Body of POST /registry/experts/:key. At least one of the two fields. */
 export const expertUpdateSchema = z

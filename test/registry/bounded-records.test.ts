@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config-file/index.js';
+import { DEFINITION_LIMITS } from '../../src/modules/registry/expert-definition.js';
+import { expectRegistryError } from '../support/assertions.js';
+import { createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { baseSkill, expertBody, publish, uniqueName } from './helpers.js';
+
+const L = DEFINITION_LIMITS;
+const many = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i));
+
+describe('a published definition is bounded in every part', () => {
+  let server: TestServer;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    server = await startServer();
+    org = await createOrganization(server);
+  });
+  afterAll(() => server.close());
+
+  const refused = async (extra: Parameters<typeof expertBody>[2], reason: RegExp) => {
+    const res = await publish(server, org.ownerKey, expertBody(uniqueName(), '1.0.0', extra));
+    expectRegistryError(res, 400);
+    expect(res.body).toMatchObject({ reason: expect.stringMatching(reason) });
+  };
+
+  it('skills per Expert, tools per skill, list lengths and each string', async () => {
+    const skills = Object.fromEntries(many(L.skills + 1, (i) => `s${i}`).map((name) => [name, baseSkill]));
+    await refused({ skills: { ...skills, '@service/base': baseSkill } }, /at most 64 skills/);
+    const tools = Object.fromEntries(
+      many(L.toolsPerSkill + 1, (i) => `t${i}`).map((t) => [t, { inputJsonSchema: '{}' }]),
+    );
+    await refused(
+      { skills: { '@service/base': baseSkill, ask: { type: 'interactiveSkill', tools } } },
+      /at most 64 tools/,
+    );
+    const withArgs = { ...baseSkill, args: many(L.listItems + 1, (i) => `--a${i}`) };
+    await refused({ skills: { '@service/base': withArgs } }, /at most 256 arguments/);
+    const longArg = { ...baseSkill, args: ['x'.repeat(L.argLength + 1)] };
+    await refused({ skills: { '@service/base': longArg } }, /at most 4096 characters/);
+    const longCommand = { ...baseSkill, command: 'x'.repeat(L.commandLength + 1) };
+    await refused({ skills: { '@service/base': longCommand } }, /at most 1024 characters/);
+    const env = { ...baseSkill, requiredEnv: many(L.listItems + 1, (i) => `V${i}`) };
+    await refused({ skills: { '@service/base': env } }, /at most 256 variables/);
+    await refused({ delegates: many(L.delegates + 1, (i) => `d${i}`) }, /at most 64 delegates/);
+  });
+
+  it('the whole definition: at most 256 KB as JSON, though every part is within its own bound', async () => {
+    const rule = 'r'.repeat(L.ruleLength);
+    const skills = Object.fromEntries(many(40, (i) => `s${i}`).map((name) => [name, { ...baseSkill, rule }]));
+    await refused({ skills: { ...skills, '@service/base': baseSkill } }, /at most 262144 bytes as JSON/);
+    // At the limits of each part, a definition of a realistic size is accepted.
+    const res = await publish(
+      server,
+      org.ownerKey,
+      expertBody(uniqueName(), '1.0.0', { skills: { '@service/base': { ...baseSkill, rule } } }),
+    );
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it('cadre.toml enforces the same bounds', () => {
+    const args = many(L.listItems + 1, (i) => `"--a${i}"`).join(', ');
+    const text = `[experts.w]\ninstruction = "x"\n[experts.w.skills."@service/base"]\ntype = "mcpStdioSkill"\ncommand = "npx"\nargs = [${args}]\n`;
+    const result = parseConfig(text, { path: 'cadre.toml' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.diagnostics.map((d) => [d.kind, d.path])).toEqual([
+      ['limit', 'experts.w.skills."@service/base".args'],
+    ]);
+  });
+});
