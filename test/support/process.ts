@@ -32,6 +32,17 @@ function spawnCadre(env: Record<string, string>): ChildProcess {
   return child;
 }
 
+/** Everything a child prints (stdout and stderr), as it arrives. */
+function collectOutput(child: ChildProcess): () => string {
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output += chunk;
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  return () => output;
+}
+
 /** Runs the built service expecting it to stop on its own (a refused start): its exit code and output. */
 export async function runCadreToExit(
   env: Record<string, string>,
@@ -39,36 +50,24 @@ export async function runCadreToExit(
 ): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
   const child = spawnCadre(env);
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
+  const output = collectOutput(child);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
-  return { code, output, ms: Date.now() - started };
+  return { code, output: output(), ms: Date.now() - started };
 }
 
 /** Starts the built service (`node dist/main.js`) and waits until it says where it listens. */
 export async function startCadre(env: Record<string, string>, timeoutMs = 30_000): Promise<CadreProcess> {
   const child = spawnCadre(env);
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
+  const output = collectOutput(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`Cadre did not start in time:\n${output}`));
+      reject(new Error(`Cadre did not start in time:\n${output()}`));
     }, timeoutMs);
     const check = () => {
-      const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output);
+      const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output());
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
@@ -77,13 +76,13 @@ export async function startCadre(env: Record<string, string>, timeoutMs = 30_000
     child.stdout!.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`Cadre exited with ${code} before listening:\n${output}`));
+      reject(new Error(`Cadre exited with ${code} before listening:\n${output()}`));
     });
   });
   return {
     child,
     url,
-    output: () => output,
+    output,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
