@@ -33,7 +33,9 @@ describe('Drizzle tables match the migrated database', () => {
   });
   afterAll(() => database.drop());
 
-  const tables = Object.values(schema).filter((value): value is PgTable => value instanceof PgTable);
+  const tables = (Object.values(schema) as unknown[]).filter(
+    (value): value is PgTable => value instanceof PgTable,
+  );
 
   it('every table is there', () => {
     expect(tables.length).toBeGreaterThan(10);
