@@ -23,6 +23,13 @@ const STEPS = [
     outputs: ['dist/main.js', 'dist/cli/main.js'],
     command: [process.execPath, tsc, '-p', 'tsconfig.build.json'],
   },
+  {
+    // The web console (console/README.md); it runs the cadre.toml validator and registry rules from src/.
+    name: 'console',
+    inputs: ['console', 'src/config-file', 'src/modules/registry', 'package-lock.json'],
+    outputs: ['dist/console/index.html'],
+    command: [process.execPath, join(ROOT, 'console', 'scripts', 'build.mjs')],
+  },
 ];
 
 function files(path) {

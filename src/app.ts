@@ -45,6 +45,8 @@ import {
   createBillingModule,
 } from './modules/billing/billing.module.js';
 import type { PlanCheck } from './modules/billing/plan-limits.js';
+import { consoleNotFoundPage, registerConsoleRoutes } from './modules/console/console.routes.js';
+import { DEFAULT_CONSOLE_DIR, loadConsoleShell } from './modules/console/console-assets.js';
 import { timedOAuthFetch } from './modules/metrics/instrument.js';
 import { createMetrics, disabledMetrics, type Metrics } from './modules/metrics/metrics.js';
 import { registerMetricsRoute } from './modules/metrics/metrics.routes.js';
@@ -118,6 +120,8 @@ export interface AppDeps {
     separatePort?: boolean;
     processMetrics?: boolean;
   };
+  /** The built web console (default: dist/console); false serves no console at all. */
+  consoleDir?: string | false;
   /** Slow-client bounds: headers, whole request, idle keep-alive (ms). */
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
 }
@@ -322,7 +326,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     if (!deps.rateLimitStore) await rateLimitStore.close();
   });
 
-  registerErrorHandling(app, { onDatabaseUnavailable: () => health.reportDatabaseUnavailable() });
+  const consoleShell =
+    deps.consoleDir === false ? undefined : loadConsoleShell(deps.consoleDir ?? DEFAULT_CONSOLE_DIR);
+  registerErrorHandling(app, {
+    onDatabaseUnavailable: () => health.reportDatabaseUnavailable(),
+    ...(deps.consoleDir === false ? {} : { notFoundPage: consoleNotFoundPage(consoleShell) }),
+  });
   registerCloseOnShutdown(app);
   const overloadSteps = registerOverloadProtection(app, {
     monitor: health,
@@ -385,6 +394,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       billing.registerPages(scope);
     },
   );
+  if (deps.consoleDir !== false) {
+    registerFace(
+      app,
+      FACES.console,
+      () => undefined,
+      (scope) => registerConsoleRoutes(scope, consoleShell),
+    );
+  }
   registerFace(app, FACES.registry, faceErrors(FACES.registry), (scope) => {
     registerRegistryRoutes(scope, registry);
   });

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { count } from 'drizzle-orm';
 import type { AppContext } from './app.js';
+import { DEMO_EXPERTS } from './bootstrap-demo.js';
 import { randomBase62 } from './lib/secrets.js';
 import { organizations } from './modules/tenancy/tenancy.tables.js';
 
@@ -9,7 +10,7 @@ import { organizations } from './modules/tenancy/tenancy.tables.js';
 export interface BootstrapFile {
   adminToken: string;
   organization?: { id: string; slug: string };
-  owner?: { id: string; email: string };
+  owner?: { id: string; email: string; password?: string };
   apiKey?: string;
 }
 
@@ -36,11 +37,18 @@ export function loadOrCreateAdminToken(dataDir: string): string {
   return adminToken;
 }
 
-/** On an empty database: organization `demo` (personal), owner `demo@localhost` and an owner API key. */
+/**
+ * On an empty database: organization `demo` (personal), owner `demo@localhost` with a generated console
+ * password, an owner API key, and a few demo Experts. A data directory seeded before passwords existed gets
+ * its owner's password on the next start.
+ */
 export async function seedDemoOrganization(context: AppContext, dataDir: string): Promise<string> {
   const path = bootstrapPath(dataDir);
   const [row] = await context.database.db.select({ total: count() }).from(organizations);
-  if (row?.total !== 0) return path;
+  if (row?.total !== 0) {
+    await ensureOwnerPassword(context, path);
+    return path;
+  }
   const created = await context.tenancy.createOrganization(
     {
       slug: 'demo',
@@ -56,12 +64,35 @@ export async function seedDemoOrganization(context: AppContext, dataDir: string)
         { name: 'bootstrap owner key', grants: { type: 'organization', permissions: ['*'] } },
       ),
   );
+  const password = randomBase62(24);
+  await context.tenancy.setPassword(created.owner.id, password);
   const file = readBootstrap(path);
   writeBootstrap(path, {
     adminToken: file?.adminToken ?? randomBase62(48),
     organization: { id: created.organization.id, slug: created.organization.slug },
-    owner: { id: created.owner.id, email: created.owner.email },
+    owner: { id: created.owner.id, email: created.owner.email, password },
     apiKey: created.extra.key,
   });
+  const publisher = {
+    kind: 'apiKey' as const,
+    apiKeyId: created.extra.id,
+    userId: created.owner.id,
+    organizationId: created.organization.id,
+    role: 'owner' as const,
+    grants: { type: 'organization' as const, permissions: ['*' as const] },
+  };
+  for (const expert of DEMO_EXPERTS) await context.registry.publish(publisher, expert);
   return path;
+}
+
+async function ensureOwnerPassword(context: AppContext, path: string): Promise<void> {
+  const file = readBootstrap(path);
+  if (!file?.owner || file.owner.password) return;
+  const password = randomBase62(24);
+  try {
+    await context.tenancy.setPassword(file.owner.id, password);
+  } catch {
+    return; // The demo owner no longer exists: nothing to sign in as.
+  }
+  writeBootstrap(path, { ...file, owner: { ...file.owner, password } });
 }

@@ -133,7 +133,10 @@ async function main(): Promise<void> {
   });
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);
-    log.info({ path }, 'bootstrap credentials (admin token, demo owner API key) are in this file');
+    log.info(
+      { path },
+      'bootstrap credentials (admin token, demo owner API key, console password) are in this file',
+    );
   }
 
   let metricsServer: Server | undefined;

@@ -24,12 +24,29 @@ describe('embedded quick start (npm start with no set-up)', () => {
       adminToken: string;
       apiKey: string;
       organization: { slug: string };
+      owner: { email: string; password: string };
     };
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(bootstrap.organization.slug).toBe('demo');
     expect(first.output()).toContain(path);
     expect(first.output()).not.toContain(bootstrap.apiKey);
     expect(first.output()).not.toContain(bootstrap.adminToken);
+    expect(first.output()).not.toContain(bootstrap.owner.password);
+
+    // A newcomer signs in to the console at once, and the registry has something to browse.
+    const signIn = await http(first.url, 'POST', '/auth/login', {
+      body: { email: 'demo@localhost', password: bootstrap.owner.password },
+    });
+    expect(signIn.status, signIn.text).toBe(200);
+    const experts = await http<{ data: { experts: Array<{ name: string }> } }>(
+      first.url,
+      'GET',
+      '/registry/experts?sort=name&order=asc',
+    );
+    expect(experts.body.data.experts.map((e) => e.name)).toEqual(['researcher', 'web-search', 'writer']);
+    const console = await http(first.url, 'GET', '/');
+    expect(console.status).toBe(200);
+    expect(console.text).toContain('<div id="root"></div>');
 
     const keys = await http(first.url, 'GET', '/api/v1/api-keys', { key: bootstrap.apiKey });
     expect(keys.status).toBe(200);

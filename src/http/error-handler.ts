@@ -13,6 +13,11 @@ declare module 'fastify' {
 
 export interface ErrorHandlingOptions {
   onDatabaseUnavailable?: () => void;
+  /**
+   * Answers a request no route matched before the JSON 404 does; returns false to decline. The root uses
+   * it to give a browser asking for a page the web console (which shows its own "not found").
+   */
+  notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => boolean;
 }
 
 /**
@@ -59,6 +64,7 @@ export function registerErrorHandling(
     return sendError(request, reply, apiError, shape);
   });
   app.setNotFoundHandler((request, reply) => {
+    if (options.notFoundPage?.(request, reply)) return reply;
     // No route, so no route config: the face's own defaults apply here.
     if (face?.noStore) reply.header('cache-control', 'no-store');
     return sendError(

@@ -7,7 +7,7 @@ import type { App } from './route-kit.js';
  * answer and its defaults; a route inherits its face's behaviour by where it is registered, and its
  * `config` states only what differs for that route (docs/architecture.md).
  */
-export type FaceName = 'registry' | 'management' | 'admin' | 'auth' | 'system';
+export type FaceName = 'registry' | 'management' | 'admin' | 'auth' | 'system' | 'console';
 
 /** The error body shape of a face: the registry's `{ code, error, reason }` or the management envelope. */
 export type ErrorShape = 'registry' | 'management';
@@ -56,6 +56,11 @@ export const FACES = {
   system: {
     prefix: '',
     defaults: { face: 'system', errorShape: 'management', noStore: false, countUsage: false },
+  },
+  /** The web console's pages and assets (src/modules/console); its not-found answer is the root's. */
+  console: {
+    prefix: '',
+    defaults: { face: 'console', errorShape: 'management', noStore: false, countUsage: false },
   },
 } as const satisfies Record<FaceName, Face>;
 

@@ -18,6 +18,7 @@ import {
   tagSchema,
   tagsSchema,
   tryParseExpertKey,
+  utf8ByteLength,
 } from './expert-definition.js';
 
 const firstMessage = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
@@ -280,5 +281,24 @@ describe('expert definition and update payloads', () => {
     expect(expertUpdateSchema.safeParse({}).success).toBe(false);
     expect(expertUpdateSchema.safeParse({ status: 'archived' }).success).toBe(false);
     expect(expertUpdateSchema.safeParse({ tags: ['latest'] }).success).toBe(false);
+  });
+});
+
+describe('utf8ByteLength', () => {
+  it('counts UTF-8 bytes as Node does, lone surrogates as U+FFFD', () => {
+    for (const text of [
+      '',
+      'abc',
+      'é',
+      '€',
+      '😀',
+      'a😀b€é',
+      '\ud800',
+      'x\udc00y',
+      '\ud800\ud800',
+      'z\ud83d',
+    ]) {
+      expect(utf8ByteLength(text), JSON.stringify(text)).toBe(Buffer.byteLength(text, 'utf8'));
+    }
   });
 });

@@ -53,8 +53,23 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const SKILL_NAME_PATTERN = /^[a-zA-Z0-9@][a-zA-Z0-9@/._-]*$/;
 export const ENV_VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** UTF-8 length without Buffer, so the same rules run in the console's browser playground. */
 export function utf8ByteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair is one code point of 4 bytes; a lone surrogate encodes as U+FFFD (3 bytes).
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 export const expertNameSchema = z

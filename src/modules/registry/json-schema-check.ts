@@ -1,19 +1,4 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
-
-// One validator per process: building Ajv and compiling its meta-schemas is the expensive part,
-// and validateSchema keeps no state between calls that matters to us (we read only its return).
-let ajv: Ajv2020 | undefined;
-
-function validator(): Ajv2020 {
-  if (!ajv) {
-    // 2020-12 is the default dialect (what MCP tool schemas use); draft-07 is still what most
-    // hand-written tool schemas declare, so its meta-schema is registered as well.
-    ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-    ajv.addMetaSchema(draft07MetaSchema);
-  }
-  return ajv;
-}
+import { validateAgainstMetaSchema } from './meta-schema-validator.js';
 
 /**
  * Deepest nesting of objects and arrays an `inputJsonSchema` may have (docs/registry.md). Real tool schemas
@@ -56,10 +41,9 @@ export function checkJsonSchemaText(text: string): JsonSchemaCheck {
       reason: `is nested too deeply: at most ${JSON_SCHEMA_MAX_DEPTH} levels of objects and arrays`,
     };
   }
-  const v = validator();
-  let valid: boolean;
+  let result: ReturnType<typeof validateAgainstMetaSchema>;
   try {
-    valid = v.validateSchema(parsed) as boolean;
+    result = validateAgainstMetaSchema(parsed);
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, reason: 'is too complex to check' };
     // Ajv throws when `$schema` names a meta-schema it does not know.
@@ -69,8 +53,8 @@ export function checkJsonSchemaText(text: string): JsonSchemaCheck {
       reason: `declares unsupported $schema "${declared}" (use JSON Schema 2020-12 or draft-07)`,
     };
   }
-  if (!valid) {
-    const details = (v.errors ?? [])
+  if (!result.valid) {
+    const details = result.errors
       .slice(0, 3)
       .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
       .join('; ');

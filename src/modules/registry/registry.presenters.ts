@@ -20,6 +20,7 @@ export type DigestRecord = Pick<
   | 'version'
   | 'minRuntimeVersion'
   | 'description'
+  | 'status'
   | 'tags'
   | 'isLatest'
   | 'organizationId'
@@ -38,6 +39,7 @@ export function presentDigest(row: DigestRecord): ExpertDigest {
     version: row.version,
     minRuntimeVersion: row.minRuntimeVersion,
     description: row.description,
+    status: row.status,
     tags: tagsOf(row),
     owner: {
       name: row.ownerSlug,
@@ -62,7 +64,7 @@ export function presentExpert(row: ExpertRecord): RegistryExpert {
 }
 
 export function presentVersion(
-  row: Pick<ExpertRow, 'id' | 'name' | 'version' | 'tags' | 'isLatest'>,
+  row: Pick<ExpertRow, 'id' | 'name' | 'version' | 'status' | 'tags' | 'isLatest' | 'createdAt'>,
 ): ExpertVersion {
   return {
     type: 'expertDigest',
@@ -70,6 +72,8 @@ export function presentVersion(
     key: `${row.name}@${row.version}`,
     name: row.name,
     version: row.version,
+    status: row.status,
     tags: tagsOf(row),
+    createdAt: row.createdAt.toISOString(),
   };
 }

@@ -1,0 +1,43 @@
+import { type ReactNode, useEffect, useRef } from 'react';
+
+/**
+ * Asks before a destructive action, in the browser's own modal <dialog>: showModal() focuses its first
+ * button (Cancel), Escape cancels, and focus returns to the button that opened it.
+ */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (props.open && !dialog.open) dialog.showModal();
+    if (!props.open && dialog.open) dialog.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onCancel={props.onCancel}>
+      <h2 id="dialog-title">{props.title}</h2>
+      <div className="dialog-body">{props.children}</div>
+      <div className="actions">
+        <button type="button" className="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={props.danger ? 'button button-danger' : 'button button-primary'}
+          onClick={props.onConfirm}
+          disabled={props.busy}
+        >
+          {props.busy ? 'Working…' : props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,174 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../api/client.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { ScrollableCode } from '../components/ScrollableCode.js';
+import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
+import { expertPath, formatDate, formatDateTime } from '../format.js';
+import { useSession } from '../session.js';
+import { OwnerActions } from './OwnerActions.js';
+import { SkillsTable } from './SkillsTable.js';
+
+/** An Expert by any key form: `name`, `name@1.2.0`, `name@tag`, scoped or not. */
+export function ExpertPage() {
+  const key = useParams()['*'] ?? '';
+  const session = useSession();
+  const expert = useQuery({
+    queryKey: ['expert', key],
+    queryFn: async ({ signal }) =>
+      unwrap(await api.GET('/registry/experts/{expertKey}', { params: { path: { expertKey: key } }, signal }))
+        .data.expert,
+  });
+  const name = expert.data?.name;
+  const versions = useQuery({
+    queryKey: ['versions', name],
+    enabled: name !== undefined,
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/registry/experts/{expertKey}/versions', {
+          params: { path: { expertKey: name ?? '' } },
+          signal,
+        }),
+      ).data,
+  });
+
+  if (expert.isPending) {
+    return (
+      <section className="page" aria-busy="true">
+        <h1 tabIndex={-1}>{key}</h1>
+        <p className="muted">Loading…</p>
+      </section>
+    );
+  }
+  if (expert.isError) {
+    return (
+      <section className="page">
+        <h1 tabIndex={-1}>{key}</h1>
+        <ErrorNotice error={expert.error} />
+        <p>
+          <Link to="/">Back to the registry</Link>
+        </p>
+      </section>
+    );
+  }
+  const e = expert.data;
+  const isLatest = e.tags.includes('latest');
+  const owns = session.data?.organization.id === e.owner.organizationId;
+  const snippet = `[experts."my-expert"]\ndelegates = ["${e.key}"]`;
+  return (
+    <article className="page expert">
+      <nav aria-label="Breadcrumb" className="breadcrumb small">
+        <Link to="/">Experts</Link> / <span>{e.name}</span>
+      </nav>
+      <header className="expert-header">
+        <h1 tabIndex={-1}>
+          {e.name} <span className="version">v{e.version}</span>
+        </h1>
+        <div className="badges">
+          <StatusBadge status={e.status} />
+          {e.tags.map((tag) => (
+            <TagBadge key={tag} tag={tag} />
+          ))}
+        </div>
+        <div className="key-row">
+          <code className="key">{e.key}</code>
+          <CopyButton text={e.key} label="Copy key" />
+        </div>
+        {!isLatest && versions.data && (
+          <p className="notice" role="note">
+            This is not the latest version. The latest is{' '}
+            <Link to={expertPath(`${e.name}@${versions.data.latest}`)}>{versions.data.latest}</Link>.
+          </p>
+        )}
+        {e.status === 'deprecated' && (
+          <p className="notice notice-warning">The owner deprecated this version: prefer another one.</p>
+        )}
+        {e.status === 'disabled' && (
+          <p className="notice notice-error">The owner disabled this version: it should not be used.</p>
+        )}
+      </header>
+
+      <div className="expert-grid">
+        <div className="expert-main">
+          <section aria-labelledby="about">
+            <h2 id="about">About</h2>
+            {e.description ? (
+              <p className="description">{e.description}</p>
+            ) : (
+              <p className="muted">No description.</p>
+            )}
+            <dl className="facts">
+              <dt>Owner</dt>
+              <dd>{e.owner.name}</dd>
+              <dt>Published</dt>
+              <dd>{formatDateTime(e.createdAt)}</dd>
+              <dt>Updated</dt>
+              <dd>{formatDateTime(e.updatedAt)}</dd>
+              <dt>Runtime</dt>
+              <dd>{e.minRuntimeVersion} or later</dd>
+            </dl>
+          </section>
+
+          <section aria-labelledby="instruction">
+            <h2 id="instruction">Instruction</h2>
+            <ScrollableCode className="instruction" label="Instruction text">
+              {e.instruction}
+            </ScrollableCode>
+          </section>
+
+          <section aria-labelledby="skills">
+            <h2 id="skills">Skills</h2>
+            <SkillsTable skills={e.skills} />
+          </section>
+
+          <section aria-labelledby="delegates">
+            <h2 id="delegates">Delegates</h2>
+            {e.delegates.length === 0 ? (
+              <p className="muted">This Expert delegates to no other Expert.</p>
+            ) : (
+              <ul className="link-list">
+                {e.delegates.map((delegate) => (
+                  <li key={delegate}>
+                    <Link to={expertPath(delegate)}>{delegate}</Link>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {e.unavailableDelegates?.map((item) => (
+              <p key={item.key} className="notice notice-warning">
+                <code>{item.key}</code> is unavailable: {item.reason}
+              </p>
+            ))}
+          </section>
+        </div>
+
+        <aside className="expert-side">
+          {owns && <OwnerActions key={e.id} expert={e} />}
+          <section className="card" aria-labelledby="use">
+            <h2 id="use">Delegate to it</h2>
+            <p className="small">Add it to an Expert in your cadre.toml:</p>
+            <pre className="code">{snippet}</pre>
+            <CopyButton text={snippet} label="Copy snippet" />
+          </section>
+          <section className="card" aria-labelledby="versions">
+            <h2 id="versions">Versions</h2>
+            <ErrorNotice error={versions.error} />
+            <ul className="versions">
+              {versions.data?.versions.map((version) => (
+                <li key={version.id} aria-current={version.id === e.id ? 'page' : undefined}>
+                  <Link to={expertPath(version.key)}>{version.version}</Link>
+                  {version.status !== 'available' && <StatusBadge status={version.status} />}
+                  {version.tags.map((tag) => (
+                    <TagBadge key={tag} tag={tag} />
+                  ))}
+                  <span className="muted small">{formatDate(version.createdAt)}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        </aside>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,143 @@
+import type { components } from '../api/schema.js';
+import { ScrollableCode } from '../components/ScrollableCode.js';
+
+type Expert = components['schemas']['RegistryExpert'];
+type Skill = Expert['skills'][string];
+
+function List({ items, empty = '—' }: { items: readonly string[] | undefined; empty?: string }) {
+  if (!items?.length) return <span className="muted">{empty}</span>;
+  return (
+    <span className="chips">
+      {items.map((item) => (
+        <code key={item}>{item}</code>
+      ))}
+    </span>
+  );
+}
+
+const TYPE_WORDS: Record<Skill['type'], string> = {
+  mcpStdioSkill: 'MCP server (stdio)',
+  mcpSseSkill: 'MCP server (SSE)',
+  interactiveSkill: 'Interactive tools',
+};
+
+/** Pretty-prints a tool's input schema when it is JSON; shown as text either way, never as markup. */
+const prettyJson = (text: string) => {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+};
+
+function SkillDetail({ skill }: { skill: Skill }) {
+  switch (skill.type) {
+    case 'mcpStdioSkill':
+      return (
+        <dl className="facts">
+          <dt>Command</dt>
+          <dd>
+            <code>{[skill.command, ...(skill.args ?? [])].join(' ')}</code>
+          </dd>
+          {skill.packageName && (
+            <>
+              <dt>Package</dt>
+              <dd>
+                <code>{skill.packageName}</code>
+              </dd>
+            </>
+          )}
+          <dt>Tools</dt>
+          <dd>
+            {skill.pick ? (
+              <>
+                only <List items={skill.pick} />
+              </>
+            ) : skill.omit ? (
+              <>
+                all but <List items={skill.omit} />
+              </>
+            ) : (
+              'all'
+            )}
+          </dd>
+          <dt>Required environment</dt>
+          <dd>
+            <List items={skill.requiredEnv} empty="none" />
+          </dd>
+        </dl>
+      );
+    case 'mcpSseSkill':
+      return (
+        <dl className="facts">
+          <dt>Endpoint</dt>
+          <dd>
+            <code>{skill.endpoint}</code>
+          </dd>
+          <dt>Tools</dt>
+          <dd>
+            {skill.pick ? (
+              <>
+                only <List items={skill.pick} />
+              </>
+            ) : skill.omit ? (
+              <>
+                all but <List items={skill.omit} />
+              </>
+            ) : (
+              'all'
+            )}
+          </dd>
+        </dl>
+      );
+    case 'interactiveSkill':
+      return (
+        <ul className="tools">
+          {Object.entries(skill.tools).map(([name, tool]) => (
+            <li key={name}>
+              <code>{name}</code>
+              {tool.description ? ` — ${tool.description}` : ''}
+              <details>
+                <summary>Input schema</summary>
+                <ScrollableCode className="code" label={`Input schema of ${name}`}>
+                  {prettyJson(tool.inputJsonSchema)}
+                </ScrollableCode>
+              </details>
+            </li>
+          ))}
+        </ul>
+      );
+  }
+}
+
+export function SkillsTable({ skills }: { skills: Expert['skills'] }) {
+  return (
+    <div className="table-scroll">
+      <table className="table">
+        <caption className="visually-hidden">Skills</caption>
+        <thead>
+          <tr>
+            <th scope="col">Skill</th>
+            <th scope="col">Type</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(skills).map(([name, skill]) => (
+            <tr key={name}>
+              <th scope="row">
+                <code>{name}</code>
+                {skill.description && <p className="muted small">{skill.description}</p>}
+              </th>
+              <td>{TYPE_WORDS[skill.type]}</td>
+              <td>
+                <SkillDetail skill={skill} />
+                {skill.rule && <p className="muted small">Rule: {skill.rule}</p>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
