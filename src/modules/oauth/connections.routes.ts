@@ -10,7 +10,8 @@ export function registerConnectionRoutes(app: App, disconnect: Disconnect): void
     config: { auth: 'principal' },
     schema: {
       operationId: 'deleteConnection',
-      summary: 'Disconnect: revoke the tokens at the provider (RFC 7009, when it can) and delete the connection',
+      summary:
+        'Disconnect: revoke the tokens at the provider (RFC 7009, when it can) and delete the connection',
       description:
         'Needs projects:operate on the environment. The encrypted tokens are deleted whatever the provider ' +
         'answers; the audit event connection.deleted records the revocation outcome. Idempotent: an unknown ' +
