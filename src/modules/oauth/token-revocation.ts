@@ -48,6 +48,14 @@ export async function revokeAtProvider(
   ]);
   const failure = results.find((result) => result.status === 'rejected');
   if (!failure) return { outcome: 'revoked' };
-  const { code, description } = describeProviderError(failure.reason);
+  const { code, description } = failureOf(failure.reason);
   return { outcome: 'failed', error: `${code}: ${description}`.slice(0, 300) };
+}
+
+/** An answer that is not RFC 7009's (a 503 page) is reported by its HTTP status. */
+function failureOf(reason: unknown): { code: string; description: string } {
+  if (reason instanceof oauth.OperationProcessingError && reason.cause instanceof Response) {
+    return { code: 'unexpected_response', description: `HTTP ${reason.cause.status}` };
+  }
+  return describeProviderError(reason);
 }
