@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordAuditEvent } from '../src/modules/audit/audit.repo.js';
 import { expertBody, keyPath, publish, published, uniqueName } from './registry/helpers.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
+import { runCli } from './support/cli-harness.js';
 import {
   addMember,
   createKey,
@@ -329,5 +331,69 @@ describe('what the trail records, in the transaction of each change', () => {
       from: { cancelAtPeriodEnd: false },
       to: { planKey: 'plus', status: 'active', cancelAtPeriodEnd: true },
     });
+  });
+});
+
+describe('cadre audit', () => {
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(['audit', ...args], { cwd: process.cwd(), env: { CADRE_URL: server.url, ...env } });
+
+  it('prints the events newest first, filtered by --action and --actor, following the pages; --json for scripts', async () => {
+    const o = await createOrganization(server, 'personal');
+    const memberId = await addMember(server, o, 'member');
+    const keys = [];
+    for (let i = 0; i < 3; i++) keys.push(await createKey(server, o, o.ownerId));
+    const env = { CADRE_API_KEY: o.ownerKey };
+
+    const table = await cli([o.slug], env);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^TIME\s+ACTION\s+TARGET\s+ACTOR$/);
+    expect(lines[1]).toContain(`apiKey:${keys[2]!.id}`);
+    expect(lines.at(-2)).toContain(`user:${memberId}`);
+    expect(table.stderr).toContain('5 events');
+
+    const json = await cli([o.id, '--action', 'api_key.created', '--limit', '2', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const parsed = JSON.parse(json.stdout) as AuditEvent[];
+    expect(parsed.map((event) => event.target.id)).toEqual([keys[2]!.id, keys[1]!.id]);
+
+    // More events than one page holds (100): the command follows the cursor, and stops at --limit.
+    for (let i = 0; i < 120; i++) {
+      await recordAuditEvent(server.context.database.db, {
+        organizationId: o.id,
+        action: 'test.bulk',
+        actor: { kind: 'admin' },
+        target: { type: 'test', id: String(i) },
+        at: new Date(),
+      });
+    }
+    const all = await cli([o.id, '--action', 'test.bulk', '--limit', '500', '--json'], env);
+    expect((JSON.parse(all.stdout) as AuditEvent[]).map((event) => event.target.id)).toEqual(
+      Array.from({ length: 120 }, (_, i) => String(119 - i)),
+    );
+    const some = await cli([o.id, '--action', 'test.bulk', '--limit', '105'], env);
+    expect(some.stdout.trim().split('\n')).toHaveLength(106);
+    expect(some.stderr).toContain('105 events (more: raise --limit)');
+    const byActor = await cli([o.id, '--actor', memberId, '--json'], env);
+    expect(JSON.parse(byActor.stdout)).toEqual([]);
+  });
+
+  it('exits 1 without a key, with a refused key, for a member or another organization', async () => {
+    const o = await createOrganization(server, 'personal');
+    const memberKey = await createKey(server, o, await addMember(server, o, 'member'));
+    const noKey = await cli([o.id]);
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('CADRE_API_KEY');
+    const refused = await cli([o.id], { CADRE_API_KEY: 'cadre_nope' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('401');
+    const member = await cli([o.id], { CADRE_API_KEY: memberKey.key });
+    expect(member.code).toBe(1);
+    expect(member.stderr).toContain('403 forbidden');
+    const foreign = await cli([org.id], { CADRE_API_KEY: o.ownerKey });
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain('404 not_found');
+    expect((await cli([o.id, '--limit', '0'], { CADRE_API_KEY: o.ownerKey })).code).toBe(1);
   });
 });
