@@ -123,6 +123,7 @@ describe('fuzzing every operation of /openapi.json', () => {
     known.org = [org.id, org.slug];
     known.apiKeyId = keys.body.apiKeys.map((key) => key.id);
     known.projectId = [project.project.id];
+    known.environmentId = project.environments.map((environment) => environment.id);
     known.userId = [org.ownerId];
     const doc = await server.request<Parameters<typeof operationsOf>[0]>('GET', '/openapi.json');
     operations = operationsOf(doc.body);
