@@ -133,6 +133,7 @@ describe('fuzzing every operation of /openapi.json', () => {
   it('covers the operations main serves now', () => {
     const ids = operations.map((op) => op.operationId);
     expect(ids).toEqual(expect.arrayContaining(['createApiKey', 'listApiKeys', 'adminCreateOrganization']));
+    expect(ids).toEqual(expect.arrayContaining(['deleteConnection', 'listAuditEvents']));
   });
 
   it('never answers 500; every answer has a documented status and, if an error, the documented shape', async () => {
