@@ -39,6 +39,8 @@ import {
 import { createApiKeyResolver } from './modules/api-keys/api-key-resolver.js';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { type ApiKeysService, createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { registerAuditRoutes } from './modules/audit/audit.routes.js';
+import { createAuditService } from './modules/audit/audit.service.js';
 import {
   type BillingModule,
   type BillingOptions,
@@ -51,6 +53,8 @@ import { timedOAuthFetch } from './modules/metrics/instrument.js';
 import { createMetrics, disabledMetrics, type Metrics } from './modules/metrics/metrics.js';
 import { registerMetricsRoute } from './modules/metrics/metrics.routes.js';
 import { type ConnectionTokens, createConnectionTokens } from './modules/oauth/connection-tokens.js';
+import { registerConnectionRoutes } from './modules/oauth/connections.routes.js';
+import { createDisconnect } from './modules/oauth/disconnect.js';
 import { registerIntegrationAdminRoutes } from './modules/oauth/integrations.routes.js';
 import { createIntegrationsService, type IntegrationsService } from './modules/oauth/integrations.service.js';
 import { createKeyRotation } from './modules/oauth/key-rotation.js';
@@ -409,6 +413,18 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     registerApiKeyRoutes(scope, apiKeys);
     billing.registerRoutes(scope, { publicUrl });
     registerOAuthRoutes(scope, oauth);
+    registerConnectionRoutes(
+      scope,
+      createDisconnect({
+        database: deps.database,
+        clock,
+        integrations,
+        keyRing,
+        http: oauthHttp,
+        foreignResources,
+      }).disconnect,
+    );
+    registerAuditRoutes(scope, createAuditService({ database: deps.database, tenancy }));
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     registerSessionRoutes(scope, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });

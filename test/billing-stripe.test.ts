@@ -354,6 +354,19 @@ describe('Stripe webhooks', () => {
     // Replayed after the tolerance window: refused outright.
     clock.advance(10 * 60_000);
     expectApiError(await deliver(pastDue, header), 400, 'bad_request');
+
+    // Each applied status change is in the organization's audit trail, by the system actor; ignored
+    // deliveries (duplicate, out of order) added nothing.
+    const trail = await server.request<{
+      data: Array<{ action: string; actor: { kind: string }; metadata: Record<string, unknown> }>;
+    }>('GET', `/api/v1/organizations/${org.id}/audit-events?limit=100`, { key: org.ownerKey });
+    const changes = trail.body.data.filter((e) => e.action.startsWith('subscription.')).slice(0, 2);
+    expect(changes.map((e) => [e.action, e.actor.kind, e.metadata.source])).toEqual([
+      ['subscription.canceled', 'system', 'webhook'],
+      ['subscription.updated', 'system', 'webhook'],
+    ]);
+    expect(changes[0]!.metadata).toMatchObject({ from: { status: 'past_due' }, to: { status: 'canceled' } });
+    expect(changes[1]!.metadata).toMatchObject({ to: { status: 'past_due' } });
   });
 
   it('ignores events for subscriptions it cannot place', async () => {

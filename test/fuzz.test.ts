@@ -123,6 +123,7 @@ describe('fuzzing every operation of /openapi.json', () => {
     known.org = [org.id, org.slug];
     known.apiKeyId = keys.body.apiKeys.map((key) => key.id);
     known.projectId = [project.project.id];
+    known.environmentId = project.environments.map((environment) => environment.id);
     known.userId = [org.ownerId];
     const doc = await server.request<Parameters<typeof operationsOf>[0]>('GET', '/openapi.json');
     operations = operationsOf(doc.body);
@@ -132,6 +133,7 @@ describe('fuzzing every operation of /openapi.json', () => {
   it('covers the operations main serves now', () => {
     const ids = operations.map((op) => op.operationId);
     expect(ids).toEqual(expect.arrayContaining(['createApiKey', 'listApiKeys', 'adminCreateOrganization']));
+    expect(ids).toEqual(expect.arrayContaining(['deleteConnection', 'listAuditEvents']));
   });
 
   it('never answers 500; every answer has a documented status and, if an error, the documented shape', async () => {

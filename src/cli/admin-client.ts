@@ -6,18 +6,32 @@ export interface AdminClientOptions {
   timeoutMs?: number;
   /** What to check when nothing answers (which setting gave the URL). */
   unreachableHint?: string;
+  /** What to check on a 401 (default: the admin token). */
+  unauthorizedHint?: string;
 }
 
-/** Calls the admin API; a management error becomes a CliError carrying its code and message. */
+/**
+ * Calls the admin API, or the management API with an API key as `token`; a management error becomes a
+ * CliError carrying its code and message. `call` answers `data`; `page` the whole body (with `pagination`).
+ */
 export function createAdminClient(options: AdminClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
-  return {
+  const client = {
     async call<T = Record<string, unknown>>(
       method: string,
       path: string,
       body?: unknown,
       timeoutMs = options.timeoutMs ?? 30_000,
     ): Promise<T> {
+      return (await client.page<T>(method, path, body, timeoutMs)).data;
+    },
+
+    async page<T = Record<string, unknown>>(
+      method: string,
+      path: string,
+      body?: unknown,
+      timeoutMs = options.timeoutMs ?? 30_000,
+    ): Promise<{ data: T; pagination?: { nextCursor: string | null } }> {
       let response: Response;
       try {
         response = await fetch(base + path, {
@@ -37,6 +51,7 @@ export function createAdminClient(options: AdminClientOptions) {
       const text = await response.text();
       let json: {
         data?: T;
+        pagination?: { nextCursor: string | null };
         error?: { code: string; message: string; details?: Array<{ path: string; message: string }> };
       };
       try {
@@ -54,11 +69,13 @@ export function createAdminClient(options: AdminClientOptions) {
           `${response.status} ${error?.code ?? 'error'}: ${error?.message ?? text}${details ? ` (${details})` : ''}`,
           response.status >= 500 || response.status === 429 ? EXIT_SERVER : EXIT_USER,
           response.status === 401
-            ? 'check --token / CADRE_ADMIN_TOKEN (embedded mode: .cadre-data/bootstrap.json)'
+            ? (options.unauthorizedHint ??
+                'check --token / CADRE_ADMIN_TOKEN (embedded mode: .cadre-data/bootstrap.json)')
             : undefined,
         );
       }
-      return json.data;
+      return json as { data: T; pagination?: { nextCursor: string | null } };
     },
   };
+  return client;
 }

@@ -327,7 +327,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
 
   const audit = admin
     .command('audit <org>')
-    .description('Audit events (API key creation and revocation, Expert takedowns), newest first')
+    .description("The organization's audit events (docs/organization-api.md), newest first")
     .option('--limit <n>', 'how many', '100');
   audit.action(
     run(

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
+import { registerAuditCommand } from './audit-command.js';
 import { registerConfigCommands } from './config-commands.js';
 import { processIo } from './io.js';
 import { registerRegistryCommands } from './registry-commands.js';
@@ -15,5 +16,6 @@ const program = configureRoot(new Command(), io, version);
 registerConfigCommands(program, io);
 registerRegistryCommands(program, io);
 registerAdminCommands(program, io);
+registerAuditCommand(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command } from 'commander';
 import { registerAdminCommands } from '../../src/cli/admin-commands.js';
+import { registerAuditCommand } from '../../src/cli/audit-command.js';
 import { registerConfigCommands } from '../../src/cli/config-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { registerRegistryCommands } from '../../src/cli/registry-commands.js';
@@ -33,6 +34,7 @@ export async function runCli(
   registerConfigCommands(program, io);
   registerRegistryCommands(program, io);
   registerAdminCommands(program, io);
+  registerAuditCommand(program, io);
   const code = await runProgram(program, argv, io);
   return { code, stdout, stderr };
 }

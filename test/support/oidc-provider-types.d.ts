@@ -19,8 +19,14 @@ declare module 'oidc-provider' {
     ttl?: Record<string, number>;
     findAccount?: (ctx: unknown, id: string) => Promise<Account | undefined>;
   }
+  /** A token model's lookup: the token while the provider still honours it, else undefined. */
+  interface TokenModel {
+    find(value: string): Promise<object | undefined>;
+  }
   // biome-ignore lint/style/noDefaultExport: the module's real shape
   export default class Provider {
+    AccessToken: TokenModel;
+    RefreshToken: TokenModel;
     constructor(issuer: string, configuration?: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: 'grant.success', listener: (ctx: OidcContext) => void): this;

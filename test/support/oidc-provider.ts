@@ -16,21 +16,35 @@ export interface TestProvider {
   tokenRequests: { count: number; grantTypes: string[] };
   /** While true, the token endpoint answers 503 without reaching the provider. */
   tokenEndpointDown: boolean;
+  /** POSTs to the RFC 7009 revocation endpoint seen so far. */
+  revocationRequests: { count: number };
+  /** While true, the revocation endpoint answers 503 without reaching the provider. */
+  revocationEndpointDown: boolean;
   close(): Promise<void>;
 }
 
 /**
  * A real OpenID provider (panva's oidc-provider, the certified implementation) on 127.0.0.1 with its
  * development login and consent pages. The only wrapping is a counter and an outage switch in front of
- * its token endpoint.
+ * its token endpoint and its revocation endpoint.
  */
 export async function startTestProvider(clients: TestClient[], port = 0): Promise<TestProvider> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const state = { tokenRequests: { count: 0, grantTypes: [] as string[] }, tokenEndpointDown: false };
+  const state = {
+    tokenRequests: { count: 0, grantTypes: [] as string[] },
+    revocationRequests: { count: 0 },
+  };
   const server: Server = createServer((req, res) => {
     if (req.method === 'POST' && (req.url === '/token' || req.url?.startsWith('/token?'))) {
       state.tokenRequests.count += 1;
       if (result.tokenEndpointDown) {
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
+        return;
+      }
+    }
+    if (req.method === 'POST' && req.url?.startsWith('/token/revocation')) {
+      state.revocationRequests.count += 1;
+      if (result.revocationEndpointDown) {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
         return;
       }
@@ -93,6 +107,8 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
     provider,
     tokenRequests: state.tokenRequests,
     tokenEndpointDown: false,
+    revocationRequests: state.revocationRequests,
+    revocationEndpointDown: false,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

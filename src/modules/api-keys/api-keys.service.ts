@@ -6,6 +6,7 @@ import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
+import { auditEvents } from '../audit/audit.tables.js';
 import type { Grant } from '../auth/grants.js';
 import {
   can,
@@ -20,7 +21,7 @@ import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticat
 import { decodeCursor, encodeCursor } from './api-key-cursor.js';
 import { generateApiKeySecret } from './api-key-secret.js';
 import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
-import { apiKeys, auditEvents } from './api-keys.tables.js';
+import { apiKeys } from './api-keys.tables.js';
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
 

@@ -21,17 +21,3 @@ export const apiKeys = pgTable('api_keys', {
   lastUsedAt: at('last_used_at'),
   revokedAt: at('revoked_at'),
 });
-
-/** Who did what to which key: written in the same transaction as the change it records. */
-export const auditEvents = pgTable('audit_events', {
-  id: text('id').primaryKey(),
-  organizationId: organizationIdColumn(),
-  action: text('action').notNull(),
-  actorUserId: text('actor_user_id'),
-  actorApiKeyId: text('actor_api_key_id'),
-  actorSessionId: text('actor_session_id'),
-  actorKind: text('actor_kind', { enum: ['apiKey', 'session', 'admin'] }).notNull(),
-  targetType: text('target_type').notNull(),
-  targetId: text('target_id').notNull(),
-  createdAt: at('created_at').notNull().defaultNow(),
-});

@@ -10,6 +10,7 @@ export const PERMISSIONS = [
   'experts:delete',
   'projects:operate',
   'agents:run',
+  'audit:read',
 ] as const;
 
 export const permissionSchema = z.enum(PERMISSIONS);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Grant, grantSchema, PERMISSIONS, type Permission } from './grants.js';
-import { can, type Principal, type Role, type Scope } from './permissions.js';
+import { can, grantReaches, type Principal, type Role, type Scope } from './permissions.js';
 
 const ORG = 'org_a';
 const OTHER_ORG = 'org_b';
@@ -121,6 +121,31 @@ describe('can(): organization boundaries and sessions', () => {
     const grant: Grant = { type: 'organization', permissions: ['billing:read'] };
     expect(can(principal('owner', grant), 'billing:read', scopes.organization)).toBe(true);
     expect(can(principal('owner', grant), 'billing:manage', scopes.organization)).toBe(false);
+  });
+});
+
+describe('grantReaches(): where a grant reaches, whatever the permission', () => {
+  it('matches the scopes each grant variant reaches, and never another organization', () => {
+    for (const { grant, reaches } of GRANT_TABLE) {
+      for (const [scopeName, scope] of Object.entries(scopes) as Array<[ScopeName, Scope]>) {
+        // Reaching is about where, not what: the member's own-keys rule belongs to can().
+        expect(grantReaches(principal('member', grant), scope), `${grant.type} · ${scopeName}`).toBe(
+          reaches.includes(scopeName),
+        );
+        expect(grantReaches(principal('owner', grant, OTHER_ORG), scope)).toBe(false);
+      }
+    }
+  });
+
+  it('an organization grant reaches everything even without the permission asked; audit:read is organization-only', () => {
+    const narrow = principal('owner', { type: 'organization', permissions: ['billing:read'] });
+    expect(grantReaches(narrow, scopes.environmentIn)).toBe(true);
+    expect(can(narrow, 'projects:operate', scopes.environmentIn)).toBe(false);
+    expect(grantSchema.safeParse({ type: 'organization', permissions: ['audit:read'] }).success).toBe(true);
+    expect(
+      grantSchema.safeParse({ type: 'environment', environmentIds: ['e'], permissions: ['audit:read'] })
+        .success,
+    ).toBe(false);
   });
 });
 

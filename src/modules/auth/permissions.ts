@@ -89,6 +89,31 @@ function grantAllows(grant: Grant, permission: Permission, scope: Scope): boolea
   }
 }
 
+/**
+ * Does the credential's grant reach this scope at all, whatever the permission? A resource outside a key's
+ * project, environment or agent grant reads as absent (404); one it reaches but may not act on is 403.
+ * Sessions and organization grants reach the whole organization.
+ */
+export function grantReaches(principal: Principal, scope: Scope): boolean {
+  if (scope.organizationId !== principal.organizationId) return false;
+  if (principal.kind === 'session') return true;
+  const grant = principal.grants;
+  switch (grant.type) {
+    case 'organization':
+      return true;
+    case 'project':
+      return 'projectId' in scope && grant.projectIds.includes(scope.projectId);
+    case 'environment':
+      return (
+        'environmentId' in scope &&
+        scope.environmentId !== undefined &&
+        grant.environmentIds.includes(scope.environmentId)
+      );
+    case 'agent':
+      return scope.kind === 'agent' && grant.agentIds.includes(scope.agentId);
+  }
+}
+
 /** The permissions a grant would give if its user's role allowed everything (for ceiling checks). */
 export function grantPermissions(grant: Grant): Permission[] {
   if (grant.type === 'organization' && grant.permissions.includes('*')) return [...PERMISSIONS];

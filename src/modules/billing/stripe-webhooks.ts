@@ -8,6 +8,7 @@ import {
   findSubscriptionByCustomer,
   findSubscriptionForUpdate,
   type SubscriptionRow,
+  saveSubscription,
   upsertSubscription,
 } from './subscriptions.repo.js';
 
@@ -77,6 +78,13 @@ export type WebhookOutcome = { eventId: string; type: string; duplicate: boolean
 export function createStripeWebhookHandler(deps: StripeWebhookDeps) {
   const planByPrice = new Map(Object.entries(deps.prices).map(([plan, price]) => [price, plan]));
 
+  // Changes a webhook reports are Cadre's own doing on the provider's word: the `system` actor.
+  const webhookChange = () => ({
+    actor: { kind: 'system' as const },
+    at: deps.clock.now(),
+    source: 'webhook' as const,
+  });
+
   function verify(rawBody: Buffer, signature: string | undefined): Stripe.Event {
     if (!signature) throw new ApiError('bad_request', 'Missing Stripe-Signature header');
     try {
@@ -108,23 +116,28 @@ export function createStripeWebhookHandler(deps: StripeWebhookDeps) {
     const end = item?.current_period_end ?? subscription.current_period_end;
     const priceId = item?.price?.id;
     const deleted = event.type === 'customer.subscription.deleted';
-    await upsertSubscription(tx, {
-      organizationId,
-      provider: 'stripe',
-      planKey:
-        (priceId ? planByPrice.get(priceId) : undefined) ??
-        subscription.metadata?.planKey ??
-        current?.planKey ??
-        'free',
-      status: deleted ? 'canceled' : (STATUS[subscription.status] ?? 'incomplete'),
-      currentPeriodStart: start ? new Date(start * 1000) : (current?.currentPeriodStart ?? null),
-      currentPeriodEnd: end ? new Date(end * 1000) : (current?.currentPeriodEnd ?? null),
-      cancelAtPeriodEnd: deleted ? false : Boolean(subscription.cancel_at_period_end),
-      providerCustomerId: subscription.customer,
-      providerSubscriptionId: subscription.id,
-      providerStateAt: eventAt,
-      updatedAt: deps.clock.now(),
-    });
+    await saveSubscription(
+      tx,
+      current,
+      {
+        organizationId,
+        provider: 'stripe',
+        planKey:
+          (priceId ? planByPrice.get(priceId) : undefined) ??
+          subscription.metadata?.planKey ??
+          current?.planKey ??
+          'free',
+        status: deleted ? 'canceled' : (STATUS[subscription.status] ?? 'incomplete'),
+        currentPeriodStart: start ? new Date(start * 1000) : (current?.currentPeriodStart ?? null),
+        currentPeriodEnd: end ? new Date(end * 1000) : (current?.currentPeriodEnd ?? null),
+        cancelAtPeriodEnd: deleted ? false : Boolean(subscription.cancel_at_period_end),
+        providerCustomerId: subscription.customer,
+        providerSubscriptionId: subscription.id,
+        providerStateAt: eventAt,
+        updatedAt: deps.clock.now(),
+      },
+      webhookChange(),
+    );
   }
 
   /** Links the organization to its Stripe customer and subscription; the subscription events carry the rest. */
@@ -141,23 +154,28 @@ export function createStripeWebhookHandler(deps: StripeWebhookDeps) {
       return;
     }
     if (isStale(current, eventAt, event.type)) return;
-    await upsertSubscription(tx, {
-      organizationId,
-      provider: 'stripe',
-      planKey: session.metadata?.planKey ?? current?.planKey ?? 'free',
-      status:
-        session.payment_status === 'paid' || session.payment_status === 'no_payment_required'
-          ? 'active'
-          : 'incomplete',
-      currentPeriodStart: null,
-      currentPeriodEnd: null,
-      cancelAtPeriodEnd: false,
-      providerCustomerId: session.customer,
-      providerSubscriptionId: session.subscription ?? null,
-      // Not newer than any subscription event of the same second: those carry the real state.
-      providerStateAt: new Date(eventAt.getTime() - 1),
-      updatedAt: deps.clock.now(),
-    });
+    await saveSubscription(
+      tx,
+      current,
+      {
+        organizationId,
+        provider: 'stripe',
+        planKey: session.metadata?.planKey ?? current?.planKey ?? 'free',
+        status:
+          session.payment_status === 'paid' || session.payment_status === 'no_payment_required'
+            ? 'active'
+            : 'incomplete',
+        currentPeriodStart: null,
+        currentPeriodEnd: null,
+        cancelAtPeriodEnd: false,
+        providerCustomerId: session.customer,
+        providerSubscriptionId: session.subscription ?? null,
+        // Not newer than any subscription event of the same second: those carry the real state.
+        providerStateAt: new Date(eventAt.getTime() - 1),
+        updatedAt: deps.clock.now(),
+      },
+      webhookChange(),
+    );
   }
 
   return {

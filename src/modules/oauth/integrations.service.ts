@@ -84,6 +84,10 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
             ? 'client_secret_post'
             : auth),
         issParameterSupported: server.authorization_response_iss_parameter_supported === true,
+        revocationEndpoint:
+          server.revocation_endpoint && acceptableEndpoint(server.revocation_endpoint, http)
+            ? server.revocation_endpoint
+            : null,
       };
     }
     const authorizationEndpoint = input.authorizationEndpoint ?? preset.authorizationEndpoint;
@@ -96,6 +100,7 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
       userinfoEndpoint: input.userinfoEndpoint ?? preset.userinfoEndpoint ?? null,
       tokenEndpointAuth: auth,
       issParameterSupported: false,
+      revocationEndpoint: preset.revocationEndpoint ?? null,
     };
   }
 

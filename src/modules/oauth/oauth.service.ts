@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
 import { type CookieOptions, expiredCookie, readCookie, serializeCookie } from '../../http/cookies.js';
@@ -7,6 +7,7 @@ import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rat
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
+import { recordAuditEvent } from '../audit/audit.repo.js';
 import { can, type Principal, type Scope } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import {
@@ -287,7 +288,22 @@ export function createOAuthService(deps: OAuthServiceDeps) {
             ...values,
           })
           .onConflictDoUpdate({ target: [connections.environmentId, connections.presetKey], set: values })
-          .returning({ id: connections.id });
+          // xmax is 0 on a freshly inserted row: whether this callback created the connection or renewed it.
+          .returning({ id: connections.id, inserted: sql<boolean>`(xmax = 0)` });
+        await recordAuditEvent(tx, {
+          organizationId: payload.organizationId,
+          action: row!.inserted ? 'connection.created' : 'connection.updated',
+          actor: principal,
+          target: { type: 'connection', id: row!.id },
+          at: now,
+          metadata: {
+            projectId: payload.projectId,
+            environmentId: payload.environmentId,
+            presetKey: payload.presetKey,
+            accountId: identity.accountId,
+            integrationVersionId: version.id,
+          },
+        });
         return row!;
       });
       if (written instanceof ApiError) return fail('plan_limit_exceeded', written.message);

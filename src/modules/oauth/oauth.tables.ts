@@ -12,6 +12,11 @@ export interface ProviderEndpoints {
   tokenEndpointAuth: 'client_secret_basic' | 'client_secret_post';
   /** RFC 9207: the provider sends `iss` with its authorization responses, so its absence is an error. */
   issParameterSupported: boolean;
+  /**
+   * RFC 7009 token revocation, used on disconnect; from discovery. Absent on versions created before Cadre
+   * read it: their connections are deleted without revoking (docs/organization-api.md).
+   */
+  revocationEndpoint?: string | null;
 }
 
 export const integrations = pgTable(

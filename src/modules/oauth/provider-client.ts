@@ -9,6 +9,7 @@ export function authorizationServer(provider: ProviderEndpoints): oauth.Authoriz
     authorization_endpoint: provider.authorizationEndpoint,
     token_endpoint: provider.tokenEndpoint,
     ...(provider.userinfoEndpoint ? { userinfo_endpoint: provider.userinfoEndpoint } : {}),
+    ...(provider.revocationEndpoint ? { revocation_endpoint: provider.revocationEndpoint } : {}),
     authorization_response_iss_parameter_supported: provider.issParameterSupported,
   };
 }

@@ -157,6 +157,25 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     });
   }
 
+  /** A member's change to an Expert version, in its organization's trail (docs/organization-api.md). */
+  function audit(
+    tx: Tx,
+    principal: Principal,
+    action: 'expert.published' | 'expert.updated' | 'expert.deleted',
+    expert: Pick<ExpertRecord, 'name' | 'version' | 'id' | 'organizationId'>,
+    at: Date,
+    details: Record<string, unknown> = {},
+  ) {
+    return recordAuditEvent(tx, {
+      organizationId: expert.organizationId,
+      action,
+      actor: principal,
+      target: { type: 'expert', id: `${expert.name}@${expert.version}` },
+      at,
+      metadata: { expertId: expert.id, ...details },
+    });
+  }
+
   async function publish(principal: Principal, input: ExpertDefinition): Promise<RegistryExpert> {
     // Stored as UTF-8, a lone surrogate becomes U+FFFD: normalize first, so the answer is what is stored.
     const definition = wellFormedDeep(input);
@@ -225,6 +244,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         // other Experts may name.
         const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
         if (cycle) throw badRequest(`${name}@${version} closes ${cycleText(cycle)}`);
+        await audit(tx, principal, 'expert.published', expert, now, { tags: expert.tags });
         return expert;
       }),
     );
@@ -286,6 +306,10 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         if (cycle)
           throw badRequest(`These tags on ${expert.name}@${expert.version} would close ${cycleText(cycle)}`);
       }
+      await audit(tx, principal, 'expert.updated', expert, now, {
+        ...(change.status !== undefined ? { status: { from: expert.status, to: change.status } } : {}),
+        ...(change.tags !== undefined ? { tags: { from: expert.tags, to: change.tags } } : {}),
+      });
       return expert.id;
     });
     return presentExpert(await mustFind(id));
@@ -317,6 +341,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
           `${exact} cannot be deleted: \`latest\` would move to ${cycle[0]}, which closes ${cycleText(cycle)}`,
         );
       });
+      await audit(tx, principal, 'expert.deleted', expert, now);
     });
   }
 

@@ -37,12 +37,13 @@ const auditEventSchema = z.object({
   id: z.string(),
   organizationId: z.string(),
   action: z.string(),
-  actorKind: z.enum(['apiKey', 'session', 'admin']),
+  actorKind: z.enum(['apiKey', 'session', 'admin', 'system']),
   actorUserId: z.string().nullable(),
   actorApiKeyId: z.string().nullable(),
   actorSessionId: z.string().nullable(),
   targetType: z.string(),
   targetId: z.string(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
   createdAt: z.string(),
 });
 

@@ -1,4 +1,4 @@
-import { and, eq, ne, or } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -95,7 +95,7 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
       );
     },
 
-    async addMember(organizationIdOrSlug: string, input: AddMemberInput) {
+    async addMember(organizationIdOrSlug: string, input: AddMemberInput, actor: Actor = { kind: 'admin' }) {
       const organization = await getOrganization(organizationIdOrSlug);
       return db.transaction(async (tx) => {
         const user = await findOrCreateUser(tx, input.email, input.name);
@@ -111,6 +111,14 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
             `${input.email} is already a member of ${organization.slug} (user ${user.id})`,
             [{ path: 'userId', message: user.id }],
           );
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          action: 'membership.created',
+          actor,
+          target: { type: 'user', id: user.id },
+          at: clock.now(),
+          metadata: { role: membership.role },
+        });
         return { user, membership };
       });
     },
@@ -129,34 +137,29 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
      */
     async setRole(organizationId: string, userId: string, role: 'admin' | 'member', actor: Actor) {
       const receipt = await db.transaction(async (tx) => {
-        const updated = await tx
-          .update(memberships)
-          .set({ role })
-          .where(
-            and(
-              eq(memberships.organizationId, organizationId),
-              eq(memberships.userId, userId),
-              ne(memberships.role, 'owner'),
-            ),
-          )
-          .returning();
-        if (updated.length === 0) {
-          const [member] = await tx
-            .select({ role: memberships.role })
-            .from(memberships)
-            .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
-          if (!member) throw notFound(`Member ${userId}`);
+        const [member] = await tx
+          .select({ role: memberships.role })
+          .from(memberships)
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+          .for('update');
+        if (!member) throw notFound(`Member ${userId}`);
+        if (member.role === 'owner') {
           throw new ApiError(
             'conflict',
             "The owner's role cannot be changed: transfer the ownership to another member first",
           );
         }
+        await tx
+          .update(memberships)
+          .set({ role })
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
         await recordAuditEvent(tx, {
           organizationId,
           action: `membership.role_changed_to_${role}`,
           actor,
           target: { type: 'user', id: userId },
           at: clock.now(),
+          metadata: { from: member.role, to: role },
         });
         return bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId });
       });

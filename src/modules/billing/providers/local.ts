@@ -6,7 +6,7 @@ import { randomBase62 } from '../../../lib/secrets.js';
 import { billingLocalSessions } from '../billing.tables.js';
 import { addMonths } from '../period.js';
 import type { PlanCatalogue } from '../plans.js';
-import { findSubscription, findSubscriptionForUpdate, upsertSubscription } from '../subscriptions.repo.js';
+import { findSubscription, findSubscriptionForUpdate, saveSubscription } from '../subscriptions.repo.js';
 import type { BillingProvider, CheckoutSession, PortalSession } from './provider.js';
 
 const CHECKOUT_TTL_MS = 24 * 3_600_000;
@@ -147,20 +147,25 @@ export function createLocalProvider({ database, clock, plans }: LocalProviderDep
           const row = await session(id, 'checkout', tx);
           return row.status === 'completed' ? row.successUrl : null;
         }
-        await findSubscriptionForUpdate(tx, completed.organizationId);
-        await upsertSubscription(tx, {
-          organizationId: completed.organizationId,
-          provider: 'local',
-          planKey: completed.planKey ?? 'free',
-          status: 'active',
-          currentPeriodStart: now,
-          currentPeriodEnd: addMonths(now, 1),
-          cancelAtPeriodEnd: false,
-          providerCustomerId: null,
-          providerSubscriptionId: completed.id,
-          providerStateAt: now,
-          updatedAt: now,
-        });
+        const previous = await findSubscriptionForUpdate(tx, completed.organizationId);
+        await saveSubscription(
+          tx,
+          previous,
+          {
+            organizationId: completed.organizationId,
+            provider: 'local',
+            planKey: completed.planKey ?? 'free',
+            status: 'active',
+            currentPeriodStart: now,
+            currentPeriodEnd: addMonths(now, 1),
+            cancelAtPeriodEnd: false,
+            providerCustomerId: null,
+            providerSubscriptionId: completed.id,
+            providerStateAt: now,
+            updatedAt: now,
+          },
+          { actor: { kind: 'system', userId: completed.userId }, at: now, source: 'checkout' },
+        );
         return completed.successUrl;
       });
     },
@@ -184,12 +189,12 @@ export function createLocalProvider({ database, clock, plans }: LocalProviderDep
       await db.transaction(async (tx) => {
         const subscription = await findSubscriptionForUpdate(tx, row.organizationId);
         if (subscription?.provider !== 'local') return;
-        await upsertSubscription(tx, {
-          ...subscription,
-          cancelAtPeriodEnd: cancel,
-          providerStateAt: now,
-          updatedAt: now,
-        });
+        await saveSubscription(
+          tx,
+          subscription,
+          { ...subscription, cancelAtPeriodEnd: cancel, providerStateAt: now, updatedAt: now },
+          { actor: { kind: 'system', userId: row.userId }, at: now, source: 'portal' },
+        );
       });
       return row.returnUrl;
     },

@@ -28,6 +28,8 @@ export interface Preset {
   authorizationEndpoint?: string;
   tokenEndpoint?: string;
   userinfoEndpoint?: string;
+  /** RFC 7009 revocation endpoint, for presets without discovery whose provider has one. */
+  revocationEndpoint?: string;
   tokenEndpointAuth: 'client_secret_basic' | 'client_secret_post';
   defaultScopes: string[];
   /** How the provider wants `scope` joined in the authorization request. */
