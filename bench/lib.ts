@@ -31,7 +31,7 @@ export const CADRE_LOG = process.env.BENCH_CADRE_LOG === 'file' ? 'file' : 'null
  * address (`"address":"http://…"`) on start, or is given a port and polled on /healthz when its output is
  * discarded.
  */
-async function startProcess(
+export async function startProcess(
   args: string[],
   env: Record<string, string>,
   { discardOutput = false } = {},

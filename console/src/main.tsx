@@ -4,7 +4,12 @@ import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
+import { RequireSession } from './components/RequireSession.js';
+import { ApiKeys } from './pages/ApiKeys.js';
+import { AuditLog } from './pages/AuditLog.js';
+import { Billing } from './pages/Billing.js';
 import { ExpertPage } from './pages/ExpertPage.js';
+import { Home } from './pages/Home.js';
 import { NotFound } from './pages/NotFound.js';
 import { RegistryList } from './pages/RegistryList.js';
 import { SignIn } from './pages/SignIn.js';
@@ -44,6 +49,38 @@ const router = createBrowserRouter([
         lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
       },
       { path: '/sign-in', element: <SignIn /> },
+      {
+        path: '/home',
+        element: (
+          <RequireSession>
+            <Home />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/keys',
+        element: (
+          <RequireSession>
+            <ApiKeys />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/billing',
+        element: (
+          <RequireSession>
+            <Billing />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/audit',
+        element: (
+          <RequireSession>
+            <AuditLog />
+          </RequireSession>
+        ),
+      },
       { path: '*', element: <NotFound /> },
     ],
   },

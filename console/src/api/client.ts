@@ -76,3 +76,6 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response: Respons
   if (result.response.ok) return undefined as T;
   throw toProblem(result.response, result.error);
 }
+
+/** The session's CSRF token, for the bodies that carry it (billing checkout and portal). */
+export const currentCsrfToken = () => csrfToken;

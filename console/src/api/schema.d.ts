@@ -266,6 +266,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{projectId}/environments/{environmentId}/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect: revoke the tokens at the provider (RFC 7009, when it can) and delete the connection
+         * @description Needs projects:operate on the environment. The encrypted tokens are deleted whatever the provider answers; the audit event connection.deleted records the revocation outcome. Idempotent: an unknown or already deleted connection of the environment also answers 204.
+         */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's audit events, newest first (owners and admins: audit:read) */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -325,7 +362,7 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read")[];
         } | {
             /** @constant */
             type: "project";
@@ -434,6 +471,31 @@ export interface components {
             hasMore: boolean;
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
+        };
+        AuditEventInput: {
+            id: string;
+            /** @example connection.deleted */
+            action: string;
+            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre applying a payment provider's report (userId: who opened its page, if known) */
+            actor: {
+                /** @enum {string} */
+                kind: "apiKey" | "session" | "admin" | "system";
+                userId: string | null;
+                apiKeyId: string | null;
+            };
+            target: {
+                type: string;
+                id: string;
+            };
+            /** @description Details of the change; their shape depends on the action. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
         };
         PlanInput: {
             key: string;
@@ -859,7 +921,7 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read")[];
         } | {
             /** @constant */
             type: "project";
@@ -968,6 +1030,31 @@ export interface components {
             hasMore: boolean;
             /** @description Pass as `cursor` for the next page; null on the last. */
             nextCursor: string | null;
+        };
+        AuditEvent: {
+            id: string;
+            /** @example connection.deleted */
+            action: string;
+            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre applying a payment provider's report (userId: who opened its page, if known) */
+            actor: {
+                /** @enum {string} */
+                kind: "apiKey" | "session" | "admin" | "system";
+                userId: string | null;
+                apiKeyId: string | null;
+            };
+            target: {
+                type: string;
+                id: string;
+            };
+            /** @description Details of the change; their shape depends on the action. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
         };
         Plan: {
             key: string;
@@ -3256,6 +3343,223 @@ export interface operations {
                         data: {
                             connections: components["schemas"]["Connection"][];
                         };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                environmentId: string;
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected (or already gone): no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Only events of this action */
+                action?: string;
+                /** @description Only events performed by this user id or through this API key id */
+                actor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEvent"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };

@@ -35,6 +35,14 @@ export function Layout() {
               Registry
             </NavLink>
             <NavLink to="/playground">Playground</NavLink>
+            {session.data && (
+              <>
+                <NavLink to="/home">Home</NavLink>
+                <NavLink to="/keys">API keys</NavLink>
+                <NavLink to="/billing">Billing</NavLink>
+                <NavLink to="/audit">Audit</NavLink>
+              </>
+            )}
           </nav>
           <div className="account">
             {session.data ? (

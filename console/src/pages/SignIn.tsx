@@ -5,7 +5,7 @@ import { safeNext, useSession, useSignIn } from '../session.js';
 
 export function SignIn() {
   const [params] = useSearchParams();
-  const next = safeNext(params.get('next'));
+  const next = safeNext(params.get('next') ?? '/home');
   const session = useSession();
   const signIn = useSignIn();
   const navigate = useNavigate();

@@ -8,7 +8,16 @@ import { CONSOLE_CSP, type ConsoleShell } from './console-assets.js';
  * other path a browser asks for as a page gets the shell with status 404 (the app says "not found"), and
  * `/api/…`, `/registry/…`, `/admin/…`, `/auth/…` keep their JSON 404s (docs/console.md).
  */
-export const CONSOLE_PAGES = ['/', '/experts/*', '/playground', '/sign-in'] as const;
+export const CONSOLE_PAGES = [
+  '/',
+  '/experts/*',
+  '/playground',
+  '/sign-in',
+  '/home',
+  '/keys',
+  '/billing',
+  '/audit',
+] as const;
 
 const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Cadre</title>
 <p>The web console has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it).</p>`;

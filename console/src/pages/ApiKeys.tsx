@@ -1,0 +1,150 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap } from '../api/client.js';
+import type { components } from '../api/schema.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { Pager } from '../components/Pager.js';
+import { formatDate, formatDateTime } from '../format.js';
+import { grantInWords } from '../words.js';
+import { CreateKeyForm } from './CreateKeyForm.js';
+
+type ApiKey = components['schemas']['ApiKey'];
+const PAGE = 20;
+
+function keyState(key: ApiKey): { label: string; className: string } {
+  if (key.revokedAt) return { label: 'Revoked', className: 'badge badge-disabled' };
+  if (key.expiresAt && new Date(key.expiresAt) < new Date())
+    return { label: 'Expired', className: 'badge badge-deprecated' };
+  return { label: 'Active', className: 'badge badge-available' };
+}
+
+export function ApiKeys() {
+  const client = useQueryClient();
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [creating, setCreating] = useState(false);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const cursor = cursors[cursors.length - 1];
+  const keys = useQuery({
+    queryKey: ['api-keys', cursor],
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/api/v1/api-keys', {
+          params: { query: { limit: PAGE, ...(cursor ? { cursor } : {}) } },
+          signal,
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const revoke = useMutation({
+    mutationFn: async (key: ApiKey) =>
+      unwrap(await api.DELETE('/api/v1/api-keys/{apiKeyId}', { params: { path: { apiKeyId: key.id } } })),
+    onSuccess: () => {
+      setRevoking(null);
+      return client.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+    onError: () => setRevoking(null),
+  });
+  const list = keys.data?.apiKeys ?? [];
+  return (
+    <section className="page">
+      <div className="page-heading row space-between">
+        <div>
+          <h1 tabIndex={-1}>API keys</h1>
+          <p className="muted">Keys let programs call Cadre as you, with the rights you grant them.</p>
+        </div>
+        {!creating && (
+          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            Create an API key
+          </button>
+        )}
+      </div>
+      {creating && <CreateKeyForm onDone={() => setCreating(false)} />}
+      <ErrorNotice error={keys.error} />
+      <ErrorNotice error={revoke.error} />
+      {!keys.isPending && list.length === 0 && !keys.isError && (
+        <div className="empty card">
+          <p>No API keys yet. Create one for a script, a CI job or the CLI.</p>
+        </div>
+      )}
+      {list.length > 0 && (
+        <div className="table-scroll">
+          <table className="table">
+            <caption className="visually-hidden">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Rights</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((key) => {
+                const state = keyState(key);
+                return (
+                  <tr key={key.id}>
+                    <th scope="row">
+                      {key.name ?? <span className="muted">unnamed</span>}{' '}
+                      <span className={state.className}>{state.label}</span>
+                      <p className="small muted">
+                        <code>{key.start}…</code>
+                      </p>
+                    </th>
+                    <td>{grantInWords(key.grants)}</td>
+                    <td>{formatDate(key.createdAt)}</td>
+                    <td>
+                      {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : <span className="muted">never</span>}
+                    </td>
+                    <td>
+                      {key.revokedAt
+                        ? `revoked ${formatDate(key.revokedAt)}`
+                        : key.expiresAt
+                          ? formatDate(key.expiresAt)
+                          : 'never'}
+                    </td>
+                    <td>
+                      {!key.revokedAt && (
+                        <button
+                          type="button"
+                          className="button button-small button-danger-outline"
+                          onClick={() => setRevoking(key)}
+                        >
+                          Revoke…
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager
+        page={cursors.length}
+        hasMore={keys.data?.pagination.hasMore ?? false}
+        onPrevious={() => setCursors(cursors.slice(0, -1))}
+        onNext={() => {
+          const next = keys.data?.pagination.nextCursor;
+          if (next) setCursors([...cursors, next]);
+        }}
+      />
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke ${revoking?.name ?? revoking?.start ?? 'this key'}?`}
+        confirmLabel="Revoke the key"
+        danger
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking)}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>Programs using this key stop working at once. A revoked key cannot be restored.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}

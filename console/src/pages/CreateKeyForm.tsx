@@ -1,0 +1,165 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, unwrap } from '../api/client.js';
+import type { components } from '../api/schema.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PERMISSION_WORDS } from '../words.js';
+
+type CreateInput = components['schemas']['CreateApiKeyRequestInput'];
+type OrganizationPermission = Extract<
+  components['schemas']['Grant'],
+  { type: 'organization' }
+>['permissions'][number];
+
+const ORGANIZATION_PERMISSIONS: OrganizationPermission[] = [
+  'api-keys:read',
+  'api-keys:create',
+  'api-keys:revoke',
+  'billing:read',
+  'billing:manage',
+  'experts:write',
+  'experts:delete',
+  'projects:operate',
+  'agents:run',
+  'audit:read',
+];
+
+const EXPIRY = {
+  never: 'Never',
+  '7': 'In 7 days',
+  '30': 'In 30 days',
+  '90': 'In 90 days',
+  date: 'On a date',
+} as const;
+type Expiry = keyof typeof EXPIRY;
+const DAY_S = 86_400;
+
+/** Builds a key: a name, the rights (every permission, or the ones ticked), an expiry; shows the secret once. */
+export function CreateKeyForm({ onDone }: { onDone: () => void }) {
+  const client = useQueryClient();
+  const [name, setName] = useState('');
+  const [everything, setEverything] = useState(false);
+  const [permissions, setPermissions] = useState<OrganizationPermission[]>(['api-keys:read']);
+  const [expiry, setExpiry] = useState<Expiry>('90');
+  const [date, setDate] = useState('');
+  const create = useMutation({
+    mutationFn: async (body: CreateInput) => unwrap(await api.POST('/api/v1/api-keys', { body })).data,
+    onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const body: CreateInput = {
+      ...(name.trim() ? { name: name.trim() } : {}),
+      grants: { type: 'organization', permissions: everything ? ['*'] : permissions },
+      ...(expiry === 'never'
+        ? {}
+        : expiry === 'date'
+          ? { expiresAt: new Date(`${date}T23:59:59`).toISOString() }
+          : { expiresIn: Number(expiry) * DAY_S }),
+    };
+    create.mutate(body);
+  };
+
+  if (create.data) {
+    return (
+      <section className="card secret" aria-labelledby="new-key">
+        <h2 id="new-key">Your new API key</h2>
+        <p className="notice notice-warning" role="alert">
+          Copy it now: this is the only time Cadre shows it. Cadre stores only a hash of it.
+        </p>
+        <div className="key-row">
+          <code className="key" data-testid="new-secret">
+            {create.data.key}
+          </code>
+          <CopyButton text={create.data.key} label="Copy key" />
+        </div>
+        <div className="actions">
+          <button type="button" className="button button-primary" onClick={onDone}>
+            I have stored it
+          </button>
+        </div>
+      </section>
+    );
+  }
+
+  const toggle = (permission: OrganizationPermission) =>
+    setPermissions(
+      permissions.includes(permission)
+        ? permissions.filter((p) => p !== permission)
+        : [...permissions, permission],
+    );
+  return (
+    <form className="card form create-key" onSubmit={submit} aria-labelledby="create-key">
+      <h2 id="create-key">Create an API key</h2>
+      <label htmlFor="key-name">Name</label>
+      <input
+        id="key-name"
+        value={name}
+        maxLength={200}
+        placeholder="ci-deploy"
+        onChange={(event) => setName(event.target.value)}
+      />
+      <fieldset className="fieldset">
+        <legend>Rights</legend>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={everything}
+            onChange={(event) => setEverything(event.target.checked)}
+          />
+          Everything you may do (follows your role)
+        </label>
+        {!everything && (
+          <div className="checks">
+            {ORGANIZATION_PERMISSIONS.map((permission) => (
+              <label key={permission} className="check">
+                <input
+                  type="checkbox"
+                  checked={permissions.includes(permission)}
+                  onChange={() => toggle(permission)}
+                />
+                {PERMISSION_WORDS[permission]} <code className="small">{permission}</code>
+              </label>
+            ))}
+          </div>
+        )}
+        <p className="muted small">A key never has more rights than your role; asking for more is refused.</p>
+      </fieldset>
+      <label htmlFor="key-expiry">Expires</label>
+      <select id="key-expiry" value={expiry} onChange={(event) => setExpiry(event.target.value as Expiry)}>
+        {Object.entries(EXPIRY).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {expiry === 'date' && (
+        <>
+          <label htmlFor="key-date">Expiry date</label>
+          <input
+            id="key-date"
+            type="date"
+            required
+            value={date}
+            onChange={(event) => setDate(event.target.value)}
+          />
+        </>
+      )}
+      <ErrorNotice error={create.error} />
+      <div className="actions">
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={create.isPending || (!everything && permissions.length === 0)}
+        >
+          {create.isPending ? 'Creating…' : 'Create key'}
+        </button>
+        <button type="button" className="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

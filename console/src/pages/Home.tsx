@@ -1,0 +1,93 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, unwrap } from '../api/client.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { useSession } from '../session.js';
+import { UsageBars } from './Billing.js';
+
+/** Who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
+export function Home() {
+  const session = useSession();
+  const org = session.data?.organization;
+  const path = { organizationIdOrSlug: org?.slug ?? '' };
+  const subscription = useQuery({
+    queryKey: ['subscription', org?.slug],
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/organizations/{organizationIdOrSlug}/billing/subscription', {
+          params: { path },
+        }),
+      ).data,
+  });
+  const usage = useQuery({
+    queryKey: ['usage', org?.slug],
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/organizations/{organizationIdOrSlug}/billing/usage', { params: { path } }),
+      ).data,
+  });
+  if (!session.data || !org) return null;
+  return (
+    <section className="page">
+      <div className="page-heading">
+        <h1 tabIndex={-1}>{org.name}</h1>
+        <p className="muted">
+          Signed in as{' '}
+          {session.data.user.name && session.data.user.name !== session.data.user.email
+            ? `${session.data.user.name} (${session.data.user.email})`
+            : session.data.user.email}
+        </p>
+      </div>
+      <div className="expert-grid">
+        <div className="expert-main">
+          <section aria-labelledby="shortcuts">
+            <h2 id="shortcuts">Shortcuts</h2>
+            <ul className="shortcuts">
+              <li className="card">
+                <Link to="/keys">API keys</Link>
+                <p className="small muted">
+                  Create a key for a script or the CLI; revoke the ones you no longer use.
+                </p>
+              </li>
+              <li className="card">
+                <Link to="/connections">Connections</Link>
+                <p className="small muted">
+                  Connect your project environments to the services your agents use.
+                </p>
+              </li>
+              <li className="card">
+                <Link to="/billing">Billing</Link>
+                <p className="small muted">Plans, your subscription and usage.</p>
+              </li>
+              <li className="card">
+                <Link to="/audit">Audit log</Link>
+                <p className="small muted">Who changed what, and when.</p>
+              </li>
+              <li className="card">
+                <Link to="/">Registry</Link>
+                <p className="small muted">Your Experts and everyone's.</p>
+              </li>
+              <li className="card">
+                <Link to="/playground">Playground</Link>
+                <p className="small muted">Check a cadre.toml as you type.</p>
+              </li>
+            </ul>
+          </section>
+        </div>
+        <aside className="expert-side">
+          <section className="card" aria-labelledby="plan">
+            <h2 id="plan">Plan and usage</h2>
+            <ErrorNotice error={subscription.error ?? usage.error} />
+            {subscription.data && (
+              <p>
+                Plan <strong>{subscription.data.planKey}</strong>
+                {subscription.data.testMode ? ' (test mode)' : ''} · <Link to="/billing">Billing</Link>
+              </p>
+            )}
+            {usage.data && <UsageBars usage={usage.data} />}
+          </section>
+        </aside>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+import type { components } from './api/schema.js';
+
+type Grant = components['schemas']['Grant'];
+
+/** Each permission in words, as the console shows it (docs/api-keys.md has the full table). */
+export const PERMISSION_WORDS: Record<string, string> = {
+  '*': 'everything the user may do',
+  'api-keys:create': 'create API keys',
+  'api-keys:read': 'list API keys',
+  'api-keys:revoke': 'revoke API keys',
+  'billing:read': 'see billing and usage',
+  'billing:manage': 'change the plan',
+  'experts:write': 'publish and update Experts',
+  'experts:delete': 'delete Expert versions',
+  'projects:operate': 'connect and disconnect environments',
+  'agents:run': 'run agents',
+  'audit:read': 'read the audit log',
+  'members:read': 'list members',
+  'projects:read': 'list projects',
+  'integrations:read': 'list integrations',
+};
+
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+export function grantInWords(grant: Grant): string {
+  const what = grant.permissions.map((p) => PERMISSION_WORDS[p] ?? p).join(', ');
+  switch (grant.type) {
+    case 'organization':
+      return `Whole organization: ${what}`;
+    case 'project':
+      return `${count(grant.projectIds.length, 'project')}: ${what}`;
+    case 'environment':
+      return `${count(grant.environmentIds.length, 'environment')}: ${what}`;
+    case 'agent':
+      return `${count(grant.agentIds.length, 'agent')}: ${what}`;
+  }
+}
+
+export const USAGE_WORDS: Record<string, string> = {
+  apiRequests: 'API requests this period',
+  expertVersions: 'Expert versions',
+  apiKeys: 'API keys',
+  connections: 'Connections',
+};

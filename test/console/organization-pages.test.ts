@@ -1,0 +1,162 @@
+import { eq } from 'drizzle-orm';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { billingLocalSessions } from '../../src/modules/billing/billing.tables.js';
+import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { http } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { PASSWORD, setPassword } from '../support/session.js';
+import { expectAccessible, openConsole, screenshots } from './console-page.js';
+
+let server: TestServer;
+let chromium: TestBrowser | undefined;
+let browser: Browser;
+let org: TestOrganization;
+let memberEmail: string;
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  browser = chromium.browser;
+  server = await startServer();
+  // The plan's own limits (not the tests' generous ones): the usage bars show real limits.
+  org = await createOrganization(server, 'team', undefined, { planLimits: 'plan' });
+  await setPassword(server, org.ownerId);
+  memberEmail = `member@${org.slug}.test`;
+  const member = await server.admin<{ data: { user: { id: string } } }>(
+    'POST',
+    `/admin/v1/organizations/${org.id}/members`,
+    { email: memberEmail, role: 'member' },
+  );
+  await setPassword(server, member.body.data.user.id);
+});
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+const heading = (page: Page) => page.locator('main h1').first();
+
+async function signIn(page: Page, email: string, next: string) {
+  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('the organization in the browser', () => {
+  it('shows home: who I am, the organization, plan and usage', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await page.goto(`${server.url}/home`);
+    await expect.poll(() => heading(page).textContent()).toBe('Sign in');
+    await page.getByLabel('Email').fill(`owner@${org.slug}.test`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => heading(page).textContent()).toBe(org.slug);
+    await expect.poll(() => page.locator('meter').count()).toBe(4);
+    await screenshots(page, 'home');
+    await expectAccessible(page, 'home');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('creates a key, which works at once, then revokes it, after which it is refused', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, `owner@${org.slug}.test`, '/keys');
+    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    await page.getByRole('button', { name: 'Create an API key' }).click();
+    await page.getByLabel('Name').fill('browser-made');
+    await page.getByLabel('list API keys').check();
+    await page.getByLabel('Expires').selectOption('30');
+    await screenshots(page, 'api-key-create');
+    await expectAccessible(page, 'the key form');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByTestId('new-secret');
+    await expect.poll(() => secret.count()).toBe(1);
+    const key = (await secret.textContent()) ?? '';
+    expect(key).toMatch(/^cadre_/);
+    await screenshots(page, 'api-key-secret');
+
+    expect((await http(server.url, 'GET', '/api/v1/api-keys', { key })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.getByTestId('new-secret').count()).toBe(0);
+    const row = page.getByRole('row', { name: /browser-made/ });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('Whole organization: list API keys');
+    await row.getByRole('button', { name: 'Revoke…' }).click();
+    await page.getByRole('button', { name: 'Revoke the key' }).click();
+    await expect.poll(() => row.textContent()).toContain('Revoked');
+    expect((await http(server.url, 'GET', '/api/v1/api-keys', { key })).status).toBe(401);
+    await screenshots(page, 'api-keys');
+    await expectAccessible(page, 'the key list');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('creates a key with the keyboard alone', async () => {
+    const { page, close } = await openConsole(browser);
+    await signIn(page, `owner@${org.slug}.test`, '/keys');
+    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    await page.getByRole('button', { name: 'Create an API key' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Name').focus();
+    await page.keyboard.type('keyboard-made');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('new-secret').count()).toBe(1);
+    await close();
+  });
+
+  it('upgrades through the local checkout and comes back to billing with the plan active; a double click buys once', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, `owner@${org.slug}.test`, '/billing');
+    await expect.poll(() => heading(page).textContent()).toBe('Billing');
+    await expect.poll(() => page.getByText(/^Test mode:/).count()).toBe(1);
+    await screenshots(page, 'billing');
+    await expectAccessible(page, 'billing');
+
+    const upgrade = page.getByRole('button', { name: /^Upgrade to/ }).first();
+    await upgrade.dblclick();
+    await page.waitForURL(/\/billing\/local\/checkout\//);
+    const sessions = await server.context.database.db
+      .select()
+      .from(billingLocalSessions)
+      .where(eq(billingLocalSessions.organizationId, org.id));
+    expect(sessions.filter((s) => s.kind === 'checkout')).toHaveLength(1);
+
+    await page.locator('#confirm').click();
+    await page.waitForURL(/\/billing\?checkout=success/);
+    await expect.poll(() => page.getByText('Payment complete').count()).toBe(1);
+    await expect.poll(() => page.locator('.plan[aria-current="true"]').count()).toBe(1);
+    expect(await page.getByRole('region', { name: 'Subscription' }).textContent()).toContain('Active');
+    await expect.poll(() => page.locator('meter').count()).toBe(4);
+    await screenshots(page, 'billing-upgraded');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('lets an owner read the audit log with filters, and tells a member in words that it is not theirs', async () => {
+    const owner = await openConsole(browser);
+    await signIn(owner.page, `owner@${org.slug}.test`, '/audit');
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Audit log');
+    await expect.poll(() => owner.page.getByText('api_key.created').count()).toBeGreaterThan(0);
+    await screenshots(owner.page, 'audit');
+    await expectAccessible(owner.page, 'the audit log');
+    await owner.page.getByLabel('Action').fill('api_key.revoked');
+    await owner.page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => owner.page.locator('tbody tr').count()).toBe(1);
+    await owner.close();
+
+    const member = await openConsole(browser);
+    await signIn(member.page, memberEmail, '/audit');
+    await expect
+      .poll(() => member.page.getByRole('alert').textContent())
+      .toContain('Only owners and admins can read the audit log.');
+    await screenshots(member.page, 'audit-member');
+    // A member sees only their own keys.
+    await member.page.goto(`${server.url}/keys`);
+    await expect.poll(() => member.page.getByText('No API keys yet').count()).toBe(1);
+    await member.close();
+  });
+});
