@@ -63,6 +63,8 @@ import { registerOAuthRoutes } from './modules/oauth/oauth.routes.js';
 import { createOAuthService, type OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
 import type { KeyRing } from './modules/oauth/token-vault.js';
+import { registerOrganizationRoutes } from './modules/organization/organization.routes.js';
+import { createOrganizationService } from './modules/organization/organization.service.js';
 import { registerRegistryRoutes } from './modules/registry/registry.routes.js';
 import { createRegistryService, type RegistryService } from './modules/registry/registry.service.js';
 import { registerRegistryAdminRoutes } from './modules/registry/registry-admin.routes.js';
@@ -425,6 +427,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       }).disconnect,
     );
     registerAuditRoutes(scope, createAuditService({ database: deps.database, tenancy }));
+    registerOrganizationRoutes(
+      scope,
+      createOrganizationService({ database: deps.database, tenancy, integrations }),
+    );
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     registerSessionRoutes(scope, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });

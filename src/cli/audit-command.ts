@@ -1,8 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { createAdminClient } from './admin-client.js';
-import { CliError } from './errors.js';
+import { apiKeyClient, readPages } from './api-key-client.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
-import { resolveServiceUrl, URL_OPTION_HELP, unreachableHint } from './service-url.js';
+import { URL_OPTION_HELP } from './service-url.js';
 import { formatTable } from './table.js';
 
 interface AuditOptions {
@@ -37,7 +36,7 @@ const actorOf = (event: AuditEvent) =>
     .join(' ');
 
 /**
- * `cadre audit <org>`: the organization's audit events, newest first (GET
+ * `cadre audit [org]`: the organization's audit events, newest first (GET
  * /api/v1/organizations/{org}/audit-events, owners and admins; docs/organization-api.md), with the caller's
  * API key (CADRE_API_KEY). Follows the cursor pages until `--limit` events are printed.
  */
@@ -45,39 +44,25 @@ export function registerAuditCommand(program: Command, io: CliIo): void {
   program
     .command('audit')
     .description("An organization's audit events, newest first (needs audit:read: owners and admins)")
-    .argument('<org>', 'organization id or slug')
+    .argument('[org]', 'organization id or slug (default: the API key’s own)')
     .option('--action <action>', 'only events of this action, e.g. connection.deleted')
     .option('--actor <id>', 'only events by this user id, or through this API key id')
     .option('--limit <n>', 'how many events at most', limitOption, 20)
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the events as a JSON array, for scripts')
-    .action(async (org: string, options: AuditOptions) => {
-      const apiKey = io.env.CADRE_API_KEY;
-      if (!apiKey) {
-        throw new CliError('this command needs an API key', 1, 'set CADRE_API_KEY to a key with audit:read');
-      }
-      const { url, source } = resolveServiceUrl(io, { url: options.url });
-      const client = createAdminClient({
-        baseUrl: url,
-        token: apiKey,
-        unreachableHint: unreachableHint(source),
-        unauthorizedHint: 'check CADRE_API_KEY: unknown, revoked or expired keys are refused',
-      });
-      const events: AuditEvent[] = [];
-      let cursor: string | null | undefined;
-      do {
-        const query = new URLSearchParams({ limit: String(Math.min(100, options.limit - events.length)) });
-        if (options.action) query.set('action', options.action);
-        if (options.actor) query.set('actor', options.actor);
-        if (cursor) query.set('cursor', cursor);
-        const page = await client.page<AuditEvent[]>(
-          'GET',
-          `/api/v1/organizations/${encodeURIComponent(org)}/audit-events?${query}`,
-        );
-        events.push(...page.data);
-        cursor = page.pagination?.nextCursor;
-      } while (cursor && events.length < options.limit);
-
+    .action(async (org: string | undefined, options: AuditOptions) => {
+      const client = apiKeyClient(io, options, 'audit:read');
+      const query = new URLSearchParams();
+      if (options.action) query.set('action', options.action);
+      if (options.actor) query.set('actor', options.actor);
+      const organization =
+        org ?? (await client.call<{ organization: { id: string } }>('GET', '/api/v1/me')).organization.id;
+      const { items: events, more } = await readPages<AuditEvent>(
+        client,
+        `/api/v1/organizations/${encodeURIComponent(organization)}/audit-events`,
+        query,
+        options.limit,
+      );
       if (options.json) return printJson(io, events);
       const rows = events.map((event) => [
         event.createdAt,
@@ -86,7 +71,7 @@ export function registerAuditCommand(program: Command, io: CliIo): void {
         actorOf(event),
       ]);
       printLine(io.stdout, formatTable(['TIME', 'ACTION', 'TARGET', 'ACTOR'], rows));
-      const more = cursor ? ' (more: raise --limit)' : '';
-      printLine(io.stderr, paintFor(io).dim(`${rows.length} event${rows.length === 1 ? '' : 's'}${more}`));
+      const hint = more ? ' (more: raise --limit)' : '';
+      printLine(io.stderr, paintFor(io).dim(`${rows.length} event${rows.length === 1 ? '' : 's'}${hint}`));
     });
 }

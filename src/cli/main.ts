@@ -5,6 +5,7 @@ import { registerAdminCommands } from './admin-commands.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerConfigCommands } from './config-commands.js';
 import { processIo } from './io.js';
+import { registerOrganizationCommands } from './organization-commands.js';
 import { registerRegistryCommands } from './registry-commands.js';
 import { configureRoot, runProgram } from './run.js';
 
@@ -17,5 +18,6 @@ registerConfigCommands(program, io);
 registerRegistryCommands(program, io);
 registerAdminCommands(program, io);
 registerAuditCommand(program, io);
+registerOrganizationCommands(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -93,7 +93,7 @@ describe('the registry in the browser', () => {
 
     await page.getByRole('button', { name: 'Next' }).click();
     await expect.poll(() => page.getByText('Page 2 of 2').count()).toBe(1);
-    expect(await page.locator('.expert-item').count()).toBe(all.body.meta.total - 20);
+    await expect.poll(() => page.locator('.expert-item').count()).toBe(all.body.meta.total - 20);
 
     await page.getByLabel('Search by name').fill('wri');
     await expect.poll(() => page.locator('.expert-item').count()).toBe(1);
@@ -255,6 +255,10 @@ describe('signing in and owner actions', () => {
     await expect.poll(() => page.locator('.badges .badge-disabled').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Disable…' }).count()).toBe(0);
     await screenshots(page, 'expert-owner-actions');
+    // The list and the versions mark it too.
+    expect(await page.getByRole('region', { name: 'Versions' }).locator('.badge-disabled').count()).toBe(1);
+    await page.goto(`${server.url}/?q=writer`);
+    await expect.poll(() => page.locator('.expert-item .badge-disabled').count()).toBe(1);
 
     // writer@1.0.0 is a delegate of researcher: the refusal is shown in words.
     await page.goto(`${server.url}/experts/writer@1.0.0`);

@@ -303,6 +303,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller: user, organization, role, what this credential may do, and how it authenticated */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's members and roles (emails: owners and admins only) */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's projects with their environments and agents, as far as the grant reaches */
+        get: operations["listProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One project with its environments and agents */
+        get: operations["getProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's OAuth integrations, what the console offers to connect (never a secret) */
+        get: operations["listIntegrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -362,12 +447,12 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
         } | {
             /** @constant */
             type: "project";
             projectIds: string[];
-            permissions: ("projects:operate" | "agents:run")[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
         } | {
             /** @constant */
             type: "agent";
@@ -377,7 +462,7 @@ export interface components {
             /** @constant */
             type: "environment";
             environmentIds: string[];
-            permissions: ("projects:operate" | "agents:run")[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
         };
         /** @description Error body of every management, admin and auth endpoint. */
         PublicApiErrorInput: {
@@ -664,6 +749,59 @@ export interface components {
             /** @description true when nothing remains under an older key */
             done: boolean;
         };
+        MeInput: {
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
+            };
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+                /** @enum {string} */
+                accountType: "personal" | "personalPlus" | "team";
+            };
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
+            /** @description The API key's grants (their scope); null for a session */
+            grants: components["schemas"]["GrantInput"] | null;
+            authentication: {
+                /** @constant */
+                kind: "apiKey";
+                apiKeyId: string;
+                start: string;
+            } | {
+                /** @constant */
+                kind: "session";
+            };
+        };
+        MemberInput: {
+            userId: string;
+            name: string | null;
+            /** @description Shown to owners and admins, and to each member for themselves; null otherwise */
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            joinedAt: string;
+        };
+        ProjectInput: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
         ExpertOwnerInput: {
             name: string;
             organizationId: string;
@@ -683,8 +821,6 @@ export interface components {
             version: string;
             minRuntimeVersion: string;
             description: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
             /** @description custom tags, and "latest" on the latest version */
             tags: string[];
             owner: components["schemas"]["ExpertOwnerInput"];
@@ -709,8 +845,6 @@ export interface components {
             version: string;
             minRuntimeVersion: string;
             description: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
             /** @description custom tags, and "latest" on the latest version */
             tags: string[];
             owner: components["schemas"]["ExpertOwnerInput"];
@@ -724,6 +858,8 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
             instruction: string;
             skills: {
                 [key: string]: {
@@ -773,14 +909,7 @@ export interface components {
             key: string;
             name: string;
             version: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
             tags: string[];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
         };
         PublishExpertInput: {
             name: string;
@@ -872,17 +1001,6 @@ export interface components {
              */
             createdAt: string;
         };
-        ProjectInput: {
-            id: string;
-            organizationId: string;
-            slug: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
         EnvironmentInput: {
             id: string;
             organizationId: string;
@@ -921,12 +1039,12 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
         } | {
             /** @constant */
             type: "project";
             projectIds: string[];
-            permissions: ("projects:operate" | "agents:run")[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
         } | {
             /** @constant */
             type: "agent";
@@ -936,7 +1054,7 @@ export interface components {
             /** @constant */
             type: "environment";
             environmentIds: string[];
-            permissions: ("projects:operate" | "agents:run")[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
         };
         /** @description Error body of every management, admin and auth endpoint. */
         PublicApiError: {
@@ -1223,6 +1341,59 @@ export interface components {
             /** @description true when nothing remains under an older key */
             done: boolean;
         };
+        Me: {
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
+            };
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+                /** @enum {string} */
+                accountType: "personal" | "personalPlus" | "team";
+            };
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
+            /** @description The API key's grants (their scope); null for a session */
+            grants: components["schemas"]["Grant"] | null;
+            authentication: {
+                /** @constant */
+                kind: "apiKey";
+                apiKeyId: string;
+                start: string;
+            } | {
+                /** @constant */
+                kind: "session";
+            };
+        };
+        Member: {
+            userId: string;
+            name: string | null;
+            /** @description Shown to owners and admins, and to each member for themselves; null otherwise */
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            joinedAt: string;
+        };
+        Project: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
         ExpertOwner: {
             name: string;
             organizationId: string;
@@ -1242,8 +1413,6 @@ export interface components {
             version: string;
             minRuntimeVersion: string;
             description: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
             /** @description custom tags, and "latest" on the latest version */
             tags: string[];
             owner: components["schemas"]["ExpertOwner"];
@@ -1268,8 +1437,6 @@ export interface components {
             version: string;
             minRuntimeVersion: string;
             description: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
             /** @description custom tags, and "latest" on the latest version */
             tags: string[];
             owner: components["schemas"]["ExpertOwner"];
@@ -1283,6 +1450,8 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
             instruction: string;
             skills: {
                 [key: string]: {
@@ -1332,14 +1501,7 @@ export interface components {
             key: string;
             name: string;
             version: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
             tags: string[];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
         };
         PublishExpert: {
             name: string;
@@ -1425,17 +1587,6 @@ export interface components {
             userId: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Project: {
-            id: string;
-            organizationId: string;
-            slug: string;
-            name: string;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -3560,6 +3711,501 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AuditEvent"][];
                         pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Me"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Integration"][];
                     };
                 };
             };

@@ -7,6 +7,7 @@ import { ScrollableCode } from '../components/ScrollableCode.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { expertPath, formatDate, formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
+import { useExpertRecords } from './expert-records.js';
 import { OwnerActions } from './OwnerActions.js';
 import { SkillsTable } from './SkillsTable.js';
 
@@ -32,6 +33,8 @@ export function ExpertPage() {
         }),
       ).data,
   });
+
+  const versionRecords = useExpertRecords(versions.data?.versions.map((version) => version.key) ?? []);
 
   if (expert.isPending) {
     return (
@@ -158,11 +161,18 @@ export function ExpertPage() {
               {versions.data?.versions.map((version) => (
                 <li key={version.id} aria-current={version.id === e.id ? 'page' : undefined}>
                   <Link to={expertPath(version.key)}>{version.version}</Link>
-                  {version.status !== 'available' && <StatusBadge status={version.status} />}
+                  {versionRecords.get(version.key) &&
+                    versionRecords.get(version.key)?.status !== 'available' && (
+                      <StatusBadge status={versionRecords.get(version.key)!.status} />
+                    )}
                   {version.tags.map((tag) => (
                     <TagBadge key={tag} tag={tag} />
                   ))}
-                  <span className="muted small">{formatDate(version.createdAt)}</span>
+                  {versionRecords.get(version.key) && (
+                    <span className="muted small">
+                      {formatDate(versionRecords.get(version.key)!.createdAt)}
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { expertPath, formatDate } from '../format.js';
+import { useExpertRecords } from './expert-records.js';
 
 const PAGE_SIZE = 20;
 const SORTS = {
@@ -68,6 +69,7 @@ export function RegistryList() {
     placeholderData: keepPreviousData,
   });
   const experts = list.data?.data.experts ?? [];
+  const records = useExpertRecords(list.isPlaceholderData ? [] : experts.map((expert) => expert.key));
   const total = list.data?.meta.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
 
@@ -150,7 +152,9 @@ export function RegistryList() {
                 {expert.name}
               </Link>
               <span className="version">v{expert.version}</span>
-              {expert.status !== 'available' && <StatusBadge status={expert.status} />}
+              {records.get(expert.key) && records.get(expert.key)?.status !== 'available' && (
+                <StatusBadge status={records.get(expert.key)!.status} />
+              )}
               {expert.tags
                 .filter((tag) => tag !== 'latest')
                 .map((tag) => (

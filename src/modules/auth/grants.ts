@@ -11,6 +11,9 @@ export const PERMISSIONS = [
   'projects:operate',
   'agents:run',
   'audit:read',
+  'members:read',
+  'projects:read',
+  'integrations:read',
 ] as const;
 
 export const permissionSchema = z.enum(PERMISSIONS);
@@ -34,7 +37,7 @@ const permissionList = <T extends readonly [string, ...string[]]>(allowed: T, sc
     .min(1, 'at least one permission is required')
     .refine((list) => new Set(list).size === list.length, 'permissions must be unique');
 
-const SCOPED = ['projects:operate', 'agents:run'] as const;
+const SCOPED = ['projects:operate', 'projects:read', 'agents:run'] as const;
 
 export const organizationGrantSchema = z
   .object({

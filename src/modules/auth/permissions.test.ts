@@ -18,6 +18,9 @@ const ROLE_TABLE: Record<Role, Permission[]> = {
     'experts:write',
     'projects:operate',
     'agents:run',
+    'members:read',
+    'projects:read',
+    'integrations:read',
   ],
 };
 

@@ -15,6 +15,9 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     'experts:write',
     'projects:operate',
     'agents:run',
+    'members:read',
+    'projects:read',
+    'integrations:read',
   ]),
 };
 

@@ -20,7 +20,6 @@ export type DigestRecord = Pick<
   | 'version'
   | 'minRuntimeVersion'
   | 'description'
-  | 'status'
   | 'tags'
   | 'isLatest'
   | 'organizationId'
@@ -39,7 +38,6 @@ export function presentDigest(row: DigestRecord): ExpertDigest {
     version: row.version,
     minRuntimeVersion: row.minRuntimeVersion,
     description: row.description,
-    status: row.status,
     tags: tagsOf(row),
     owner: {
       name: row.ownerSlug,
@@ -64,7 +62,7 @@ export function presentExpert(row: ExpertRecord): RegistryExpert {
 }
 
 export function presentVersion(
-  row: Pick<ExpertRow, 'id' | 'name' | 'version' | 'status' | 'tags' | 'isLatest' | 'createdAt'>,
+  row: Pick<ExpertRow, 'id' | 'name' | 'version' | 'tags' | 'isLatest'>,
 ): ExpertVersion {
   return {
     type: 'expertDigest',
@@ -72,8 +70,6 @@ export function presentVersion(
     key: `${row.name}@${row.version}`,
     name: row.name,
     version: row.version,
-    status: row.status,
     tags: tagsOf(row),
-    createdAt: row.createdAt.toISOString(),
   };
 }

@@ -30,7 +30,6 @@ const digestColumns = {
   version: e.version,
   minRuntimeVersion: e.minRuntimeVersion,
   description: e.description,
-  status: e.status,
   tags: e.tags,
   isLatest: e.isLatest,
   organizationId: e.organizationId,
@@ -38,17 +37,6 @@ const digestColumns = {
   updatedAt: e.updatedAt,
   ownerSlug: organizations.slug,
   ownerCreatedAt: organizations.createdAt,
-};
-
-/** What an item of a name's version list shows. */
-const versionColumns = {
-  id: e.id,
-  name: e.name,
-  version: e.version,
-  status: e.status,
-  tags: e.tags,
-  isLatest: e.isLatest,
-  createdAt: e.createdAt,
 };
 
 function selectRecords(executor: Executor) {
@@ -96,7 +84,7 @@ function prepareReads(db: Db) {
       .limit(1)
       .prepare('registry_by_tag'),
     versions: db
-      .select(versionColumns)
+      .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
       .from(e)
       .where(eq(e.name, sql.placeholder('name')))
       .orderBy(desc(e.versionOrder))
@@ -273,7 +261,11 @@ export async function deleteExpert(tx: Executor, id: string): Promise<void> {
 }
 
 export async function versionsOf(executor: Executor, name: string) {
-  return executor.select(versionColumns).from(e).where(eq(e.name, name)).orderBy(desc(e.versionOrder));
+  return executor
+    .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
+    .from(e)
+    .where(eq(e.name, name))
+    .orderBy(desc(e.versionOrder));
 }
 
 const SORT_COLUMNS = {

@@ -42,7 +42,6 @@ const digestFields = {
   version: z.string(),
   minRuntimeVersion: z.string(),
   description: z.string(),
-  status: z.enum(['available', 'deprecated', 'disabled']),
   tags: z.array(z.string()).meta({ description: `custom tags, and "${LATEST_TAG}" on the latest version` }),
   owner: ownerSchema,
   createdAt: timestamp,
@@ -57,6 +56,7 @@ export const registryExpertSchema = z
   .object({
     type: z.literal('registryExpert'),
     ...digestFields,
+    status: z.enum(['available', 'deprecated', 'disabled']),
     instruction: z.string(),
     skills: skillsSchema,
     delegates: delegatesSchema,
@@ -77,9 +77,7 @@ export const expertVersionSchema = z
     key: z.string(),
     name: z.string(),
     version: z.string(),
-    status: z.enum(['available', 'deprecated', 'disabled']),
     tags: z.array(z.string()),
-    createdAt: timestamp,
   })
   .meta({ id: 'ExpertVersion' });
 

@@ -1,0 +1,99 @@
+import type { Command } from 'commander';
+import { apiKeyClient, readPages } from './api-key-client.js';
+import { type CliIo, paintFor, printJson, printLine } from './io.js';
+import { URL_OPTION_HELP } from './service-url.js';
+import { formatTable } from './table.js';
+
+interface Options {
+  url?: string;
+  json?: boolean;
+}
+interface Me {
+  user: { id: string; email: string; name: string | null };
+  organization: { id: string; slug: string; name: string; accountType: string };
+  role: string;
+  permissions: string[];
+  authentication: { kind: string; apiKeyId?: string; start?: string };
+}
+interface Project {
+  id: string;
+  slug: string;
+  name: string;
+  environments: Array<{ id: string; name: string }>;
+  agents: Array<{ id: string; name: string }>;
+}
+interface Member {
+  userId: string;
+  name: string | null;
+  email: string | null;
+  role: string;
+  joinedAt: string;
+}
+
+const LIST_LIMIT = 10_000;
+
+/**
+ * The member's read commands with their own API key (CADRE_API_KEY; docs/organization-api.md):
+ * `cadre whoami`, `cadre projects list`, `cadre members list [org]`; each with `--json` for scripts.
+ */
+export function registerOrganizationCommands(program: Command, io: CliIo): void {
+  program
+    .command('whoami')
+    .description('Who CADRE_API_KEY is: user, organization, role and what the key may do')
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--json', 'print the answer as JSON')
+    .action(async (options: Options) => {
+      const me = await apiKeyClient(io, options, 'any permission').call<Me>('GET', '/api/v1/me');
+      if (options.json) return printJson(io, me);
+      const who = me.user.name ? `${me.user.name} <${me.user.email}>` : me.user.email;
+      printLine(io.stdout, `${who}, ${me.role} of ${me.organization.name} (${me.organization.slug})`);
+      printLine(io.stdout, `key ${me.authentication.start ?? ''}… (${me.authentication.apiKeyId ?? ''})`);
+      printLine(io.stdout, `may: ${me.permissions.join(', ') || 'nothing'}`);
+    });
+
+  const projects = program.command('projects').description("Your organization's projects");
+  projects
+    .command('list')
+    .description('Projects with their environments and agents, as far as the key reaches (projects:read)')
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--json', 'print the projects as a JSON array')
+    .action(async (options: Options) => {
+      const client = apiKeyClient(io, options, 'projects:read');
+      const { items } = await readPages<Project>(
+        client,
+        '/api/v1/projects',
+        new URLSearchParams(),
+        LIST_LIMIT,
+      );
+      if (options.json) return printJson(io, items);
+      const rows = items.map((p) => [
+        p.id,
+        p.slug,
+        p.environments.map((e) => `${e.name} (${e.id})`).join(', ') || '-',
+        p.agents.map((a) => a.name).join(', ') || '-',
+      ]);
+      printLine(io.stdout, formatTable(['ID', 'SLUG', 'ENVIRONMENTS', 'AGENTS'], rows));
+      printLine(io.stderr, paintFor(io).dim(`${rows.length} project${rows.length === 1 ? '' : 's'}`));
+    });
+
+  const members = program.command('members').description("Your organization's members");
+  members
+    .command('list')
+    .description('Members and roles; emails for owners and admins (members:read)')
+    .argument('[org]', 'organization id or slug (default: the API key’s own)')
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--json', 'print the members as a JSON array')
+    .action(async (org: string | undefined, options: Options) => {
+      const client = apiKeyClient(io, options, 'members:read');
+      const organization = org ?? (await client.call<Me>('GET', '/api/v1/me')).organization.id;
+      const { items } = await readPages<Member>(
+        client,
+        `/api/v1/organizations/${encodeURIComponent(organization)}/members`,
+        new URLSearchParams(),
+        LIST_LIMIT,
+      );
+      if (options.json) return printJson(io, items);
+      const rows = items.map((m) => [m.userId, m.name ?? '-', m.email ?? '(hidden)', m.role]);
+      printLine(io.stdout, formatTable(['USER', 'NAME', 'EMAIL', 'ROLE'], rows));
+    });
+}
