@@ -90,6 +90,20 @@ describe('GET /api/v1/me', () => {
     expect(res.body.data.role).toBe('owner');
     expect(res.body.data.permissions).toContain('experts:delete');
     expect(res.body.data.authentication).toEqual({ kind: 'session' });
+
+    await setPassword(server, memberId);
+    const memberEmail = (await server.context.tenancy.getUser(memberId)).email;
+    const memberSession = await login(server, memberEmail);
+    const asMember = await server.request<{ data: { role: string; permissions: string[] } }>(
+      'GET',
+      '/api/v1/me',
+      {
+        headers: { cookie: memberSession.cookie },
+      },
+    );
+    expect(asMember.body.data.role).toBe('member');
+    expect(asMember.body.data.permissions).not.toContain('billing:manage');
+    expect(asMember.body.data.permissions).toContain('projects:read');
   });
 
   it('is 401 without a credential', async () => {
@@ -152,9 +166,9 @@ describe('GET /api/v1/projects and /api/v1/projects/{projectId}', () => {
   it('lists every project with environments and agents for organization-wide rights', async () => {
     const res = await get<Page<Project>>('/api/v1/projects', memberKey);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data.map((p) => p.id)).toEqual([projectA.id, projectB.id]);
-    const a = res.body.data[0]!;
-    expect(a.environments.map((e) => e.id)).toEqual(projectA.environments.map((e) => e.id));
+    expect(res.body.data.map((p) => p.id).sort()).toEqual([projectA.id, projectB.id].sort());
+    const a = res.body.data.find((p) => p.id === projectA.id)!;
+    expect(a.environments.map((e) => e.id).sort()).toEqual(projectA.environments.map((e) => e.id).sort());
     expect(a.agents.map((x) => x.id)).toEqual([agentA]);
     const one = await get<{ data: Project }>(`/api/v1/projects/${projectB.id}`, memberKey);
     expect(one.status).toBe(200);
@@ -234,7 +248,7 @@ describe('the CLI', () => {
     const projectsJson = JSON.parse(
       (await cli(['projects', 'list', '--json'], memberKey)).stdout,
     ) as Project[];
-    expect(projectsJson.map((p) => p.id)).toEqual([projectA.id, projectB.id]);
+    expect(projectsJson.map((p) => p.id).sort()).toEqual([projectA.id, projectB.id].sort());
 
     const members = await cli(['members', 'list'], org.ownerKey);
     expect(members.code, members.stderr).toBe(0);

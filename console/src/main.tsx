@@ -8,6 +8,7 @@ import { RequireSession } from './components/RequireSession.js';
 import { ApiKeys } from './pages/ApiKeys.js';
 import { AuditLog } from './pages/AuditLog.js';
 import { Billing } from './pages/Billing.js';
+import { Connections } from './pages/Connections.js';
 import { ExpertPage } from './pages/ExpertPage.js';
 import { Home } from './pages/Home.js';
 import { NotFound } from './pages/NotFound.js';
@@ -70,6 +71,14 @@ const router = createBrowserRouter([
         element: (
           <RequireSession>
             <Billing />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/connections',
+        element: (
+          <RequireSession>
+            <Connections />
           </RequireSession>
         ),
       },

@@ -62,3 +62,16 @@ export function safeNext(next: string | null): string {
   if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
   return next;
 }
+
+export type Me = import('./api/schema.js').components['schemas']['Me'];
+
+/** The signed-in person's role and what their session may do (GET /api/v1/me); undefined when signed out. */
+export function useMe() {
+  const session = useSession();
+  return useQuery({
+    queryKey: ['me', session.data?.user.id],
+    enabled: Boolean(session.data),
+    queryFn: async (): Promise<Me> => unwrap(await api.GET('/api/v1/me')).data,
+    staleTime: 60_000,
+  });
+}

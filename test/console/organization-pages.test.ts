@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingLocalSessions } from '../../src/modules/billing/billing.tables.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
-import { createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
@@ -95,6 +95,35 @@ describe('the organization in the browser', () => {
     await close();
   });
 
+  it('builds a key for one environment, offering only what the role allows', async () => {
+    const { environments } = await createProject(server, org, 'shop');
+    const production = environments.find((e) => e.name === 'production')!;
+    const { page, close } = await openConsole(browser);
+    await signIn(page, memberEmail, '/keys');
+    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    await page.getByRole('button', { name: 'Create an API key' }).click();
+    // A member's role has no billing:manage: it is not offered.
+    await expect.poll(() => page.getByLabel('list API keys').count()).toBe(1);
+    expect(await page.getByLabel('change the plan').count()).toBe(0);
+    await page.getByLabel('Reaches').selectOption('environment');
+    await page.getByLabel('shop / production').check();
+    await page.getByLabel('connect and disconnect environments').check();
+    await screenshots(page, 'api-key-grant-builder');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByTestId('new-secret').count()).toBe(1);
+    const key = (await page.getByTestId('new-secret').textContent()) ?? '';
+    const me = await http<{ data: { grants: unknown; role: string } }>(server.url, 'GET', '/api/v1/me', {
+      key,
+    });
+    expect(me.body.data.role).toBe('member');
+    expect(me.body.data.grants).toEqual({
+      type: 'environment',
+      environmentIds: [production.id],
+      permissions: ['projects:operate'],
+    });
+    await close();
+  });
+
   it('creates a key with the keyboard alone', async () => {
     const { page, close } = await openConsole(browser);
     await signIn(page, `owner@${org.slug}.test`, '/keys');
@@ -156,7 +185,9 @@ describe('the organization in the browser', () => {
     await screenshots(member.page, 'audit-member');
     // A member sees only their own keys.
     await member.page.goto(`${server.url}/keys`);
-    await expect.poll(() => member.page.getByText('No API keys yet').count()).toBe(1);
+    // (the member made one key above; the owner's keys, 'browser-made' among them, are not listed)
+    await expect.poll(() => member.page.locator('tbody tr').count()).toBe(1);
+    expect(await member.page.getByRole('row', { name: /browser-made/ }).count()).toBe(0);
     await member.close();
   });
 });

@@ -791,9 +791,8 @@ export interface components {
              */
             joinedAt: string;
         };
-        ProjectInput: {
+        ProjectDetailInput: {
             id: string;
-            organizationId: string;
             slug: string;
             name: string;
             /**
@@ -801,6 +800,24 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+            environments: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
+            agents: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
         };
         ExpertOwnerInput: {
             name: string;
@@ -995,6 +1012,17 @@ export interface components {
             userId: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ProjectInput: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -1383,9 +1411,8 @@ export interface components {
              */
             joinedAt: string;
         };
-        Project: {
+        ProjectDetail: {
             id: string;
-            organizationId: string;
             slug: string;
             name: string;
             /**
@@ -1393,6 +1420,24 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+            environments: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
+            agents: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
         };
         ExpertOwner: {
             name: string;
@@ -1587,6 +1632,17 @@ export interface components {
             userId: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        Project: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -4002,7 +4058,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Project"][];
+                        data: components["schemas"]["ProjectDetail"][];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -4099,7 +4155,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Project"];
+                        data: components["schemas"]["ProjectDetail"];
                     };
                 };
             };

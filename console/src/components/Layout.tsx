@@ -1,9 +1,10 @@
 import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
-import { useSession, useSignOut } from '../session.js';
+import { useMe, useSession, useSignOut } from '../session.js';
 
 export function Layout() {
   const session = useSession();
+  const me = useMe();
   const signOut = useSignOut();
   const navigate = useNavigate();
   const location = useLocation();
@@ -39,8 +40,9 @@ export function Layout() {
               <>
                 <NavLink to="/home">Home</NavLink>
                 <NavLink to="/keys">API keys</NavLink>
+                <NavLink to="/connections">Connections</NavLink>
                 <NavLink to="/billing">Billing</NavLink>
-                <NavLink to="/audit">Audit</NavLink>
+                {me.data?.permissions.includes('audit:read') && <NavLink to="/audit">Audit</NavLink>}
               </>
             )}
           </nav>

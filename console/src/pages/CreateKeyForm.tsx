@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { useMe } from '../session.js';
 import { PERMISSION_WORDS } from '../words.js';
 
 type CreateInput = components['schemas']['CreateApiKeyRequestInput'];
@@ -23,7 +24,18 @@ const ORGANIZATION_PERMISSIONS: OrganizationPermission[] = [
   'projects:operate',
   'agents:run',
   'audit:read',
+  'members:read',
+  'projects:read',
+  'integrations:read',
 ];
+/** What a project or environment grant may carry. */
+const SCOPED_PERMISSIONS = ['projects:operate', 'projects:read', 'agents:run'] as const;
+const VARIANTS = {
+  organization: 'The whole organization',
+  project: 'Some projects',
+  environment: 'Some environments',
+} as const;
+type Variant = keyof typeof VARIANTS;
 
 const EXPIRY = {
   never: 'Never',
@@ -40,7 +52,21 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
   const client = useQueryClient();
   const [name, setName] = useState('');
   const [everything, setEverything] = useState(false);
+  const [variant, setVariant] = useState<Variant>('organization');
   const [permissions, setPermissions] = useState<OrganizationPermission[]>(['api-keys:read']);
+  const [targets, setTargets] = useState<string[]>([]);
+  const me = useMe();
+  const projects = useQuery({
+    queryKey: ['projects'],
+    enabled: variant !== 'organization',
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/projects', { params: { query: { limit: 100 } } })).data,
+  });
+  // Only what the person's role allows is offered: a key never has more rights than its user.
+  const allowed = (permission: string) => me.data?.permissions.includes(permission as never) ?? false;
+  const offered = (variant === 'organization' ? ORGANIZATION_PERMISSIONS : SCOPED_PERMISSIONS).filter(
+    allowed,
+  );
   const [expiry, setExpiry] = useState<Expiry>('90');
   const [date, setDate] = useState('');
   const create = useMutation({
@@ -48,11 +74,19 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
   });
 
+  const chosen = permissions.filter((p) => (offered as readonly string[]).includes(p));
+  const grantOf = (): CreateInput['grants'] => {
+    const scoped = chosen as Array<(typeof SCOPED_PERMISSIONS)[number]>;
+    if (variant === 'project') return { type: 'project', projectIds: targets, permissions: scoped };
+    if (variant === 'environment')
+      return { type: 'environment', environmentIds: targets, permissions: scoped };
+    return { type: 'organization', permissions: everything ? ['*'] : chosen };
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const body: CreateInput = {
       ...(name.trim() ? { name: name.trim() } : {}),
-      grants: { type: 'organization', permissions: everything ? ['*'] : permissions },
+      grants: grantOf(),
       ...(expiry === 'never'
         ? {}
         : expiry === 'date'
@@ -84,7 +118,7 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     );
   }
 
-  const toggle = (permission: OrganizationPermission) =>
+  const toggle = (permission: OrganizationPermission | (typeof SCOPED_PERMISSIONS)[number]) =>
     setPermissions(
       permissions.includes(permission)
         ? permissions.filter((p) => p !== permission)
@@ -101,19 +135,74 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
         placeholder="ci-deploy"
         onChange={(event) => setName(event.target.value)}
       />
+      <label htmlFor="key-variant">Reaches</label>
+      <select
+        id="key-variant"
+        value={variant}
+        onChange={(event) => {
+          setVariant(event.target.value as Variant);
+          setTargets([]);
+          setEverything(false);
+        }}
+      >
+        {Object.entries(VARIANTS).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {variant !== 'organization' && (
+        <fieldset className="fieldset">
+          <legend>{variant === 'project' ? 'Projects' : 'Environments'}</legend>
+          <ErrorNotice error={projects.error} />
+          {projects.data?.length === 0 && (
+            <p className="muted small">Your organization has no projects yet.</p>
+          )}
+          <div className="checks">
+            {(projects.data ?? [])
+              .flatMap((project) =>
+                variant === 'project'
+                  ? [{ id: project.id, label: project.name }]
+                  : project.environments.map((environment) => ({
+                      id: environment.id,
+                      label: `${project.name} / ${environment.name}`,
+                    })),
+              )
+              .map((target) => (
+                <label key={target.id} className="check">
+                  <input
+                    type="checkbox"
+                    checked={targets.includes(target.id)}
+                    onChange={() =>
+                      setTargets(
+                        targets.includes(target.id)
+                          ? targets.filter((t) => t !== target.id)
+                          : [...targets, target.id],
+                      )
+                    }
+                  />
+                  {target.label}
+                </label>
+              ))}
+          </div>
+        </fieldset>
+      )}
       <fieldset className="fieldset">
         <legend>Rights</legend>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={everything}
-            onChange={(event) => setEverything(event.target.checked)}
-          />
-          Everything you may do (follows your role)
-        </label>
+        {variant === 'organization' && (
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={everything}
+              onChange={(event) => setEverything(event.target.checked)}
+            />
+            Everything you may do (follows your role)
+          </label>
+        )}
+        {!everything && !me.data && <p className="muted small">Loading…</p>}
         {!everything && (
           <div className="checks">
-            {ORGANIZATION_PERMISSIONS.map((permission) => (
+            {offered.map((permission) => (
               <label key={permission} className="check">
                 <input
                   type="checkbox"
@@ -152,7 +241,11 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
         <button
           type="submit"
           className="button button-primary"
-          disabled={create.isPending || (!everything && permissions.length === 0)}
+          disabled={
+            create.isPending ||
+            (!everything && chosen.length === 0) ||
+            (variant !== 'organization' && targets.length === 0)
+          }
         >
           {create.isPending ? 'Creating…' : 'Create key'}
         </button>

@@ -2,12 +2,13 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { useSession } from '../session.js';
+import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
 
 /** Who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
 export function Home() {
   const session = useSession();
+  const me = useMe();
   const org = session.data?.organization;
   const path = { organizationIdOrSlug: org?.slug ?? '' };
   const subscription = useQuery({
@@ -36,6 +37,7 @@ export function Home() {
           {session.data.user.name && session.data.user.name !== session.data.user.email
             ? `${session.data.user.name} (${session.data.user.email})`
             : session.data.user.email}
+          {me.data ? `, ${me.data.role} of this organization` : ''}
         </p>
       </div>
       <div className="expert-grid">
@@ -59,10 +61,12 @@ export function Home() {
                 <Link to="/billing">Billing</Link>
                 <p className="small muted">Plans, your subscription and usage.</p>
               </li>
-              <li className="card">
-                <Link to="/audit">Audit log</Link>
-                <p className="small muted">Who changed what, and when.</p>
-              </li>
+              {me.data?.permissions.includes('audit:read') && (
+                <li className="card">
+                  <Link to="/audit">Audit log</Link>
+                  <p className="small muted">Who changed what, and when.</p>
+                </li>
+              )}
               <li className="card">
                 <Link to="/">Registry</Link>
                 <p className="small muted">Your Experts and everyone's.</p>

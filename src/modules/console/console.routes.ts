@@ -15,6 +15,7 @@ export const CONSOLE_PAGES = [
   '/sign-in',
   '/home',
   '/keys',
+  '/connections',
   '/billing',
   '/audit',
 ] as const;

@@ -1,13 +1,22 @@
-import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/client.js';
 import type { KeysetPosition } from '../../lib/keyset-cursor.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { agents, environments, memberships, projects, users } from '../tenancy/tenancy.tables.js';
 
-/** Rows after `after` in (created_at, id) order: the keyset every list of this module pages by. */
+/** A row's time in whole microseconds since the epoch, as text: the cursor's precision (keyset-cursor.ts). */
+const micros = (at: AnyPgColumn) => sql<string>`((extract(epoch from ${at}) * 1000000)::bigint)::text`;
+const microsOf = (at: AnyPgColumn) => sql`(extract(epoch from ${at}) * 1000000)::bigint`;
+
+/** Rows after `position` in (created_at, id) order: the keyset every list of this module pages by. */
 const after = (at: AnyPgColumn, id: AnyPgColumn, position?: KeysetPosition) =>
-  position ? or(gt(at, position.at), and(eq(at, position.at), gt(id, position.id))) : undefined;
+  position
+    ? or(
+        sql`${microsOf(at)} > ${position.micros}::bigint`,
+        and(sql`${microsOf(at)} = ${position.micros}::bigint`, gt(id, position.id)),
+      )
+    : undefined;
 
 export async function memberPage(
   executor: Executor,
@@ -20,6 +29,7 @@ export async function memberPage(
       userId: memberships.userId,
       role: memberships.role,
       createdAt: memberships.createdAt,
+      micros: micros(memberships.createdAt),
       name: users.name,
       email: users.email,
     })
@@ -43,7 +53,14 @@ export async function projectPage(
   only?: string[],
 ) {
   return executor
-    .select()
+    .select({
+      id: projects.id,
+      organizationId: projects.organizationId,
+      slug: projects.slug,
+      name: projects.name,
+      createdAt: projects.createdAt,
+      micros: micros(projects.createdAt),
+    })
     .from(projects)
     .where(
       and(

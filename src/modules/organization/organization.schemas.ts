@@ -52,7 +52,7 @@ export const projectSchema = z
     environments: z.array(z.object({ id: z.string(), name: z.string(), createdAt: timestamp })),
     agents: z.array(z.object({ id: z.string(), name: z.string(), createdAt: timestamp })),
   })
-  .meta({ id: 'Project' });
+  .meta({ id: 'ProjectDetail' });
 export type ProjectRecord = z.infer<typeof projectSchema>;
 
 export const pageQuery = z.object({

@@ -23,7 +23,10 @@ export interface OrganizationServiceDeps {
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;
 
-type ProjectRow = NonNullable<Awaited<ReturnType<typeof findProject>>>;
+type ProjectRow = Pick<
+  NonNullable<Awaited<ReturnType<typeof findProject>>>,
+  'id' | 'slug' | 'name' | 'createdAt'
+>;
 
 /**
  * What members see of their own organization (docs/organization-api.md): who they are, its members, its
@@ -47,7 +50,7 @@ export function createOrganizationService({ database, tenancy, integrations }: O
     if (!can(principal, permission, scope)) throw forbidden(`Missing permission ${permission}`);
   }
 
-  function page<Row extends { createdAt: Date }, Item>(
+  function page<Row extends { micros: string }, Item>(
     rows: Row[],
     query: PageQuery,
     idOf: (row: Row) => string,
@@ -61,7 +64,7 @@ export function createOrganizationService({ database, tenancy, integrations }: O
       pagination: {
         limit: query.limit,
         hasMore,
-        nextCursor: hasMore && last ? encodeKeysetCursor({ at: last.createdAt, id: idOf(last) }) : null,
+        nextCursor: hasMore && last ? encodeKeysetCursor({ micros: last.micros, id: idOf(last) }) : null,
       },
     };
   }
