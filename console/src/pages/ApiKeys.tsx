@@ -4,7 +4,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { Pager } from '../components/Pager.js';
+import { Pager, useCursors } from '../components/Pager.js';
 import { formatDate, formatDateTime } from '../format.js';
 import { grantInWords } from '../words.js';
 import { CreateKeyForm } from './CreateKeyForm.js';
@@ -21,10 +21,9 @@ function keyState(key: ApiKey): { label: string; className: string } {
 
 export function ApiKeys() {
   const client = useQueryClient();
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const { cursor, pagerProps } = useCursors();
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const cursor = cursors[cursors.length - 1];
   const keys = useQuery({
     queryKey: ['api-keys', cursor],
     queryFn: async ({ signal }) =>
@@ -125,15 +124,7 @@ export function ApiKeys() {
           </table>
         </div>
       )}
-      <Pager
-        page={cursors.length}
-        hasMore={keys.data?.pagination.hasMore ?? false}
-        onPrevious={() => setCursors(cursors.slice(0, -1))}
-        onNext={() => {
-          const next = keys.data?.pagination.nextCursor;
-          if (next) setCursors([...cursors, next]);
-        }}
-      />
+      <Pager {...pagerProps(keys.data?.pagination)} />
       <ConfirmDialog
         open={revoking !== null}
         title={`Revoke ${revoking?.name ?? revoking?.start ?? 'this key'}?`}

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { Pager } from '../components/Pager.js';
+import { Pager, useCursors } from '../components/Pager.js';
 import { formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
 
@@ -20,8 +20,7 @@ export function AuditLog() {
   const org = session.data?.organization.slug ?? '';
   const [filters, setFilters] = useState({ action: '', actor: '' });
   const [draft, setDraft] = useState(filters);
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const { cursor, pagerProps, reset } = useCursors();
   const events = useQuery({
     queryKey: ['audit', org, filters, cursor],
     queryFn: async ({ signal }) =>
@@ -44,7 +43,7 @@ export function AuditLog() {
   const apply = (event: FormEvent) => {
     event.preventDefault();
     setFilters({ action: draft.action.trim(), actor: draft.actor.trim() });
-    setCursors([undefined]);
+    reset();
   };
   const list = events.data?.data ?? [];
   return (
@@ -129,15 +128,7 @@ export function AuditLog() {
           </table>
         </div>
       )}
-      <Pager
-        page={cursors.length}
-        hasMore={events.data?.pagination.hasMore ?? false}
-        onPrevious={() => setCursors(cursors.slice(0, -1))}
-        onNext={() => {
-          const next = events.data?.pagination.nextCursor;
-          if (next) setCursors([...cursors, next]);
-        }}
-      />
+      <Pager {...pagerProps(events.data?.pagination)} />
     </section>
   );
 }

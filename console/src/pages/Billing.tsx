@@ -7,6 +7,7 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { formatDate } from '../format.js';
 import { useSession } from '../session.js';
 import { USAGE_WORDS } from '../words.js';
+import { useBilling } from './billing-queries.js';
 
 type Usage = components['schemas']['Usage'];
 
@@ -73,22 +74,7 @@ export function Billing() {
     queryKey: ['plans'],
     queryFn: async () => unwrap(await api.GET('/api/v1/billing/plans')).data.plans,
   });
-  const subscription = useQuery({
-    queryKey: ['subscription', org],
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/organizations/{organizationIdOrSlug}/billing/subscription', {
-          params: { path },
-        }),
-      ).data,
-  });
-  const usage = useQuery({
-    queryKey: ['usage', org],
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/organizations/{organizationIdOrSlug}/billing/usage', { params: { path } }),
-      ).data,
-  });
+  const { subscription, usage } = useBilling(org);
   // One key per deliberate click: a retry of the same click replays its answer, a new click is a new request.
   const clickKey = useRef('');
   // A double click's second click lands before React has re-rendered the button disabled: ignore it here.

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { PERMISSIONS } from '../../../src/modules/auth/grants.js';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -13,21 +14,8 @@ type OrganizationPermission = Extract<
   { type: 'organization' }
 >['permissions'][number];
 
-const ORGANIZATION_PERMISSIONS: OrganizationPermission[] = [
-  'api-keys:read',
-  'api-keys:create',
-  'api-keys:revoke',
-  'billing:read',
-  'billing:manage',
-  'experts:write',
-  'experts:delete',
-  'projects:operate',
-  'agents:run',
-  'audit:read',
-  'members:read',
-  'projects:read',
-  'integrations:read',
-];
+// Every permission may be granted organization-wide (src/modules/auth/grants.ts is the one list).
+const ORGANIZATION_PERMISSIONS: readonly OrganizationPermission[] = PERMISSIONS;
 /** What a project or environment grant may carry. */
 const SCOPED_PERMISSIONS = ['projects:operate', 'projects:read', 'agents:run'] as const;
 const VARIANTS = {

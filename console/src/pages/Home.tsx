@@ -1,32 +1,15 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
+import { useBilling } from './billing-queries.js';
 
 /** Who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
 export function Home() {
   const session = useSession();
   const me = useMe();
   const org = session.data?.organization;
-  const path = { organizationIdOrSlug: org?.slug ?? '' };
-  const subscription = useQuery({
-    queryKey: ['subscription', org?.slug],
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/organizations/{organizationIdOrSlug}/billing/subscription', {
-          params: { path },
-        }),
-      ).data,
-  });
-  const usage = useQuery({
-    queryKey: ['usage', org?.slug],
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/organizations/{organizationIdOrSlug}/billing/usage', { params: { path } }),
-      ).data,
-  });
+  const { subscription, usage } = useBilling(org?.slug ?? '');
   if (!session.data || !org) return null;
   return (
     <section className="page">

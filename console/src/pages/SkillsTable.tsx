@@ -15,6 +15,28 @@ function List({ items, empty = '—' }: { items: readonly string[] | undefined; 
   );
 }
 
+/** Which of an MCP server's tools the Expert uses: all, only some (pick), or all but some (omit). */
+function ToolChoice({ pick, omit }: { pick?: string[] | undefined; omit?: string[] | undefined }) {
+  return (
+    <>
+      <dt>Tools</dt>
+      <dd>
+        {pick ? (
+          <>
+            only <List items={pick} />
+          </>
+        ) : omit ? (
+          <>
+            all but <List items={omit} />
+          </>
+        ) : (
+          'all'
+        )}
+      </dd>
+    </>
+  );
+}
+
 const TYPE_WORDS: Record<Skill['type'], string> = {
   mcpStdioSkill: 'MCP server (stdio)',
   mcpSseSkill: 'MCP server (SSE)',
@@ -47,20 +69,7 @@ function SkillDetail({ skill }: { skill: Skill }) {
               </dd>
             </>
           )}
-          <dt>Tools</dt>
-          <dd>
-            {skill.pick ? (
-              <>
-                only <List items={skill.pick} />
-              </>
-            ) : skill.omit ? (
-              <>
-                all but <List items={skill.omit} />
-              </>
-            ) : (
-              'all'
-            )}
-          </dd>
+          <ToolChoice pick={skill.pick} omit={skill.omit} />
           <dt>Required environment</dt>
           <dd>
             <List items={skill.requiredEnv} empty="none" />
@@ -74,20 +83,7 @@ function SkillDetail({ skill }: { skill: Skill }) {
           <dd>
             <code>{skill.endpoint}</code>
           </dd>
-          <dt>Tools</dt>
-          <dd>
-            {skill.pick ? (
-              <>
-                only <List items={skill.pick} />
-              </>
-            ) : skill.omit ? (
-              <>
-                all but <List items={skill.omit} />
-              </>
-            ) : (
-              'all'
-            )}
-          </dd>
+          <ToolChoice pick={skill.pick} omit={skill.omit} />
         </dl>
       );
     case 'interactiveSkill':

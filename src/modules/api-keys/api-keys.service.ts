@@ -5,6 +5,7 @@ import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/erro
 import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { cursorPage } from '../../lib/page.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { auditEvents } from '../audit/audit.tables.js';
 import type { Grant } from '../auth/grants.js';
@@ -221,17 +222,8 @@ export function createApiKeysService({
         )
         .orderBy(desc(apiKeys.seq))
         .limit(query.limit + 1);
-      const page = rows.slice(0, query.limit);
-      const hasMore = rows.length > query.limit;
-      const last = page.at(-1);
-      return {
-        apiKeys: page.map(toApiKeyRecord),
-        pagination: {
-          limit: query.limit,
-          hasMore,
-          nextCursor: hasMore && last ? encodeCursor(last.seq) : null,
-        },
-      };
+      const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), toApiKeyRecord);
+      return { apiKeys: page.items, pagination: page.pagination };
     },
 
     async get(principal: Principal, apiKeyId: string) {

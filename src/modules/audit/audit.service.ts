@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { ApiError, forbidden, notFound } from '../../http/errors.js';
+import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
@@ -45,17 +46,8 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
         action: query.action,
         actor: query.actor,
       });
-      const page = rows.slice(0, query.limit);
-      const hasMore = rows.length > query.limit;
-      const last = page.at(-1);
-      return {
-        data: page.map(presentAuditEvent),
-        pagination: {
-          limit: query.limit,
-          hasMore,
-          nextCursor: hasMore && last ? encodeCursor(last.seq) : null,
-        },
-      };
+      const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), presentAuditEvent);
+      return { data: page.items, pagination: page.pagination };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.js';
 import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../../lib/keyset-cursor.js';
+import { cursorPage } from '../../lib/page.js';
 import { PERMISSIONS, type Permission } from '../auth/grants.js';
 import { can, type Principal, ROLE_PERMISSIONS, type Scope } from '../auth/permissions.js';
 import type { IntegrationsService } from '../oauth/integrations.service.js';
@@ -50,23 +51,20 @@ export function createOrganizationService({ database, tenancy, integrations }: O
     if (!can(principal, permission, scope)) throw forbidden(`Missing permission ${permission}`);
   }
 
+  /** A page of rows ordered by (created_at, id), as the answer's `{ data, pagination }`. */
   function page<Row extends { micros: string }, Item>(
     rows: Row[],
     query: PageQuery,
     idOf: (row: Row) => string,
     present: (row: Row) => Item,
   ) {
-    const shown = rows.slice(0, query.limit);
-    const hasMore = rows.length > query.limit;
-    const last = shown.at(-1);
-    return {
-      data: shown.map(present),
-      pagination: {
-        limit: query.limit,
-        hasMore,
-        nextCursor: hasMore && last ? encodeKeysetCursor({ micros: last.micros, id: idOf(last) }) : null,
-      },
-    };
+    const { items, pagination } = cursorPage(
+      rows,
+      query.limit,
+      (last) => encodeKeysetCursor({ micros: last.micros, id: idOf(last) }),
+      present,
+    );
+    return { data: items, pagination };
   }
 
   /** The projects a credential may read at all: every one for organization-wide rights, else its grant's. */
