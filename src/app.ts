@@ -244,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clock,
     limiter: createLoginLimiter(deps.loginLimits ?? DEFAULT_LOGIN_LIMITS, clock),
     ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
+    passwords: tenancy,
   });
   const billing = createBillingModule({
     database: deps.database,
@@ -375,14 +376,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       deps.logger && deps.logRequests !== false ? requestLogStep(app) : undefined,
     ],
   });
-  // Setting a new password ends the user's console sessions (a reset must lock out whoever knew the old one).
-  const adminTenancy: TenancyService = {
-    ...tenancy,
-    setPassword: async (userId, password) => {
-      await tenancy.setPassword(userId, password);
-      await sessions.revokeAllForUser(userId);
-    },
-  };
   await registerOpenApi(app, VERSION);
 
   // The faces (src/http/faces.ts): each an encapsulated plugin with its prefix, error shape, not-found
@@ -438,7 +431,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   // Without an admin token the admin face has no routes: every /admin path answers its 404.
   registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
     if (!deps.adminToken) return;
-    registerAdminRoutes(scope, { tenancy: adminTenancy, apiKeys });
+    registerAdminRoutes(scope, { tenancy, apiKeys, resetPassword: sessions.resetPassword });
     billing.registerAdminRoutes(scope);
     registerRegistryAdminRoutes(scope, registry);
     registerIntegrationAdminRoutes(scope, integrations);

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
 import type { SessionPrincipal } from '../auth/permissions.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { consoleSessions } from './sessions.tables.js';
@@ -20,6 +21,8 @@ export interface SessionsServiceDeps {
   clock: Clock;
   limiter: LoginLimiter;
   ttlMs: number;
+  /** Stores a user's new password hash (the tenancy service owns users). */
+  passwords: Pick<TenancyService, 'setPassword'>;
 }
 
 export interface LoginInput {
@@ -32,10 +35,17 @@ export type SessionsService = ReturnType<typeof createSessionsService>;
 
 const invalidLogin = () => new ApiError('unauthorized', 'Invalid email, password or organization');
 
-export function createSessionsService({ database, clock, limiter, ttlMs }: SessionsServiceDeps) {
+export function createSessionsService({ database, clock, limiter, ttlMs, passwords }: SessionsServiceDeps) {
   const { db } = database;
   // Unknown emails still cost one scrypt verification, so response times do not reveal which accounts exist.
   const dummyHash = hashPassword(randomBase62(24));
+
+  async function revokeAllForUser(userId: string) {
+    await db
+      .update(consoleSessions)
+      .set({ revokedAt: clock.now() })
+      .where(and(eq(consoleSessions.userId, userId), isNull(consoleSessions.revokedAt)));
+  }
 
   async function describe(userId: string, organizationId: string) {
     const [row] = await db
@@ -140,11 +150,15 @@ export function createSessionsService({ database, clock, limiter, ttlMs }: Sessi
     },
 
     /** Ends every session of a user (for example after a password change). */
-    async revokeAllForUser(userId: string) {
-      await db
-        .update(consoleSessions)
-        .set({ revokedAt: clock.now() })
-        .where(and(eq(consoleSessions.userId, userId), isNull(consoleSessions.revokedAt)));
+    revokeAllForUser,
+
+    /**
+     * Sets a user's password and ends their console sessions: a reset must lock out whoever knew the old
+     * password (docs/sessions.md).
+     */
+    async resetPassword(userId: string, password: string) {
+      await passwords.setPassword(userId, password);
+      await revokeAllForUser(userId);
     },
   };
 }

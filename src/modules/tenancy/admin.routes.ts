@@ -50,10 +50,12 @@ const auditEventSchema = z.object({
 export interface AdminRouteDeps {
   tenancy: TenancyService;
   apiKeys: ApiKeysService;
+  /** Sets a password and ends the user's console sessions (the sessions service). */
+  resetPassword: (userId: string, password: string) => Promise<void>;
 }
 
 /** Operator endpoints (docs/admin-api.md): only registered when an admin token is configured. */
-export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDeps): void {
+export function registerAdminRoutes(app: App, { tenancy, apiKeys, resetPassword }: AdminRouteDeps): void {
   app.post('/v1/organizations', {
     config,
     schema: {
@@ -274,7 +276,7 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys }: AdminRouteDe
       response: { 200: dataOf(z.object({})), ...managementErrors(401, 404, 422) },
     },
     handler: async (request) => {
-      await tenancy.setPassword(request.params.userId, request.body.password);
+      await resetPassword(request.params.userId, request.body.password);
       return { data: {} };
     },
   });
