@@ -144,6 +144,10 @@ describe('the registry in the browser', () => {
     await screenshots(page, 'expert-page');
     await expectAccessible(page, 'an Expert page');
 
+    // writer's page names who delegates to it.
+    const delegatedBy = page.getByRole('region', { name: 'Delegated to by' });
+    await expect.poll(() => delegatedBy.getByRole('link').allTextContents()).toEqual(['researcher@1.0.0']);
+
     await page.goto(`${server.url}/experts/researcher`);
     await page.getByRole('link', { name: 'writer@1.0.0' }).click();
     await expect.poll(() => heading(page).textContent()).toBe('writer v1.0.0');

@@ -188,3 +188,42 @@ describe('GET /registry/experts/:expertKey/versions', () => {
     expect(res.body.data.expert.name).toBe(name);
   });
 });
+
+describe('GET /registry/experts/:expertKey/delegators', () => {
+  it('lists the versions delegating to any version or tag of the name, newest first; a look-alike name is not one', async () => {
+    const target = `${uniqueName('tgt')}_x`;
+    const lookAlike = target.replace(/_x$/, 'zx');
+    await published(server, personal.ownerKey, expertBody(target, '1.0.0'));
+    await published(server, personal.ownerKey, expertBody(lookAlike, '1.0.0'));
+    const exact = uniqueName('exact');
+    const bare = uniqueName('bare');
+    const other = uniqueName('other');
+    clock.advance(1_000);
+    await published(
+      server,
+      personal.ownerKey,
+      expertBody(exact, '1.0.0', { delegates: [`${target}@1.0.0`] }),
+    );
+    clock.advance(1_000);
+    await published(server, personal.ownerKey, expertBody(bare, '1.0.0', { delegates: [target] }));
+    clock.advance(1_000);
+    await published(
+      server,
+      personal.ownerKey,
+      expertBody(other, '1.0.0', { delegates: [`${lookAlike}@1.0.0`] }),
+    );
+
+    for (const key of [target, `${target}@1.0.0`, `${target}@latest`]) {
+      const res = await server.request<{
+        data: { experts: Array<{ key: string }> };
+        meta: { total: number };
+      }>('GET', keyPath(key, '/delegators'));
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.experts.map((e) => e.key)).toEqual([`${bare}@1.0.0`, `${exact}@1.0.0`]);
+      expect(res.body.meta.total).toBe(2);
+    }
+    const none = await server.request<{ data: { experts: unknown[] } }>('GET', keyPath(exact, '/delegators'));
+    expect(none.body.data.experts).toEqual([]);
+    expectRegistryError(await server.request('GET', '/registry/experts/Not%20A%20Key/delegators'), 400);
+  });
+});

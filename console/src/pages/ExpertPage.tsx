@@ -34,6 +34,17 @@ export function ExpertPage() {
       ).data,
   });
 
+  const delegators = useQuery({
+    queryKey: ['delegators', name],
+    enabled: name !== undefined,
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/registry/experts/{expertKey}/delegators', {
+          params: { path: { expertKey: name ?? '' } },
+          signal,
+        }),
+      ).data.experts,
+  });
   const versionRecords = useExpertRecords(versions.data?.versions.map((version) => version.key) ?? []);
 
   if (expert.isPending) {
@@ -143,6 +154,20 @@ export function ExpertPage() {
                 <code>{item.key}</code> is unavailable: {item.reason}
               </p>
             ))}
+          </section>
+          <section aria-labelledby="delegators">
+            <h2 id="delegators">Delegated to by</h2>
+            <ErrorNotice error={delegators.error} />
+            {delegators.data?.length === 0 && <p className="muted">No Expert delegates to {e.name} yet.</p>}
+            {delegators.data && delegators.data.length > 0 && (
+              <ul className="link-list">
+                {delegators.data.map((delegator) => (
+                  <li key={delegator.id}>
+                    <Link to={expertPath(delegator.key)}>{delegator.key}</Link>
+                  </li>
+                ))}
+              </ul>
+            )}
           </section>
         </div>
 

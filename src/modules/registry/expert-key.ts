@@ -8,6 +8,8 @@ export interface KeyRequest {
   key: ParsedExpertKey;
   /** The tail ended in `/versions` (the versions listing of the key's name). */
   versions: boolean;
+  /** The tail ended in `/delegators` (the versions that delegate to the key's name). */
+  delegators?: true;
 }
 
 const badKey = (reason: string) => new ApiError('bad_request', reason);
@@ -47,6 +49,10 @@ function parseKeyPath(path: string, allowVersions: boolean): KeyRequest {
   if (allowVersions && tail.endsWith('/versions')) {
     const candidate = tryParseExpertKey(tail.slice(0, -'/versions'.length));
     if (candidate.ok) return { key: candidate.key, versions: true };
+  }
+  if (allowVersions && tail.endsWith('/delegators')) {
+    const candidate = tryParseExpertKey(tail.slice(0, -'/delegators'.length));
+    if (candidate.ok) return { key: candidate.key, versions: false, delegators: true };
   }
   const parsed = tryParseExpertKey(tail);
   if (!parsed.ok) throw badKey(parsed.reason);

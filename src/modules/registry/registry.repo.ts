@@ -260,6 +260,23 @@ export async function deleteExpert(tx: Executor, id: string): Promise<void> {
   await tx.delete(e).where(eq(e.id, id));
 }
 
+/** Most versions `delegators` lists: the page an Expert's readers want, never an unbounded scan's worth. */
+export const DELEGATORS_LIMIT = 100;
+
+/**
+ * Versions whose delegates name any version or tag of `name` (`name`, `name@…`), newest first: who
+ * depends on it. `_` is a LIKE wildcard and may appear in names, so the prefix is matched literally.
+ */
+export async function delegatorsOf(executor: Executor, name: string) {
+  const prefix = `${name.replace(/[\\%_]/g, (c) => `\\${c}`)}@%`;
+  return executor
+    .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
+    .from(e)
+    .where(sql`EXISTS (SELECT 1 FROM unnest(${e.delegates}) AS d WHERE d = ${name} OR d LIKE ${prefix})`)
+    .orderBy(desc(e.createdAt), desc(e.id))
+    .limit(DELEGATORS_LIMIT);
+}
+
 export async function versionsOf(executor: Executor, name: string) {
   return executor
     .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })

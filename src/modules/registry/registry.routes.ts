@@ -6,6 +6,7 @@ import { keyFromUrl } from './expert-key.js';
 import type { CachedAnswer } from './registry.cache.js';
 import {
   expertAnswerSchema,
+  expertDelegatorsSchema,
   expertKeyParams,
   expertListSchema,
   expertVersionsSchema,
@@ -41,8 +42,12 @@ const documentationOnly = () => (value: unknown) => ({ value });
 export function registerRegistryRoutes(app: App, registry: RegistryService): void {
   // Synchronous when the answer is cached: the hot path costs no promise.
   const getByKey = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
-    const { key, versions } = keyFromUrl(request.url, true);
-    const answer = versions ? registry.versions(key) : registry.get(key);
+    const { key, versions, delegators } = keyFromUrl(request.url, true);
+    const answer = delegators
+      ? registry.delegators(key)
+      : versions
+        ? registry.versions(key)
+        : registry.get(key);
     if (!(answer instanceof Promise)) {
       sendAnswer(request, reply, answer);
       return undefined;
@@ -88,6 +93,21 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
       security: [],
       params: expertKeyParams,
       response: { 200: expertVersionsSchema, 304: notModified, ...registryErrors(404) },
+    },
+    validatorCompiler: documentationOnly,
+    handler: getByKey,
+  });
+
+  app.get('/experts/:expertKey/delegators', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'getExpertDelegators',
+      summary:
+        'The versions whose delegates name any version or tag of this Expert name (newest first, at most 100)',
+      tags,
+      security: [],
+      params: expertKeyParams,
+      response: { 200: expertDelegatorsSchema, 304: notModified, ...registryErrors() },
     },
     validatorCompiler: documentationOnly,
     handler: getByKey,

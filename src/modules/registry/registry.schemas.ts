@@ -93,6 +93,11 @@ export const expertVersionsSchema = z.object({
   meta: z.object({ total: z.number().int() }),
 });
 
+export const expertDelegatorsSchema = z.object({
+  data: z.object({ experts: z.array(expertVersionSchema) }),
+  meta: z.object({ total: z.number().int() }),
+});
+
 export const expertKeyParams = z.object({
   expertKey: z.string().meta({
     description:

@@ -472,5 +472,11 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     return fresh;
   }
 
-  return { publish, update, remove, takedown, get, versions, list, cache };
+  /** The versions that delegate to any version of `key`'s name (not cached: read on an Expert's page). */
+  async function delegators(key: ParsedExpertKey): Promise<CachedAnswer> {
+    const rows = await repo.delegatorsOf(db, key.name);
+    return answer({ data: { experts: rows.map(presentVersion) }, meta: { total: rows.length } });
+  }
+
+  return { publish, update, remove, takedown, get, versions, delegators, list, cache };
 }
