@@ -4,6 +4,7 @@ import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { registerAuthentication } from './http/auth.js';
 import { answerClientError } from './http/client-errors.js';
+import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './http/concurrency.js';
 import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError, serviceUnavailable } from './http/errors.js';
@@ -109,6 +110,8 @@ export interface AppDeps {
   registryCacheEntries?: number;
   /** Rate limits (defaults: DEFAULT_RATE_LIMITS); tests pass small ones. */
   rateLimits?: Partial<RateLimitOptions>;
+  /** In-flight limits per credential and per organization (defaults: DEFAULT_CONCURRENCY). */
+  concurrency?: Partial<ConcurrencyOptions>;
   /** Shared counters (Redis) for rate limits; an in-memory store of this app by default. */
   rateLimitStore?: RateLimitStore;
   foreignResources?: Partial<ForeignResourceOptions>;
@@ -357,6 +360,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     log: () => app.log,
   };
   const authFailures = createAuthFailureLimit(limits);
+  const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
+  const concurrencyStep = concurrency.enabled ? createConcurrencyLimit(concurrency).step : undefined;
   registerRequestPipeline(app, {
     onRequest: [
       setResponseHeaders,
@@ -367,6 +372,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       authenticate,
       // After authentication: requests count against their credential.
       createRateLimitStep(limits),
+      // Then a slot of the credential's and its organization's in-flight work (waits briefly, else 429).
+      concurrencyStep,
     ],
     onResponse: [
       overloadSteps.onResponse,

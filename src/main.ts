@@ -106,6 +106,12 @@ async function main(): Promise<void> {
       anonymousWrite: env.CADRE_RATE_LIMIT_ANONYMOUS_WRITE,
       authFailures: env.CADRE_RATE_LIMIT_AUTH_FAILURES,
     },
+    concurrency: {
+      enabled: env.CADRE_RATE_LIMITS === 'on',
+      perCredential: env.CADRE_CONCURRENCY_PER_CREDENTIAL,
+      perOrganization: env.CADRE_CONCURRENCY_PER_ORGANIZATION,
+      queueMs: env.CADRE_CONCURRENCY_QUEUE_MS,
+    },
     foreignResources: {
       limit: env.CADRE_FOREIGN_RESOURCE_LIMIT,
       windowMs: env.CADRE_FOREIGN_RESOURCE_WINDOW_S * 1000,

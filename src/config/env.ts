@@ -61,6 +61,9 @@ export const envSchema = z
     // writes apart. Defaults are far above what one client does by hand or in a script.
     CADRE_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
     CADRE_RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+    CADRE_CONCURRENCY_PER_CREDENTIAL: positiveInt.default(32),
+    CADRE_CONCURRENCY_PER_ORGANIZATION: positiveInt.default(64),
+    CADRE_CONCURRENCY_QUEUE_MS: positiveInt.default(2_000),
     CADRE_RATE_LIMIT_READ: positiveInt.default(6_000),
     CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
     CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   headers_too_large: 431,
   foreign_resource_rate_limited: 429,
+  concurrency_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
@@ -72,7 +73,7 @@ export const tooManyRequests = (
   message: string,
   retryAfterS: number,
   cause?: string,
-  code: 'rate_limited' | 'foreign_resource_rate_limited' = 'rate_limited',
+  code: 'rate_limited' | 'foreign_resource_rate_limited' | 'concurrency_limited' = 'rate_limited',
 ): ApiError => {
   const error = new ApiError(code, message, undefined, { 'Retry-After': String(retryAfterS) });
   if (cause) error.cause = cause;

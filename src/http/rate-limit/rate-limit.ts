@@ -71,7 +71,7 @@ function createFailOpenCounter(store: RateLimitStore, log: () => FastifyBaseLogg
 }
 
 /** Who a request is counted against: its credential, the admin token, or (anonymous) its client address. */
-function rateLimitSubject(request: FastifyRequest): { key: string; anonymous: boolean } {
+export function rateLimitSubject(request: FastifyRequest): { key: string; anonymous: boolean } {
   const principal = request.principal;
   if (principal) return { key: credentialKey(principal), anonymous: false };
   if (request.routeConfig.auth === 'admin') return { key: 'admin', anonymous: false };

@@ -1,0 +1,121 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../modules/auth/permissions.js';
+import { createConcurrencyLimit } from './concurrency.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerRequestPipeline } from './pipeline.js';
+
+/**
+ * A server whose `/slow` requests stay in flight until the test lets them go, behind the concurrency step.
+ * The caller is named by headers (x-key, x-org) the way authentication would set a principal.
+ */
+async function serverWith(options: { perCredential: number; perOrganization: number; queueMs: number }) {
+  const app: FastifyInstance = Fastify();
+  registerErrorHandling(app);
+  const held: Array<() => void> = [];
+  const limiter = createConcurrencyLimit({ enabled: true, ...options });
+  registerRequestPipeline(app, {
+    onRequest: [
+      (request) => {
+        const key = request.headers['x-key'];
+        if (typeof key === 'string') {
+          request.principal = {
+            kind: 'apiKey',
+            apiKeyId: key,
+            organizationId: String(request.headers['x-org']),
+            userId: 'u',
+            role: 'owner',
+            grants: { type: 'organization', permissions: ['*'] },
+          } satisfies Principal;
+        }
+        return undefined;
+      },
+      limiter.step,
+    ],
+    onResponse: [],
+  });
+  app.decorateRequest('principal', null);
+  app.get('/slow', () => new Promise((resolve) => held.push(() => resolve({ ok: true }))));
+  app.get('/fast', () => ({ ok: true }));
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    app,
+    limiter,
+    /** Lets the oldest held request answer. */
+    releaseOne: () => held.shift()?.(),
+    heldCount: () => held.length,
+    get: (path: string, headers: Record<string, string>, signal?: AbortSignal) =>
+      fetch(`${url}${path}`, { headers, ...(signal ? { signal } : {}) }),
+  };
+}
+
+let current: Awaited<ReturnType<typeof serverWith>> | undefined;
+afterEach(async () => {
+  while (current && current.heldCount() > 0) current.releaseOne();
+  await current?.app.close();
+  current = undefined;
+});
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+};
+
+const a1 = { 'x-key': 'a1', 'x-org': 'A' };
+const a2 = { 'x-key': 'a2', 'x-org': 'A' };
+const b1 = { 'x-key': 'b1', 'x-org': 'B' };
+
+describe('concurrency limit', () => {
+  it('lets a request over the credential limit wait, and admits it when a slot frees', async () => {
+    current = await serverWith({ perCredential: 2, perOrganization: 10, queueMs: 5_000 });
+    const first = [current.get('/slow', a1), current.get('/slow', a1)];
+    await until(() => current!.heldCount() === 2);
+    const third = current.get('/slow', a1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(current.heldCount()).toBe(2); // the third is waiting, not running
+    current.releaseOne();
+    await until(() => current!.heldCount() === 2);
+    current.releaseOne();
+    current.releaseOne();
+    for (const answer of await Promise.all([...first, third])) expect(answer.status).toBe(200);
+    expect(current.limiter.activeOf('c:key:a1')).toBe(0);
+  });
+
+  it('answers 429 concurrency_limited with Retry-After when no slot frees in time', async () => {
+    current = await serverWith({ perCredential: 1, perOrganization: 10, queueMs: 100 });
+    const first = current.get('/slow', a1);
+    await until(() => current!.heldCount() === 1);
+    const refused = await current.get('/fast', a1);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('concurrency_limited');
+    current.releaseOne();
+    expect((await first).status).toBe(200);
+    expect((await current.get('/fast', a1)).status).toBe(200);
+  });
+
+  it('keeps another organization unaffected while one is saturated', async () => {
+    current = await serverWith({ perCredential: 2, perOrganization: 3, queueMs: 100 });
+    const busy = [current.get('/slow', a1), current.get('/slow', a1), current.get('/slow', a2)];
+    await until(() => current!.heldCount() === 3);
+    // Organization A is at its limit: its other key waits, then is refused…
+    expect((await current.get('/fast', a2)).status).toBe(429);
+    // …while organization B is served at once.
+    const started = Date.now();
+    expect((await current.get('/fast', b1)).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(100);
+    while (current.heldCount() > 0) current.releaseOne();
+    await Promise.all(busy);
+  });
+
+  it('frees the slot of a client that goes away', async () => {
+    current = await serverWith({ perCredential: 1, perOrganization: 10, queueMs: 100 });
+    const abort = new AbortController();
+    const gone = current.get('/slow', a1, abort.signal).catch(() => undefined);
+    await until(() => current!.heldCount() === 1);
+    abort.abort();
+    await gone;
+    await until(() => current!.limiter.activeOf('c:key:a1') === 0);
+    current.releaseOne();
+  });
+});
