@@ -361,7 +361,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   };
   const authFailures = createAuthFailureLimit(limits);
   const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
-  const concurrencyStep = concurrency.enabled ? createConcurrencyLimit(concurrency).step : undefined;
+  const concurrencyLimit = concurrency.enabled ? createConcurrencyLimit(concurrency) : undefined;
+  concurrencyLimit?.register(app);
   registerRequestPipeline(app, {
     onRequest: [
       setResponseHeaders,
@@ -373,9 +374,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       // After authentication: requests count against their credential.
       createRateLimitStep(limits),
       // Then a slot of the credential's and its organization's in-flight work (waits briefly, else 429).
-      concurrencyStep,
+      concurrencyLimit?.step,
     ],
     onResponse: [
+      concurrencyLimit?.release,
       overloadSteps.onResponse,
       authFailures?.count,
       billing.countUsage,

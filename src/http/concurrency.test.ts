@@ -14,6 +14,7 @@ async function serverWith(options: { perCredential: number; perOrganization: num
   registerErrorHandling(app);
   const held: Array<() => void> = [];
   const limiter = createConcurrencyLimit({ enabled: true, ...options });
+  limiter.register(app);
   registerRequestPipeline(app, {
     onRequest: [
       (request) => {
@@ -32,7 +33,7 @@ async function serverWith(options: { perCredential: number; perOrganization: num
       },
       limiter.step,
     ],
-    onResponse: [],
+    onResponse: [limiter.release],
   });
   app.decorateRequest('principal', null);
   app.get('/slow', () => new Promise((resolve) => held.push(() => resolve({ ok: true }))));
@@ -117,5 +118,20 @@ describe('concurrency limit', () => {
     await gone;
     await until(() => current!.limiter.activeOf('c:key:a1') === 0);
     current.releaseOne();
+  });
+
+  it('gives back a slot handed to a client that left while it waited', async () => {
+    current = await serverWith({ perCredential: 1, perOrganization: 10, queueMs: 2_000 });
+    const first = current.get('/slow', a1);
+    await until(() => current!.heldCount() === 1);
+    const abort = new AbortController();
+    const waiting = current.get('/slow', a1, abort.signal).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
+    await waiting;
+    current.releaseOne();
+    expect((await first).status).toBe(200);
+    await until(() => current!.limiter.activeOf('c:key:a1') === 0);
+    expect((await current.get('/fast', a1)).status).toBe(200);
   });
 });

@@ -1,6 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ApiError, tooManyRequests } from './errors.js';
-import type { RequestStep } from './pipeline.js';
+import type { RequestStep, ResponseStep } from './pipeline.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The in-flight slots this request holds (credential, organization), until it is answered. */
+    concurrencySlots: string[] | null;
+  }
+}
+
 import { rateLimitSubject } from './rate-limit/rate-limit.js';
 
 /**
@@ -100,52 +108,71 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
       'concurrency_limited',
     );
 
-  const step: RequestStep = (request: FastifyRequest, reply: FastifyReply) => {
+  /** Frees what a request holds, once: when its answer is out, or when its client went away first. */
+  const releaseSlots = (request: FastifyRequest) => {
+    const held = request.concurrencySlots;
+    if (!held) return;
+    request.concurrencySlots = null;
+    for (const key of held) gates.leave(key);
+  };
+  const release: ResponseStep = (request) => releaseSlots(request);
+
+  // No listener or closure per request: the slots live on the request, and the pipeline's response step
+  // (answer sent) or Fastify's abort hook (client gone) gives them back.
+  const step: RequestStep = (request) => {
     if (request.routeConfig.rateLimit === false) return undefined;
     const credential = `c:${rateLimitSubject(request).key}`;
     const organizationId = request.principal?.organizationId;
     const organization = organizationId ? `o:${organizationId}` : undefined;
-    const held: string[] = [];
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      for (const key of held) gates.leave(key);
-    };
-    // 'close' fires once the answer is sent, or when the client goes away first.
-    reply.raw.once('close', release);
-    const acquire = (key: string, limit: number): boolean => {
-      if (!gates.tryEnter(key, limit)) return false;
-      held.push(key);
-      return true;
-    };
     // The common case, both slots free, costs no promise.
-    if (
-      acquire(credential, options.perCredential) &&
-      (!organization || acquire(organization, options.perOrganization))
-    ) {
-      return undefined;
+    if (gates.tryEnter(credential, options.perCredential)) {
+      if (!organization) {
+        request.concurrencySlots = [credential];
+        return undefined;
+      }
+      if (gates.tryEnter(organization, options.perOrganization)) {
+        request.concurrencySlots = [credential, organization];
+        return undefined;
+      }
+      request.concurrencySlots = [credential];
+      return waitFor(request, organization, options.perOrganization, 'organization');
     }
     return (async () => {
-      if (!held.includes(credential)) {
-        if (!(await enter(credential, options.perCredential))) return refuse('credential');
-        held.push(credential);
+      if (!(await enter(credential, options.perCredential))) return refuse('credential');
+      if (request.raw.destroyed) {
+        gates.leave(credential); // the client left while waiting
+        return undefined;
       }
-      if (organization && !held.includes(organization)) {
-        if (!(await enter(organization, options.perOrganization))) {
-          release();
-          return refuse('organization');
-        }
-        held.push(organization);
-      }
-      if (released) {
-        // The client left while waiting: give the slots back at once.
-        released = false;
-        release();
-      }
-      return undefined;
+      request.concurrencySlots = [credential];
+      return organization
+        ? waitFor(request, organization, options.perOrganization, 'organization')
+        : undefined;
     })();
   };
 
-  return { step, activeOf: gates.activeOf };
+  async function waitFor(request: FastifyRequest, key: string, limit: number, what: string) {
+    if (!(await enter(key, limit))) {
+      releaseSlots(request);
+      return refuse(what);
+    }
+    const held = request.concurrencySlots;
+    // Released meanwhile (the client left while waiting): this slot goes straight back.
+    if (!held) gates.leave(key);
+    else held.push(key);
+    return undefined;
+  }
+
+  return {
+    step,
+    release,
+    /** Registers the abort hook on the app (a client gone before its answer frees its slots). */
+    register(app: FastifyInstance) {
+      app.decorateRequest('concurrencySlots', null);
+      app.addHook('onRequestAbort', (request, done) => {
+        releaseSlots(request);
+        done();
+      });
+    },
+    activeOf: gates.activeOf,
+  };
 }

@@ -1,0 +1,141 @@
+/**
+ * Fairness between tenants (docs/operations.md, "Fairness between tenants"): organization B's latency on
+ * `GET /api/v1/api-keys` and on a registry read, alone and while organization A floods the same instance
+ * with heavy publishes (large skill maps) and database-bound reads from 100 connections. The bar: B's p99
+ * during the flood stays within 3× its p99 alone, and B gets no 503.
+ *
+ *   npm run build && npx tsx bench/fairness.ts          (BENCH_DURATION seconds per phase, default 10)
+ */
+import autocannon from 'autocannon';
+import { DURATION_S, getJson, startCadre } from './lib.js';
+
+// The in-flight limits under test may be set from the environment (CADRE_CONCURRENCY_*).
+const cadre = await startCadre(
+  Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name.startsWith('CADRE_CONCURRENCY_')),
+  ) as Record<string, string>,
+);
+const admin = { authorization: `Bearer ${cadre.bootstrap.adminToken}` };
+
+async function organization(slug: string) {
+  const created = await getJson<{ data: { apiKey: { key: string } } }>(
+    `${cadre.url}/admin/v1/organizations`,
+    admin,
+    {
+      method: 'POST',
+      body: JSON.stringify({
+        slug,
+        name: slug,
+        accountType: 'personal',
+        owner: { email: `${slug}@bench.test` },
+      }),
+    },
+  );
+  await getJson(`${cadre.url}/admin/v1/organizations/${slug}/limits`, admin, {
+    method: 'PUT',
+    body: JSON.stringify({ apiRequests: 1e9, expertVersions: 1e9, apiKeys: 1e6, connections: 1e6 }),
+  });
+  return { authorization: `Bearer ${created.data.apiKey.key}` };
+}
+
+const tag = Date.now().toString(36);
+const a = await organization(`flood-${tag}`);
+const b = await organization(`quiet-${tag}`);
+const base = { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' };
+await getJson(`${cadre.url}/registry/experts`, b, {
+  method: 'POST',
+  body: JSON.stringify({
+    name: `quiet-${tag}`,
+    version: '1.0.0',
+    minRuntimeVersion: '1.0.0',
+    description: 'B',
+    instruction: 'B',
+    skills: { '@service/base': base },
+  }),
+});
+
+/** B's two reads, four connections each, for DURATION_S: their p99s and any non-2xx. */
+async function measureB() {
+  const run = (path: string) =>
+    autocannon({ url: `${cadre.url}${path}`, headers: b, connections: 4, duration: DURATION_S });
+  const [keys, registry] = await Promise.all([
+    run('/api/v1/api-keys'),
+    run(`/registry/experts/quiet-${tag}@1.0.0`),
+  ]);
+  return {
+    keysP99: keys.latency.p99,
+    registryP99: registry.latency.p99,
+    non2xx: keys.non2xx + registry.non2xx,
+    errors: keys.errors + keys.timeouts + registry.errors + registry.timeouts,
+  };
+}
+
+// A heavy publish: 60 skills with long argument lists (a large record, well within the limits).
+const skills = Object.fromEntries(
+  Array.from({ length: 60 }, (_, i) => [
+    `skill-${i}`,
+    {
+      type: 'mcpStdioSkill',
+      command: 'npx',
+      args: Array.from({ length: 40 }, (_, j) => `--flag-${j}=${'x'.repeat(60)}`),
+    },
+  ]),
+);
+let version = 0;
+function flood() {
+  const publish = autocannon({
+    url: cadre.url,
+    connections: 50,
+    duration: DURATION_S + 2,
+    requests: [
+      {
+        method: 'POST',
+        path: '/registry/experts',
+        headers: { ...a, 'content-type': 'application/json' },
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            name: `flood-${tag}`,
+            version: `1.0.${version++}`,
+            minRuntimeVersion: '1.0.0',
+            description: 'A',
+            instruction: 'A',
+            skills: { '@service/base': base, ...skills },
+          }),
+        }),
+      },
+    ],
+  });
+  const reads = autocannon({
+    url: `${cadre.url}/api/v1/organizations/flood-${tag}/billing/usage`,
+    headers: a,
+    connections: 50,
+    duration: DURATION_S + 2,
+  });
+  return Promise.all([publish, reads]);
+}
+
+const alone = await measureB();
+const flooding = flood();
+await new Promise((resolve) => setTimeout(resolve, 1_000));
+const during = await measureB();
+const [publishes, reads] = await flooding;
+await cadre.stop();
+
+const statusesOf = (result: autocannon.Result) =>
+  Object.entries(result.statusCodeStats ?? {})
+    .map(([code, stat]) => `${code}×${(stat as { count: number }).count}`)
+    .join(' ');
+console.log(`\nFairness — ${new Date().toISOString().slice(0, 10)}, ${DURATION_S} s per phase\n`);
+console.log('| B measures | alone p99 | while A floods p99 | ratio | bar |');
+console.log('|---|---:|---:|---:|---|');
+console.log(
+  `| GET /api/v1/api-keys | ${alone.keysP99} ms | ${during.keysP99} ms | ${(during.keysP99 / Math.max(1, alone.keysP99)).toFixed(2)} | ≤ 3 |`,
+);
+console.log(
+  `| GET /registry/experts/{key} | ${alone.registryP99} ms | ${during.registryP99} ms | ${(during.registryP99 / Math.max(1, alone.registryP99)).toFixed(2)} | ≤ 3 |`,
+);
+console.log(
+  `\nB's non-2xx answers during the flood: ${during.non2xx} (bar: no 503); errors ${during.errors}`,
+);
+console.log(`A's publishes: ${statusesOf(publishes)}; A's reads: ${statusesOf(reads)}`);
