@@ -7,7 +7,7 @@
  *   npm run build && npx tsx bench/fairness.ts          (BENCH_DURATION seconds per phase, default 10)
  */
 import autocannon from 'autocannon';
-import { DURATION_S, getJson, startCadre } from './lib.js';
+import { createBenchOrganization, DURATION_S, getJson, startCadre } from './lib.js';
 
 // The in-flight limits under test may be set from the environment (CADRE_CONCURRENCY_*).
 const cadre = await startCadre(
@@ -15,28 +15,10 @@ const cadre = await startCadre(
     Object.entries(process.env).filter(([name]) => name.startsWith('CADRE_CONCURRENCY_')),
   ) as Record<string, string>,
 );
-const admin = { authorization: `Bearer ${cadre.bootstrap.adminToken}` };
 
-async function organization(slug: string) {
-  const created = await getJson<{ data: { apiKey: { key: string } } }>(
-    `${cadre.url}/admin/v1/organizations`,
-    admin,
-    {
-      method: 'POST',
-      body: JSON.stringify({
-        slug,
-        name: slug,
-        accountType: 'personal',
-        owner: { email: `${slug}@bench.test` },
-      }),
-    },
-  );
-  await getJson(`${cadre.url}/admin/v1/organizations/${slug}/limits`, admin, {
-    method: 'PUT',
-    body: JSON.stringify({ apiRequests: 1e9, expertVersions: 1e9, apiKeys: 1e6, connections: 1e6 }),
-  });
-  return { authorization: `Bearer ${created.data.apiKey.key}` };
-}
+const organization = async (slug: string) => ({
+  authorization: `Bearer ${await createBenchOrganization(cadre.url, cadre.bootstrap.adminToken, slug)}`,
+});
 
 const tag = Date.now().toString(36);
 const a = await organization(`flood-${tag}`);

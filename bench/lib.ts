@@ -144,9 +144,20 @@ export async function startCadre(env: Record<string, string> = {}, main = 'dist/
   }
   // A server database has no bootstrap file: make an organization (and its owner key) through the admin API.
   const slug = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const apiKey = await createBenchOrganization(server.url, BENCH_ADMIN_TOKEN, slug);
+  const bootstrap = { adminToken: BENCH_ADMIN_TOKEN, apiKey };
+  return { ...server, stop, bootstrap };
+}
+
+/** A personal organization made through the admin API, its plan limits lifted: its owner's API key. */
+export async function createBenchOrganization(
+  url: string,
+  adminToken: string,
+  slug: string,
+): Promise<string> {
   const created = await getJson<{ data: { apiKey: { key: string } } }>(
-    `${server.url}/admin/v1/organizations`,
-    { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` },
+    `${url}/admin/v1/organizations`,
+    { authorization: `Bearer ${adminToken}` },
     {
       method: 'POST',
       body: JSON.stringify({
@@ -157,9 +168,8 @@ export async function startCadre(env: Record<string, string> = {}, main = 'dist/
       }),
     },
   );
-  await liftPlanLimits(server.url, BENCH_ADMIN_TOKEN, slug);
-  const bootstrap = { adminToken: BENCH_ADMIN_TOKEN, apiKey: created.data.apiKey.key };
-  return { ...server, stop, bootstrap };
+  await liftPlanLimits(url, adminToken, slug);
+  return created.data.apiKey.key;
 }
 
 export interface LoadResult {
