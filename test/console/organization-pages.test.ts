@@ -96,7 +96,8 @@ describe('the organization in the browser', () => {
   });
 
   it('builds a key for one environment, offering only what the role allows', async () => {
-    const { environments } = await createProject(server, org, 'shop');
+    const shop = await createProject(server, org, 'shop');
+    const { environments } = shop;
     const production = environments.find((e) => e.name === 'production')!;
     const { page, close } = await openConsole(browser);
     await signIn(page, memberEmail, '/keys');
@@ -120,6 +121,30 @@ describe('the organization in the browser', () => {
       type: 'environment',
       environmentIds: [production.id],
       permissions: ['projects:operate'],
+    });
+
+    // And one for an agent: an agent grant carries agents:run only.
+    const agent = await server.admin<{ data: { agent: { id: string } } }>(
+      'POST',
+      `/admin/v1/projects/${shop.project.id}/agents`,
+      { name: 'support-bot' },
+    );
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('button', { name: 'Create an API key' }).click();
+    await page.getByLabel('Reaches').selectOption('agent');
+    await page.getByLabel('shop / support-bot').check();
+    expect(await page.getByLabel('connect and disconnect environments').count()).toBe(0);
+    await page.getByLabel('run agents').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByTestId('new-secret').count()).toBe(1);
+    const agentKey = (await page.getByTestId('new-secret').textContent()) ?? '';
+    const agentMe = await http<{ data: { grants: unknown } }>(server.url, 'GET', '/api/v1/me', {
+      key: agentKey,
+    });
+    expect(agentMe.body.data.grants).toEqual({
+      type: 'agent',
+      agentIds: [agent.body.data.agent.id],
+      permissions: ['agents:run'],
     });
     await close();
   });
@@ -185,8 +210,8 @@ describe('the organization in the browser', () => {
     await screenshots(member.page, 'audit-member');
     // A member sees only their own keys.
     await member.page.goto(`${server.url}/keys`);
-    // (the member made one key above; the owner's keys, 'browser-made' among them, are not listed)
-    await expect.poll(() => member.page.locator('tbody tr').count()).toBe(1);
+    // (the member made two keys above; the owner's keys, 'browser-made' among them, are not listed)
+    await expect.poll(() => member.page.locator('tbody tr').count()).toBe(2);
     expect(await member.page.getByRole('row', { name: /browser-made/ }).count()).toBe(0);
     await member.close();
   });

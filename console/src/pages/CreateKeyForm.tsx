@@ -22,7 +22,11 @@ const VARIANTS = {
   organization: 'The whole organization',
   project: 'Some projects',
   environment: 'Some environments',
+  agent: 'Some agents',
 } as const;
+/** What an agent grant may carry (docs/api-keys.md). */
+const AGENT_PERMISSIONS = ['agents:run'] as const;
+const TARGET_WORDS = { project: 'Projects', environment: 'Environments', agent: 'Agents' } as const;
 type Variant = keyof typeof VARIANTS;
 
 const EXPIRY = {
@@ -52,9 +56,13 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
   });
   // Only what the person's role allows is offered: a key never has more rights than its user.
   const allowed = (permission: string) => me.data?.permissions.includes(permission as never) ?? false;
-  const offered = (variant === 'organization' ? ORGANIZATION_PERMISSIONS : SCOPED_PERMISSIONS).filter(
-    allowed,
-  );
+  const offered = (
+    variant === 'organization'
+      ? ORGANIZATION_PERMISSIONS
+      : variant === 'agent'
+        ? AGENT_PERMISSIONS
+        : SCOPED_PERMISSIONS
+  ).filter(allowed);
   const [expiry, setExpiry] = useState<Expiry>('90');
   const [date, setDate] = useState('');
   const create = useMutation({
@@ -68,6 +76,7 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     if (variant === 'project') return { type: 'project', projectIds: targets, permissions: scoped };
     if (variant === 'environment')
       return { type: 'environment', environmentIds: targets, permissions: scoped };
+    if (variant === 'agent') return { type: 'agent', agentIds: targets, permissions: ['agents:run'] };
     return { type: 'organization', permissions: everything ? ['*'] : chosen };
   };
   const submit = (event: FormEvent) => {
@@ -141,7 +150,7 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
       </select>
       {variant !== 'organization' && (
         <fieldset className="fieldset">
-          <legend>{variant === 'project' ? 'Projects' : 'Environments'}</legend>
+          <legend>{TARGET_WORDS[variant]}</legend>
           <ErrorNotice error={projects.error} />
           {projects.data?.length === 0 && (
             <p className="muted small">Your organization has no projects yet.</p>
@@ -151,9 +160,9 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
               .flatMap((project) =>
                 variant === 'project'
                   ? [{ id: project.id, label: project.name }]
-                  : project.environments.map((environment) => ({
-                      id: environment.id,
-                      label: `${project.name} / ${environment.name}`,
+                  : (variant === 'agent' ? project.agents : project.environments).map((part) => ({
+                      id: part.id,
+                      label: `${project.name} / ${part.name}`,
                     })),
               )
               .map((target) => (
