@@ -343,10 +343,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     ...(deps.consoleDir === false ? {} : { notFoundPage: consoleNotFoundPage(consoleShell) }),
   });
   registerCloseOnShutdown(app);
+  const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
+  const concurrencyLimit = concurrency.enabled ? createConcurrencyLimit(concurrency) : undefined;
   const overloadSteps = registerOverloadProtection(app, {
     monitor: health,
     deadlineMs: overload.requestDeadlineMs,
     send: sendError,
+    shedByTenant: concurrencyLimit !== undefined,
   });
   const authenticate = registerAuthentication(app, {
     resolvers: [createApiKeyResolver(authenticator), createSessionResolver(sessions)],
@@ -360,8 +363,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     log: () => app.log,
   };
   const authFailures = createAuthFailureLimit(limits);
-  const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
-  const concurrencyLimit = concurrency.enabled ? createConcurrencyLimit(concurrency) : undefined;
   concurrencyLimit?.register(app);
   registerRequestPipeline(app, {
     onRequest: [
@@ -370,10 +371,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       overloadSteps.onRequest,
       // An address guessing credentials is refused before any key lookup.
       authFailures?.gate,
-      authenticate,
+      overloadSteps.shedUnattributed(authenticate),
       // After authentication: requests count against their credential.
       createRateLimitStep(limits),
-      // Then a slot of the credential's and its organization's in-flight work (waits briefly, else 429).
+      // Then a slot of the credential's, its organization's and the instance's in-flight work (waits briefly,
+      // else 429); while overloaded, the heaviest tenants are shed here, once authentication named them.
       concurrencyLimit?.step,
     ],
     onResponse: [

@@ -111,6 +111,10 @@ async function main(): Promise<void> {
       perCredential: env.CADRE_CONCURRENCY_PER_CREDENTIAL,
       perOrganization: env.CADRE_CONCURRENCY_PER_ORGANIZATION,
       queueMs: env.CADRE_CONCURRENCY_QUEUE_MS,
+      // The embedded database runs one statement at a time on this process's event loop: few requests in
+      // flight keep a light tenant's statements near the head of its queue. A server database: its pool.
+      capacity: env.CADRE_CONCURRENCY_CAPACITY ?? (embedded ? 2 : env.CADRE_DB_POOL_SIZE),
+      reserved: env.CADRE_CONCURRENCY_RESERVED,
     },
     foreignResources: {
       limit: env.CADRE_FOREIGN_RESOURCE_LIMIT,

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../modules/auth/permissions.js';
-import { createConcurrencyLimit } from './concurrency.js';
+import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './concurrency.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerRequestPipeline } from './pipeline.js';
 
@@ -9,15 +9,28 @@ import { registerRequestPipeline } from './pipeline.js';
  * A server whose `/slow` requests stay in flight until the test lets them go, behind the concurrency step.
  * The caller is named by headers (x-key, x-org) the way authentication would set a principal.
  */
-async function serverWith(options: { perCredential: number; perOrganization: number; queueMs: number }) {
+async function serverWith(
+  options: Partial<ConcurrencyOptions> & { perCredential: number; perOrganization: number; queueMs: number },
+) {
   const app: FastifyInstance = Fastify();
   registerErrorHandling(app);
   const held: Array<() => void> = [];
-  const limiter = createConcurrencyLimit({ enabled: true, ...options });
+  /** The x-key of each /slow request, in the order they started running. */
+  const started: string[] = [];
+  const limiter = createConcurrencyLimit({ ...DEFAULT_CONCURRENCY, ...options });
   limiter.register(app);
   registerRequestPipeline(app, {
     onRequest: [
       (request) => {
+        // Load shedding's verdict, the way registerOverloadProtection leaves it for this step.
+        if (request.headers['x-overloaded']) {
+          request.overloaded = {
+            ok: false,
+            reason: 'The server is overloaded',
+            retryAfterS: 2,
+            cause: 'event_loop',
+          };
+        }
         const key = request.headers['x-key'];
         if (typeof key === 'string') {
           request.principal = {
@@ -36,7 +49,11 @@ async function serverWith(options: { perCredential: number; perOrganization: num
     onResponse: [limiter.release],
   });
   app.decorateRequest('principal', null);
-  app.get('/slow', () => new Promise((resolve) => held.push(() => resolve({ ok: true }))));
+  app.decorateRequest('overloaded', null);
+  app.get('/slow', (request) => {
+    started.push(String(request.headers['x-key']));
+    return new Promise((resolve) => held.push(() => resolve({ ok: true })));
+  });
   app.get('/fast', () => ({ ok: true }));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -45,6 +62,7 @@ async function serverWith(options: { perCredential: number; perOrganization: num
     /** Lets the oldest held request answer. */
     releaseOne: () => held.shift()?.(),
     heldCount: () => held.length,
+    started,
     get: (path: string, headers: Record<string, string>, signal?: AbortSignal) =>
       fetch(`${url}${path}`, { headers, ...(signal ? { signal } : {}) }),
   };
@@ -117,6 +135,7 @@ describe('concurrency limit', () => {
     abort.abort();
     await gone;
     await until(() => current!.limiter.activeOf('c:key:a1') === 0);
+    expect(current.limiter.instanceActive()).toBe(0);
     current.releaseOne();
   });
 
@@ -132,6 +151,50 @@ describe('concurrency limit', () => {
     current.releaseOne();
     expect((await first).status).toBe(200);
     await until(() => current!.limiter.activeOf('c:key:a1') === 0);
+    expect(current.limiter.instanceActive()).toBe(0);
     expect((await current.get('/fast', a1)).status).toBe(200);
+  });
+
+  it('serves another organization at once while one fills the instance, and before its older waiters', async () => {
+    current = await serverWith({
+      perCredential: 50,
+      perOrganization: 50,
+      capacity: 2,
+      reserved: 1,
+      queueMs: 5_000,
+    });
+    const flood = Array.from({ length: 5 }, () => current!.get('/slow', a1));
+    await until(() => current!.heldCount() === 2); // at capacity: A's other three wait
+    const quiet = [current.get('/slow', b1)];
+    await until(() => current!.heldCount() === 3); // B's first takes its reserved slot at once
+    quiet.push(current.get('/slow', b1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(current.started).toEqual(['a1', 'a1', 'b1']);
+    current.releaseOne();
+    current.releaseOne();
+    // A slot is free: B's second request goes before the three of A that have waited longer.
+    await until(() => current!.started.length === 4);
+    expect(current.started[3]).toBe('b1');
+    while (current.heldCount() > 0 || current.started.length < 7) {
+      current.releaseOne();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    for (const answer of await Promise.all([...flood, ...quiet])) expect(answer.status).toBe(200);
+    expect(current.limiter.instanceActive()).toBe(0);
+  });
+
+  it('sheds the heaviest organization first when overloaded, and serves a light one', async () => {
+    current = await serverWith({ perCredential: 50, perOrganization: 50, queueMs: 1_000 });
+    const flood = Array.from({ length: 4 }, () => current!.get('/slow', a1));
+    await until(() => current!.heldCount() === 4);
+    const quiet = current.get('/slow', b1);
+    await until(() => current!.heldCount() === 5);
+    const shed = await current.get('/fast', { ...a2, 'x-overloaded': '1' });
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('2');
+    expect(((await shed.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
+    expect((await current.get('/fast', { ...b1, 'x-overloaded': '1' })).status).toBe(200);
+    while (current.heldCount() > 0) current.releaseOne();
+    await Promise.all([...flood, quiet]);
   });
 });

@@ -1,21 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type ApiError, tooManyRequests } from './errors.js';
+import { type ApiError, serviceUnavailable, tooManyRequests } from './errors.js';
+import { createFairShare } from './fair-share.js';
+import type { Overloaded } from './overload.js';
 import type { RequestStep, ResponseStep } from './pipeline.js';
+import { rateLimitSubject } from './rate-limit/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The in-flight slots this request holds (credential, organization), until it is answered. */
+    /** The in-flight slots this request holds (credential, organization, fair share), until it is answered. */
     concurrencySlots: string[] | null;
   }
 }
 
-import { rateLimitSubject } from './rate-limit/rate-limit.js';
-
 /**
- * How much one tenant may have in flight on this instance (docs/operations.md, "Fairness between
- * tenants"). A rate limit bounds requests per minute; this bounds requests at once, so one credential's
- * slow requests (heavy publishes, wide reads) cannot hold every database connection and the event loop
- * while another organization waits.
+ * How much one tenant may have in flight on this instance, and how the rest is shared (docs/operations.md,
+ * "Fairness between tenants"). A rate limit bounds requests per minute; this bounds requests at once, so
+ * one tenant's slow requests (heavy publishes, wide reads) cannot hold every database connection and the
+ * event loop while another organization waits.
  */
 export interface ConcurrencyOptions {
   enabled: boolean;
@@ -23,6 +24,10 @@ export interface ConcurrencyOptions {
   perCredential: number;
   /** Requests one organization's credentials may have in flight together. */
   perOrganization: number;
+  /** Requests in flight on the instance before the rest wait their turn, lightest tenant first. */
+  capacity: number;
+  /** Requests a tenant may always start at once, even at capacity (a light tenant never queues). */
+  reserved: number;
   /** How long a request over a limit waits for a slot before it is answered 429. */
   queueMs: number;
 }
@@ -31,8 +36,14 @@ export const DEFAULT_CONCURRENCY: ConcurrencyOptions = {
   enabled: true,
   perCredential: 32,
   perOrganization: 64,
+  capacity: 16,
+  reserved: 2,
   queueMs: 2_000,
 };
+
+/** Request bodies are weighed in units of this size: a 160 KB publish costs 11, a read 1. */
+const COST_UNIT_BYTES = 16 * 1024;
+const USAGE_HALF_LIFE_MS = 1_000;
 
 interface Gate {
   active: number;
@@ -89,16 +100,21 @@ function createGates() {
 export type ConcurrencyLimiter = ReturnType<typeof createConcurrencyLimit>;
 
 /**
- * Request step (after authentication and the rate limit): takes a slot of the credential and of its
- * organization, waiting up to `queueMs` for one, and frees them when the answer is done or the client goes
- * away. Past the wait: 429 `concurrency_limited` with `Retry-After`. Routes with `rateLimit: false`
- * (probes, metrics) are not counted.
+ * Request step (after authentication and the rate limit). Takes, in order, a slot of the credential, of its
+ * organization, and of the instance's fair share, waiting up to `queueMs` for each; frees them when the
+ * answer is done or the client goes away. Past the wait: 429 `concurrency_limited` with `Retry-After`.
+ * While the instance sheds load, it refuses the heaviest tenants' requests (503) and serves the others.
+ * Routes with `rateLimit: false` (probes, metrics) are not counted.
  */
 export function createConcurrencyLimit(options: ConcurrencyOptions) {
   const gates = createGates();
-
-  const enter = async (key: string, limit: number): Promise<boolean> =>
-    gates.tryEnter(key, limit) || gates.wait(key, options.queueMs);
+  const fair = createFairShare({
+    capacity: options.capacity,
+    reserved: options.reserved,
+    usageHalfLifeMs: USAGE_HALF_LIFE_MS,
+  });
+  const sweeper = setInterval(fair.sweep, 10 * USAGE_HALF_LIFE_MS);
+  sweeper.unref();
 
   const refuse = (what: string): ApiError =>
     tooManyRequests(
@@ -108,59 +124,83 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
       'concurrency_limited',
     );
 
+  const shed = (health: Overloaded) => serviceUnavailable(health.reason, health.retryAfterS, health.cause);
+
   /** Frees what a request holds, once: when its answer is out, or when its client went away first. */
   const releaseSlots = (request: FastifyRequest) => {
     const held = request.concurrencySlots;
     if (!held) return;
     request.concurrencySlots = null;
-    for (const key of held) gates.leave(key);
+    for (const key of held) {
+      if (key.charCodeAt(0) === 102 /* 'f' */) fair.leave(key);
+      else gates.leave(key);
+    }
   };
   const release: ResponseStep = (request) => releaseSlots(request);
+
+  /** One admission stage: the credential's gate, the organization's, then the fair share. */
+  interface Stage {
+    key: string;
+    limit: number;
+    what: string;
+  }
+  const enterNow = (stage: Stage, cost: number) =>
+    stage.limit < 0 ? fair.tryEnter(stage.key, cost) : gates.tryEnter(stage.key, stage.limit);
+  const enterLater = (stage: Stage, cost: number) =>
+    stage.limit < 0 ? fair.wait(stage.key, cost, options.queueMs) : gates.wait(stage.key, options.queueMs);
+  const leave = (stage: Stage) => (stage.limit < 0 ? fair.leave(stage.key) : gates.leave(stage.key));
+
+  /** Takes the stages from `from` on, waiting where it must; the slots taken so far are on the request. */
+  async function admitFrom(request: FastifyRequest, stages: Stage[], from: number, cost: number) {
+    for (let i = from; i < stages.length; i++) {
+      const stage = stages[i]!;
+      if (enterNow(stage, cost)) {
+        request.concurrencySlots!.push(stage.key);
+        continue;
+      }
+      if (!(await enterLater(stage, cost))) {
+        releaseSlots(request);
+        return refuse(stage.what);
+      }
+      // Released meanwhile (the client left while waiting): this slot goes straight back.
+      if (!request.concurrencySlots) {
+        leave(stage);
+        return undefined;
+      }
+      request.concurrencySlots.push(stage.key);
+    }
+    return undefined;
+  }
 
   // No listener or closure per request: the slots live on the request, and the pipeline's response step
   // (answer sent) or Fastify's abort hook (client gone) gives them back.
   const step: RequestStep = (request) => {
-    if (request.routeConfig.rateLimit === false) return undefined;
+    const overloaded = request.overloaded;
+    if (request.routeConfig.rateLimit === false) return overloaded ? shed(overloaded) : undefined;
     const credential = `c:${rateLimitSubject(request).key}`;
     const organizationId = request.principal?.organizationId;
-    const organization = organizationId ? `o:${organizationId}` : undefined;
-    // The common case, both slots free, costs no promise.
-    if (gates.tryEnter(credential, options.perCredential)) {
-      if (!organization) {
-        request.concurrencySlots = [credential];
-        return undefined;
-      }
-      if (gates.tryEnter(organization, options.perOrganization)) {
-        request.concurrencySlots = [credential, organization];
-        return undefined;
-      }
-      request.concurrencySlots = [credential];
-      return waitFor(request, organization, options.perOrganization, 'organization');
+    const tenant = `f:${organizationId ?? credential}`;
+    if (overloaded && fair.isHeavy(tenant)) return shed(overloaded);
+    const length = Number(request.headers['content-length']);
+    const cost = length > 0 ? 1 + Math.floor(length / COST_UNIT_BYTES) : 1;
+    const stages: Stage[] = organizationId
+      ? [
+          { key: credential, limit: options.perCredential, what: 'credential' },
+          { key: `o:${organizationId}`, limit: options.perOrganization, what: 'organization' },
+          { key: tenant, limit: -1, what: 'instance' },
+        ]
+      : [
+          { key: credential, limit: options.perCredential, what: 'credential' },
+          { key: tenant, limit: -1, what: 'instance' },
+        ];
+    request.concurrencySlots = [];
+    // The common case, every slot free, costs no promise.
+    for (let i = 0; i < stages.length; i++) {
+      if (!enterNow(stages[i]!, cost)) return admitFrom(request, stages, i, cost);
+      request.concurrencySlots.push(stages[i]!.key);
     }
-    return (async () => {
-      if (!(await enter(credential, options.perCredential))) return refuse('credential');
-      if (request.raw.destroyed) {
-        gates.leave(credential); // the client left while waiting
-        return undefined;
-      }
-      request.concurrencySlots = [credential];
-      return organization
-        ? waitFor(request, organization, options.perOrganization, 'organization')
-        : undefined;
-    })();
-  };
-
-  async function waitFor(request: FastifyRequest, key: string, limit: number, what: string) {
-    if (!(await enter(key, limit))) {
-      releaseSlots(request);
-      return refuse(what);
-    }
-    const held = request.concurrencySlots;
-    // Released meanwhile (the client left while waiting): this slot goes straight back.
-    if (!held) gates.leave(key);
-    else held.push(key);
     return undefined;
-  }
+  };
 
   return {
     step,
@@ -172,7 +212,13 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
         releaseSlots(request);
         done();
       });
+      app.addHook('onClose', (_instance, done) => {
+        clearInterval(sweeper);
+        done();
+      });
     },
     activeOf: gates.activeOf,
+    /** Requests holding a slot of the instance's fair share. */
+    instanceActive: fair.activeCount,
   };
 }

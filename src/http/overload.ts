@@ -181,8 +181,15 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 const OK: HealthStatus = { ok: true };
 
+export type Overloaded = Extract<HealthStatus, { ok: false }>;
+
 declare module 'fastify' {
   interface FastifyRequest {
+    /**
+     * The instance is overloaded and a later step (the fair share, after authentication) decides whether this
+     * request's tenant is among the heaviest, which are shed first.
+     */
+    overloaded: Overloaded | null;
     /** The deadline passed and a 503 went out: whatever the handler produces later is dropped. */
     timedOut: boolean;
     deadlineNode: DeadlineNode<FastifyReply> | null;
@@ -200,9 +207,19 @@ export function registerOverloadProtection(
     monitor: HealthMonitor;
     deadlineMs: number;
     send: (request: FastifyRequest, reply: FastifyReply, error: ApiError) => unknown;
+    /**
+     * A later step sheds by tenant (the concurrency limit's fair share): leave the decision to it, except
+     * when the database is down, which no tenant can be served through.
+     */
+    shedByTenant: boolean;
   },
-): { onRequest: RequestStep; onResponse: ResponseStep } {
+): {
+  onRequest: RequestStep;
+  onResponse: ResponseStep;
+  shedUnattributed: (authenticate: RequestStep) => RequestStep;
+} {
   app.decorateRequest('timedOut', false);
+  app.decorateRequest('overloaded', null);
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
@@ -244,6 +261,10 @@ export function registerOverloadProtection(
     }
     const health = request.routeConfig.shed === false ? OK : deps.monitor.status();
     if (health.ok) return undefined;
+    if (deps.shedByTenant && health.cause !== 'database_down') {
+      request.overloaded = health;
+      return undefined;
+    }
     return serviceUnavailable(health.reason, health.retryAfterS, health.cause);
   };
   // A handler that finishes after its deadline answer must not try to answer again.
@@ -268,5 +289,17 @@ export function registerOverloadProtection(
       );
     };
   });
-  return { onRequest, onResponse };
+  // While overloaded, a request whose credentials do not authenticate names no tenant to weigh: it is shed,
+  // as it would have been before tenants were weighed, rather than answered 401.
+  const shedUnattributed =
+    (authenticate: RequestStep): RequestStep =>
+    (request, reply) => {
+      const overloaded = request.overloaded;
+      if (!overloaded) return authenticate(request, reply);
+      const shed = (error: ApiError | undefined) =>
+        error ? serviceUnavailable(overloaded.reason, overloaded.retryAfterS, overloaded.cause) : undefined;
+      const result = authenticate(request, reply);
+      return result instanceof Promise ? result.then(shed) : shed(result);
+    };
+  return { onRequest, onResponse, shedUnattributed };
 }
