@@ -6,14 +6,14 @@ import type { PlanCatalogue } from '../plans.js';
 import type { BillingProvider } from './provider.js';
 
 /** What a provider's factory may use. */
-export interface BillingProviderDeps {
+interface BillingProviderDeps {
   database: Database;
   clock: Clock;
   plans: PlanCatalogue;
 }
 
 /** The configured provider: its client, and the routes it serves besides the provider-neutral API. */
-export interface ConfiguredBillingProvider {
+interface ConfiguredBillingProvider {
   provider: BillingProvider;
   /** Routes in the management face (`/api`), e.g. a webhook. */
   registerRoutes?(app: App): void;
@@ -22,7 +22,7 @@ export interface ConfiguredBillingProvider {
 }
 
 /** Given to `settings` while the environment is parsed. */
-export interface ProviderEnvContext {
+interface ProviderEnvContext {
   /** NODE_ENV=production. */
   production: boolean;
   /** Refuses start-up, naming the variable to fix (reported with every other invalid variable). */

@@ -17,7 +17,7 @@ const LOCAL = 'local';
 const CHECKOUT_TTL_MS = 24 * 3_600_000;
 const PORTAL_TTL_MS = 3_600_000;
 
-export interface LocalProviderDeps {
+interface LocalProviderDeps {
   database: Database;
   clock: Clock;
   plans: PlanCatalogue;
@@ -31,7 +31,7 @@ type LocalSession = typeof billingLocalSessions.$inferSelect;
  * cancel-at-period-end. Session ids are long random strings: whoever holds the URL may use it, exactly as
  * with a hosted checkout page.
  */
-export function createLocalProvider({ database, clock, plans }: LocalProviderDeps) {
+function createLocalProvider({ database, clock, plans }: LocalProviderDeps) {
   const { db } = database;
 
   async function insertOrFind(

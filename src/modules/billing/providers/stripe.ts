@@ -6,7 +6,7 @@ import type { BillingProviderDefinition } from './definition.js';
 import type { BillingProvider, CheckoutSession, PortalSession } from './provider.js';
 import { ProviderUnavailableError } from './provider.js';
 
-export interface StripeSettings {
+interface StripeSettings {
   secretKey: string;
   webhookSecret: string | undefined;
   /** Plan key → Stripe price id (CADRE_STRIPE_PRICES). Plans without a price cannot be bought. */
