@@ -48,6 +48,7 @@ import {
   createBillingModule,
 } from './modules/billing/billing.module.js';
 import type { PlanCheck } from './modules/billing/plan-limits.js';
+import type { BillingProviders } from './modules/billing/providers/index.js';
 import { consoleNotFoundPage, registerConsoleRoutes } from './modules/console/console.routes.js';
 import { DEFAULT_CONSOLE_DIR, loadConsoleShell } from './modules/console/console-assets.js';
 import { timedOAuthFetch } from './modules/metrics/instrument.js';
@@ -99,6 +100,8 @@ export interface AppDeps {
   sessionTtlMs?: number;
   loginLimits?: LoginLimits;
   billing?: BillingOptions;
+  /** The billing providers that can be chosen (default: every registered one; tests add their own). */
+  billingProviders?: BillingProviders;
   /** Encrypts OAuth client secrets and tokens; without it OAuth answers 503 (see docs/oauth.md). */
   keyRing?: KeyRing | undefined;
   /** The console's origin (relative returnTo, invalid-state landing); default: publicUrl. */
@@ -254,7 +257,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clock,
     tenancy,
     onError,
-    options: deps.billing ?? { provider: 'local' },
+    options: deps.billing ?? {},
+    providers: deps.billingProviders,
     providerCall: metrics.providerCall,
   });
   const keyRing = () => {

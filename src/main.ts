@@ -12,7 +12,6 @@ import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { makePrivateDataDir, tighten } from './lib/private-dir.js';
-import { billingOptions } from './modules/billing/billing.config.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { parseKeyRing } from './modules/oauth/token-vault.js';
@@ -57,11 +56,6 @@ async function main(): Promise<void> {
       ? loadOrCreateKeyRing(dataDir)
       : undefined;
   if (!keyRing) log.warn('CADRE_ENCRYPTION_KEYS is not set: OAuth integrations and connections answer 503');
-  if (env.CADRE_BILLING_PROVIDER === 'local') {
-    log.warn(
-      'billing runs in test mode (CADRE_BILLING_PROVIDER=local): paid plans are activated without payment',
-    );
-  }
   let redisWarned = 0;
   const rateLimitStore = env.REDIS_URL
     ? createRedisStore({
@@ -94,7 +88,7 @@ async function main(): Promise<void> {
       perIp: env.CADRE_LOGIN_MAX_ATTEMPTS_PER_IP,
       windowMs: env.CADRE_LOGIN_WINDOW_SECONDS * 1000,
     },
-    billing: billingOptions(env),
+    billing: env.billing,
     registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
     ...(rateLimitStore ? { rateLimitStore } : {}),
     rateLimits: {
@@ -141,6 +135,11 @@ async function main(): Promise<void> {
       ? { trustProxy: trustProxy === 'true' ? true : trustProxy.split(',').map((item) => item.trim()) }
       : {}),
   });
+  if (context.billing.definition.testMode) {
+    log.warn(
+      `billing runs in test mode (CADRE_BILLING_PROVIDER=${context.billing.definition.id}): paid plans are activated without payment`,
+    );
+  }
   if (embedded && env.CADRE_BOOTSTRAP === 'auto') {
     const path = await seedDemoOrganization(context, dataDir);
     log.info(

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { BillingOptions } from '../modules/billing/billing.module.js';
+import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
 
 const commaList = z.string().transform((value) =>
   value
@@ -13,152 +15,147 @@ const positiveInt = z.coerce.number().int().positive();
  * Every environment variable Cadre reads, parsed once at start-up. README lists them all; keep the two in
  * step. Modules receive the parsed values through their dependencies and never read `process.env`.
  */
-export const envSchema = z
-  .object({
-    HOST: z.string().default('127.0.0.1'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    DATABASE_URL: z.string().url().optional(),
-    REDIS_URL: z.string().url().optional(),
-    CADRE_DATA_DIR: z.string().default('./.cadre-data'),
-    CADRE_ADMIN_TOKEN: z.string().min(32, 'CADRE_ADMIN_TOKEN must be at least 32 characters').optional(),
-    CADRE_PUBLIC_URL: z.string().url().optional(),
-    CADRE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** One log line per answered request (method, path, status, time). */
-    CADRE_LOG_REQUESTS: z
-      .enum(['true', 'false'])
-      .default('true')
-      .transform((value) => value === 'true'),
-    CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
-    CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
-    /**
-     * Behind a load balancer: on SIGTERM, /readyz answers 503 at once and requests are still served this
-     * long, so the balancer's health check takes the instance out before it stops accepting.
-     */
-    CADRE_SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(0),
-    CADRE_DB_POOL_SIZE: positiveInt.default(10),
-    CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
-    /** `keyId:base64(32 bytes)` entries, newest first (docs/oauth.md). Embedded mode generates one if unset. */
-    CADRE_ENCRYPTION_KEYS: z.string().optional(),
-    /** Where the console is served (OAuth returnTo); default: CADRE_PUBLIC_URL. */
-    CADRE_CONSOLE_URL: z.string().url().optional(),
-    CADRE_ALLOWED_RETURN_ORIGINS: commaList
-      .pipe(
-        z.array(
-          z.string().url('CADRE_ALLOWED_RETURN_ORIGINS entries must be origins like https://app.example.com'),
-        ),
-      )
-      .default([]),
-    /** Lets integrations name plain-http providers on loopback (a local OpenID provider). Never in production. */
-    CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: z
-      .enum(['true', 'false', '1', '0'])
-      .default('false')
-      .transform((value) => value === 'true' || value === '1'),
-    /** Entries of the registry's per-instance read cache; 0 disables it. */
-    CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
-    CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
-    // Protection (docs/operations.md). Rate limits count requests in a sliding window, per credential (API key,
-    // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and
-    // writes apart. Defaults are far above what one client does by hand or in a script.
-    CADRE_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
-    CADRE_RATE_LIMIT_WINDOW_S: positiveInt.default(60),
-    CADRE_CONCURRENCY_PER_CREDENTIAL: positiveInt.default(32),
-    CADRE_CONCURRENCY_PER_ORGANIZATION: positiveInt.default(64),
-    CADRE_CONCURRENCY_QUEUE_MS: positiveInt.default(2_000),
-    // Unset: chosen by database (docs/operations.md, "Fairness between tenants").
-    CADRE_CONCURRENCY_CAPACITY: positiveInt.optional(),
-    CADRE_CONCURRENCY_RESERVED: positiveInt.default(2),
-    CADRE_RATE_LIMIT_READ: positiveInt.default(6_000),
-    CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
-    CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),
-    CADRE_RATE_LIMIT_ANONYMOUS_WRITE: positiveInt.default(600),
-    /** Failed authentications (401) per client IP and window; past it the address gets 429 unread. */
-    CADRE_RATE_LIMIT_AUTH_FAILURES: positiveInt.default(600),
-    /** Requests naming Projects outside the caller's organization, per user and window, before 429. */
-    CADRE_FOREIGN_RESOURCE_LIMIT: positiveInt.default(20),
-    CADRE_FOREIGN_RESOURCE_WINDOW_S: positiveInt.default(60),
-    /** Behind a load balancer: `true` (trust every hop) or a comma list of proxy addresses/CIDRs. */
-    CADRE_TRUST_PROXY: z.string().optional(),
-    /** Shed load (503) while the event loop lags more than this. */
-    CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: positiveInt.default(1_000),
-    /** Shed load while the V8 heap is fuller than this fraction of its limit. */
-    CADRE_OVERLOAD_HEAP_RATIO: z.coerce.number().positive().max(1).default(0.95),
-    /** Shed load while more than this many queries wait for a database pool connection. */
-    CADRE_OVERLOAD_DB_WAITING: positiveInt.default(100),
-    /** No request is answered later than this: past it the answer is 503 (outcome of a write unknown). */
-    CADRE_REQUEST_DEADLINE_MS: positiveInt.default(15_000),
-    /** A client must send its request headers within this. */
-    CADRE_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
-    /** A client must send its whole request (headers and body) within this. */
-    CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
-    /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
-    CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
-    // Metrics (docs/operations.md): GET /metrics in Prometheus' text format.
-    CADRE_METRICS: z.enum(['on', 'off']).default('on'),
-    /** Bearer token for /metrics; without it, /metrics answers only direct loopback clients. */
-    CADRE_METRICS_TOKEN: z.string().min(16, 'CADRE_METRICS_TOKEN must be at least 16 characters').optional(),
-    /** Serve /metrics on this port instead of the main one. */
-    CADRE_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-    // Console sessions and login throttling.
-    CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
-    /** Failed logins per account from one address per window (docs/sessions.md). */
-    CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
-    /** Failed logins per account from all addresses per window, before unknown addresses are slowed down. */
-    CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT_ALL_ADDRESSES: positiveInt.default(100),
-    CADRE_LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(60),
-    CADRE_LOGIN_WINDOW_SECONDS: positiveInt.default(900),
-    // Billing (docs/billing.md).
-    CADRE_BILLING_PROVIDER: z.enum(['local', 'stripe']).default('local'),
-    /** The local provider activates paid plans without payment: refused with NODE_ENV=production unless this. */
-    CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION: z.enum(['true', 'false']).default('false'),
-    NODE_ENV: z.string().optional(),
-    CADRE_USAGE_FLUSH_MS: positiveInt.default(10_000),
-    CADRE_STRIPE_SECRET_KEY: z.string().min(1).optional(),
-    CADRE_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
-    /** `plus=price_123,team=price_456`: plan key → Stripe price id. */
-    CADRE_STRIPE_PRICES: commaList
-      .pipe(
-        z
-          .array(z.string().regex(/^[a-z0-9_-]+=\S+$/, 'use planKey=price_id'))
-          .transform((pairs) =>
-            Object.fromEntries(pairs.map((pair) => pair.split('=', 2) as [string, string])),
-          ),
-      )
-      .default({}),
-    CADRE_STRIPE_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
-    // Where the Stripe SDK sends its API requests (a proxy, or a stand-in in tests); default api.stripe.com:443.
-    CADRE_STRIPE_API_HOST: z.string().min(1).optional(),
-    CADRE_STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-    CADRE_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
-  })
-  .superRefine((env, context) => {
-    if (
-      env.CADRE_BILLING_PROVIDER === 'local' &&
-      env.NODE_ENV === 'production' &&
-      env.CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION !== 'true'
-    ) {
-      context.addIssue({
-        code: 'custom',
-        path: ['CADRE_BILLING_PROVIDER'],
-        message:
-          'the built-in "local" provider activates paid plans without payment (a test mode) and is refused with NODE_ENV=production: set CADRE_BILLING_PROVIDER=stripe, or CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION=true to run it anyway',
-      });
-    }
-    if (env.CADRE_BILLING_PROVIDER === 'stripe' && !env.CADRE_STRIPE_SECRET_KEY) {
-      context.addIssue({
-        code: 'custom',
-        path: ['CADRE_STRIPE_SECRET_KEY'],
-        message: 'required when CADRE_BILLING_PROVIDER=stripe',
-      });
-    }
+export const envSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  CADRE_DATA_DIR: z.string().default('./.cadre-data'),
+  CADRE_ADMIN_TOKEN: z.string().min(32, 'CADRE_ADMIN_TOKEN must be at least 32 characters').optional(),
+  CADRE_PUBLIC_URL: z.string().url().optional(),
+  CADRE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** One log line per answered request (method, path, status, time). */
+  CADRE_LOG_REQUESTS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  CADRE_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  CADRE_SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * Behind a load balancer: on SIGTERM, /readyz answers 503 at once and requests are still served this
+   * long, so the balancer's health check takes the instance out before it stops accepting.
+   */
+  CADRE_SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  CADRE_DB_POOL_SIZE: positiveInt.default(10),
+  CADRE_LAST_USED_FLUSH_MS: positiveInt.default(5_000),
+  /** `keyId:base64(32 bytes)` entries, newest first (docs/oauth.md). Embedded mode generates one if unset. */
+  CADRE_ENCRYPTION_KEYS: z.string().optional(),
+  /** Where the console is served (OAuth returnTo); default: CADRE_PUBLIC_URL. */
+  CADRE_CONSOLE_URL: z.string().url().optional(),
+  CADRE_ALLOWED_RETURN_ORIGINS: commaList
+    .pipe(
+      z.array(
+        z.string().url('CADRE_ALLOWED_RETURN_ORIGINS entries must be origins like https://app.example.com'),
+      ),
+    )
+    .default([]),
+  /** Lets integrations name plain-http providers on loopback (a local OpenID provider). Never in production. */
+  CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  /** Entries of the registry's per-instance read cache; 0 disables it. */
+  CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
+  CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
+  // Protection (docs/operations.md). Rate limits count requests in a sliding window, per credential (API key,
+  // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and
+  // writes apart. Defaults are far above what one client does by hand or in a script.
+  CADRE_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  CADRE_RATE_LIMIT_WINDOW_S: positiveInt.default(60),
+  CADRE_CONCURRENCY_PER_CREDENTIAL: positiveInt.default(32),
+  CADRE_CONCURRENCY_PER_ORGANIZATION: positiveInt.default(64),
+  CADRE_CONCURRENCY_QUEUE_MS: positiveInt.default(2_000),
+  CADRE_RATE_LIMIT_READ: positiveInt.default(6_000),
+  CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
+  CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),
+  CADRE_RATE_LIMIT_ANONYMOUS_WRITE: positiveInt.default(600),
+  /** Failed authentications (401) per client IP and window; past it the address gets 429 unread. */
+  CADRE_RATE_LIMIT_AUTH_FAILURES: positiveInt.default(600),
+  /** Requests naming Projects outside the caller's organization, per user and window, before 429. */
+  CADRE_FOREIGN_RESOURCE_LIMIT: positiveInt.default(20),
+  CADRE_FOREIGN_RESOURCE_WINDOW_S: positiveInt.default(60),
+  /** Behind a load balancer: `true` (trust every hop) or a comma list of proxy addresses/CIDRs. */
+  CADRE_TRUST_PROXY: z.string().optional(),
+  /** Shed load (503) while the event loop lags more than this. */
+  CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: positiveInt.default(1_000),
+  /** Shed load while the V8 heap is fuller than this fraction of its limit. */
+  CADRE_OVERLOAD_HEAP_RATIO: z.coerce.number().positive().max(1).default(0.95),
+  /** Shed load while more than this many queries wait for a database pool connection. */
+  CADRE_OVERLOAD_DB_WAITING: positiveInt.default(100),
+  /** No request is answered later than this: past it the answer is 503 (outcome of a write unknown). */
+  CADRE_REQUEST_DEADLINE_MS: positiveInt.default(15_000),
+  /** A client must send its request headers within this. */
+  CADRE_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
+  /** A client must send its whole request (headers and body) within this. */
+  CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
+  /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
+  CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
+  // Metrics (docs/operations.md): GET /metrics in Prometheus' text format.
+  CADRE_METRICS: z.enum(['on', 'off']).default('on'),
+  /** Bearer token for /metrics; without it, /metrics answers only direct loopback clients. */
+  CADRE_METRICS_TOKEN: z.string().min(16, 'CADRE_METRICS_TOKEN must be at least 16 characters').optional(),
+  /** Serve /metrics on this port instead of the main one. */
+  CADRE_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // Console sessions and login throttling.
+  CADRE_SESSION_TTL_SECONDS: positiveInt.default(12 * 3600),
+  /** Failed logins per account from one address per window (docs/sessions.md). */
+  CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+  /** Failed logins per account from all addresses per window, before unknown addresses are slowed down. */
+  CADRE_LOGIN_MAX_FAILURES_PER_ACCOUNT_ALL_ADDRESSES: positiveInt.default(100),
+  CADRE_LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(60),
+  CADRE_LOGIN_WINDOW_SECONDS: positiveInt.default(900),
+  // Billing (docs/billing.md): CADRE_BILLING_PROVIDER and each provider's own variables are read by
+  // parseEnv through the provider registry.
+  NODE_ENV: z.string().optional(),
+  CADRE_USAGE_FLUSH_MS: positiveInt.default(10_000),
+});
+
+export type Env = z.infer<typeof envSchema> & {
+  /** The chosen billing provider's id. */
+  CADRE_BILLING_PROVIDER: string;
+  /** Billing options: the chosen provider and its settings, from its own variables. */
+  billing: BillingOptions;
+};
+
+/**
+ * Parses the environment. Billing providers come from a registry (providers/index.ts): it names the values
+ * CADRE_BILLING_PROVIDER takes, and each provider validates its own variables and may refuse to start.
+ */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BILLING_PROVIDERS): Env {
+  const schema = envSchema.extend({
+    CADRE_BILLING_PROVIDER: z.enum(providers.ids).default(providers.defaultId),
   });
-
-export type Env = z.infer<typeof envSchema>;
-
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const result = envSchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+  const problems: string[] = [];
+  const report = (issues: readonly z.core.$ZodIssue[]) =>
+    problems.push(...issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  const result = schema.safeParse(source);
+  if (!result.success) report(result.error.issues);
+  // Every provider's variables are checked, the chosen one's or not: a typo is found before it is needed.
+  const vars = new Map<unknown, unknown>();
+  for (const definition of providers.definitions) {
+    const parsed = definition.env.safeParse(source);
+    if (parsed.success) vars.set(definition, parsed.data);
+    else report(parsed.error.issues);
   }
-  return result.data;
+  let settings: unknown;
+  const chosen = result.success ? providers.get(result.data.CADRE_BILLING_PROVIDER) : undefined;
+  if (result.success && chosen && vars.has(chosen)) {
+    settings = chosen.settings(vars.get(chosen), {
+      production: result.data.NODE_ENV === 'production',
+      problem: (variable, message) => problems.push(`${variable}: ${message}`),
+    });
+  }
+  if (!result.success || problems.length > 0) {
+    throw new Error(`Invalid environment:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+  }
+  const env = result.data;
+  const provider = env.CADRE_BILLING_PROVIDER;
+  return {
+    ...env,
+    billing: {
+      provider,
+      usageFlushMs: env.CADRE_USAGE_FLUSH_MS,
+      ...(settings === undefined ? {} : { [provider]: settings }),
+    },
+  };
 }

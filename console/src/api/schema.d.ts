@@ -599,6 +599,10 @@ export interface components {
              */
             createdAt: string;
         };
+        WebhookReceiptInput: {
+            received: boolean;
+            duplicate: boolean;
+        };
         PlanInput: {
             key: string;
             name: string;
@@ -677,10 +681,6 @@ export interface components {
                 used: number;
                 limit: number;
             }[];
-        };
-        WebhookReceiptInput: {
-            received: boolean;
-            duplicate: boolean;
         };
         OrganizationLimitsInput: {
             organizationId: string;
@@ -1219,6 +1219,10 @@ export interface components {
              */
             createdAt: string;
         };
+        WebhookReceipt: {
+            received: boolean;
+            duplicate: boolean;
+        };
         Plan: {
             key: string;
             name: string;
@@ -1297,10 +1301,6 @@ export interface components {
                 used: number;
                 limit: number;
             }[];
-        };
-        WebhookReceipt: {
-            received: boolean;
-            duplicate: boolean;
         };
         OrganizationLimits: {
             organizationId: string;

@@ -9,14 +9,9 @@ import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type BillingRouteOptions, registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';
 import { registerLimitsAdminRoutes } from './limits-admin.routes.js';
-import { registerLocalBillingPages } from './local-pages.routes.js';
 import { createPlanLimits } from './plan-limits.js';
 import { createPlanCatalogue, type Plan } from './plans.js';
-import { createLocalProvider } from './providers/local.js';
-import type { BillingProvider } from './providers/provider.js';
-import { createStripeClient, createStripeProvider, type StripeSettings } from './providers/stripe.js';
-import { registerStripeWebhookRoute } from './stripe-webhook.routes.js';
-import { createStripeWebhookHandler } from './stripe-webhooks.js';
+import { BILLING_PROVIDERS, type BillingProviders } from './providers/index.js';
 import {
   activeApiKeysSource,
   connectionsSource,
@@ -24,14 +19,15 @@ import {
   expertVersionsSource,
 } from './usage.js';
 
-export type BillingOptions = ({ provider: 'local' } | { provider: 'stripe'; stripe: StripeSettings }) & {
+export type BillingOptions = {
+  /** A registered provider's id (CADRE_BILLING_PROVIDER); default: the registry's first. */
+  provider?: string;
   plans?: readonly Plan[];
   /** How often counted API requests are written (one batched statement per interval). */
   usageFlushMs?: number;
-  /**
-   * Counters owned by other modules. The registry provides `expertVersions` (versions published in the
-   * period) and OAuth provides `connections` (current connections); until wired, they read 0.
-   */
+} & {
+  /** The chosen provider's settings under its id (`stripe: {…}`), as its definition's `settings` made them. */
+  [providerId: string]: unknown;
 };
 
 export interface BillingModuleDeps {
@@ -40,6 +36,8 @@ export interface BillingModuleDeps {
   tenancy: TenancyService;
   onError: (error: unknown) => void;
   options: BillingOptions;
+  /** The providers that can be chosen (default: every registered one, providers/index.ts). */
+  providers?: BillingProviders;
   /** Times calls to the provider (metrics). */
   providerCall?: ProviderCallTimer;
 }
@@ -53,14 +51,15 @@ export function createBillingModule({
   tenancy,
   onError,
   options,
+  providers = BILLING_PROVIDERS,
   providerCall,
 }: BillingModuleDeps) {
   const plans = createPlanCatalogue(options.plans);
-  const local = createLocalProvider({ database, clock, plans });
-  const stripe = options.provider === 'stripe' ? createStripeClient(options.stripe) : undefined;
-  const chosen: BillingProvider =
-    options.provider === 'stripe' && stripe ? createStripeProvider(stripe, options.stripe) : local.provider;
-  const provider = providerCall ? timedBillingProvider(chosen, providerCall) : chosen;
+  const definition = providers.get(options.provider ?? providers.defaultId);
+  const configured = definition.create(options[definition.id], { database, clock, plans });
+  const provider = providerCall
+    ? timedBillingProvider(configured.provider, providerCall)
+    : configured.provider;
   const idempotency = createIdempotency({ database, clock });
   const meter = createApiRequestMeter({
     database,
@@ -74,38 +73,28 @@ export function createBillingModule({
     apiKeys: activeApiKeysSource(database, clock),
     connections: connectionsSource(database),
   };
-  const planLimits = createPlanLimits({ plans, clock, usage });
+  const planLimits = createPlanLimits({ plans, clock, usage, providers });
   const service = createBillingService({
     database,
     clock,
     tenancy,
     plans,
     provider,
+    providers,
     idempotency,
     usage,
     planLimits,
   });
-  const webhooks =
-    options.provider === 'stripe' && stripe && options.stripe.webhookSecret
-      ? createStripeWebhookHandler({
-          stripe,
-          database,
-          clock,
-          secret: options.stripe.webhookSecret,
-          toleranceSeconds: options.stripe.webhookToleranceSeconds ?? 300,
-          prices: options.stripe.prices,
-        })
-      : undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
 
   return {
     service,
     planLimits,
     provider,
-    local,
+    /** The chosen provider's definition (its test mode: a start-up warning). */
+    definition,
     meter,
     idempotency,
-    webhooks,
 
     /**
      * Response step: counts every authenticated management request of an organization (in memory; flushed
@@ -118,7 +107,7 @@ export function createBillingModule({
     /** The management API's billing routes (in the management face). */
     registerRoutes(app: App, routeOptions: BillingRouteOptions) {
       registerBillingRoutes(app, service, routeOptions);
-      if (webhooks) registerStripeWebhookRoute(app, webhooks);
+      configured.registerRoutes?.(app);
     },
 
     /** Operators' per-organization limits (in the admin face). */
@@ -126,9 +115,9 @@ export function createBillingModule({
       registerLimitsAdminRoutes(app, { tenancy, planLimits, database });
     },
 
-    /** The local provider's checkout and portal pages (HTML, outside the API). */
+    /** The provider's own pages (HTML, outside the API), e.g. the local checkout and portal. */
     registerPages(app: App) {
-      if (provider.name === 'local') registerLocalBillingPages(app, local);
+      configured.registerPages?.(app);
     },
 
     start() {

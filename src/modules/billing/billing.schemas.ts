@@ -1,23 +1,8 @@
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from './billing.tables.js';
 import { COUNTER_KEYS } from './plans.js';
-
-/** Absolute http(s) URL without user-info (a return URL may point to the caller's own UI). */
-export function isReturnUrl(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
-}
-
-/**
- * Kept and used as the URL parser wrote it: the parser drops tabs and line breaks that the raw string may
- * hold, and a raw CR/LF would make the later redirect an invalid header.
- */
-export const normalizedUrl = (value: string) => new URL(value).href;
+import { BILLING_PROVIDERS } from './providers/index.js';
+import { isReturnUrl, normalizedUrl } from './return-url.js';
 
 const returnUrl = z
   .string()
@@ -89,7 +74,7 @@ export const subscriptionSchema = z
     currentPeriodStart: timestamp.nullable(),
     currentPeriodEnd: timestamp.nullable(),
     cancelAtPeriodEnd: z.boolean(),
-    provider: z.enum(['local', 'stripe']),
+    provider: z.enum(BILLING_PROVIDERS.ids),
     testMode: z
       .boolean()
       .describe('true with the built-in local provider: plans are activated without any payment'),
@@ -106,7 +91,3 @@ export const usageSchema = z
     ),
   })
   .meta({ id: 'Usage' });
-
-export const webhookAnswerSchema = z
-  .object({ received: z.boolean(), duplicate: z.boolean() })
-  .meta({ id: 'WebhookReceipt' });

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/permissions.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { ENTITLED, effectiveSubscription, type PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';
+import type { BillingProviders } from './providers/index.js';
 import { type BillingProvider, ProviderUnavailableError } from './providers/provider.js';
 import { findSubscription, type SubscriptionRow } from './subscriptions.repo.js';
 import type { UsageSources } from './usage.js';
@@ -17,6 +18,8 @@ export interface BillingServiceDeps {
   tenancy: TenancyService;
   plans: PlanCatalogue;
   provider: BillingProvider;
+  /** Every registered provider: a stored subscription may be another provider's than the one running. */
+  providers: Pick<BillingProviders, 'find'>;
   idempotency: Idempotency;
   usage: UsageSources;
   planLimits: Pick<PlanLimits, 'entitlement'>;
@@ -49,7 +52,8 @@ export function createBillingService(deps: BillingServiceDeps) {
     return organization;
   }
 
-  const effective = (row: SubscriptionRow | undefined) => effectiveSubscription(row, deps.clock.now());
+  const effective = (row: SubscriptionRow | undefined) =>
+    effectiveSubscription(row, deps.clock.now(), deps.providers);
 
   function providerKey(scope: string[], input: unknown): string {
     return `cadre_${sha256Hex([...scope, canonicalJson(input)].join('\n')).slice(0, 56)}`;
@@ -76,6 +80,7 @@ export function createBillingService(deps: BillingServiceDeps) {
 
     async subscription(organizationId: string) {
       const row = effective(await findSubscription(db, organizationId));
+      const provider = row?.provider ?? deps.provider.name;
       return {
         organizationId,
         planKey: row?.planKey ?? FREE_PLAN_KEY,
@@ -83,8 +88,8 @@ export function createBillingService(deps: BillingServiceDeps) {
         currentPeriodStart: row?.currentPeriodStart?.toISOString() ?? null,
         currentPeriodEnd: row?.currentPeriodEnd?.toISOString() ?? null,
         cancelAtPeriodEnd: row?.cancelAtPeriodEnd ?? false,
-        provider: row?.provider ?? deps.provider.name,
-        testMode: (row?.provider ?? deps.provider.name) === 'local',
+        provider,
+        testMode: deps.providers.find(provider)?.testMode ?? false,
       };
     },
 

@@ -11,14 +11,13 @@ export const SUBSCRIPTION_STATUSES = [
   'incomplete',
 ] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-export const PROVIDER_NAMES = ['local', 'stripe'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export const billingSubscriptions = pgTable('billing_subscriptions', {
   organizationId: text('organization_id')
     .primaryKey()
     .references(() => organizations.id),
-  provider: text('provider', { enum: PROVIDER_NAMES }).notNull(),
+  /** A billing provider's id (providers/index.ts). */
+  provider: text('provider').notNull(),
   planKey: text('plan_key').notNull(),
   status: text('status', { enum: SUBSCRIPTION_STATUSES }).notNull(),
   currentPeriodStart: at('current_period_start'),

@@ -2,9 +2,11 @@ import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../http/route-kit.js';
-import { normalizedUrl } from './billing.schemas.js';
 import type { Plan } from './plans.js';
-import { LOCAL_PAGES_PREFIX, type LocalBilling } from './providers/local.js';
+import type { LocalBilling } from './providers/local.js';
+import { normalizedUrl } from './return-url.js';
+
+export const LOCAL_PAGES_PREFIX = '/billing/local';
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -104,7 +106,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
         const { session, subscription, plan, open } = await local.portalPage(request.params.sessionId);
         const back = `<p><a id="return" href="${escapeHtml(session.returnUrl ?? '')}">Return</a></p>`;
         if (!open) return page(reply, 'Portal session expired', `<p>Open the portal again.</p>${back}`, 410);
-        if (subscription?.provider !== 'local') {
+        if (subscription?.provider !== local.provider.name) {
           return page(
             reply,
             'No subscription',

@@ -5,20 +5,25 @@ import type { Clock } from '../../lib/clock.js';
 import { organizationLimitOverrides, type SubscriptionStatus } from './billing.tables.js';
 import { calendarMonth } from './period.js';
 import { COUNTER_KEYS, type CounterKey, type Plan, type PlanCatalogue } from './plans.js';
+import type { BillingProviders } from './providers/index.js';
 import { findSubscription, type SubscriptionRow } from './subscriptions.repo.js';
 import type { UsagePeriod, UsageSources } from './usage.js';
 
 /** Statuses in which the organization has its plan (its limits apply, a new checkout is refused). */
 export const ENTITLED: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing', 'past_due']);
 
-/** The stored projection as seen now: a local subscription past its period without renewal has ended. */
+/**
+ * The stored projection as seen now: a subscription of a provider that does not renew (`endsAtPeriodEnd`,
+ * the local one) has ended with its period.
+ */
 export function effectiveSubscription(
   row: SubscriptionRow | undefined,
   now: Date,
+  providers: Pick<BillingProviders, 'find'>,
 ): SubscriptionRow | undefined {
   if (!row) return undefined;
   if (
-    row.provider === 'local' &&
+    providers.find(row.provider)?.endsAtPeriodEnd &&
     ENTITLED.has(row.status) &&
     row.currentPeriodEnd &&
     row.currentPeriodEnd <= now
@@ -46,10 +51,15 @@ export type PlanCheck = Pick<PlanLimits, 'assertWithin'>;
  * period its counters run in, and an operator's per-organization overrides; and the check every write that
  * adds to a counter makes in its own transaction.
  */
-export function createPlanLimits(deps: { plans: PlanCatalogue; clock: Clock; usage: UsageSources }) {
+export function createPlanLimits(deps: {
+  plans: PlanCatalogue;
+  clock: Clock;
+  usage: UsageSources;
+  providers: Pick<BillingProviders, 'find'>;
+}) {
   async function entitlement(executor: Executor, organizationId: string): Promise<Entitlement> {
     const now = deps.clock.now();
-    const row = effectiveSubscription(await findSubscription(executor, organizationId), now);
+    const row = effectiveSubscription(await findSubscription(executor, organizationId), now, deps.providers);
     const live = row && ENTITLED.has(row.status) ? row : undefined;
     // The subscription's own period while now is inside it; else the calendar month.
     const start = live?.currentPeriodStart;

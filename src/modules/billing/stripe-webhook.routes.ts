@@ -1,7 +1,11 @@
+import { z } from 'zod';
 import type { App } from '../../http/route-kit.js';
 import { dataOf, managementErrors } from '../../http/route-kit.js';
-import { webhookAnswerSchema } from './billing.schemas.js';
 import type { createStripeWebhookHandler } from './stripe-webhooks.js';
+
+const webhookAnswerSchema = z
+  .object({ received: z.boolean(), duplicate: z.boolean() })
+  .meta({ id: 'WebhookReceipt' });
 
 /**
  * `POST /api/v1/billing/webhooks/stripe`. The signature covers the exact bytes Stripe sent, so this route

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
-import { billingSubscriptions, type ProviderName } from './billing.tables.js';
+import { billingSubscriptions } from './billing.tables.js';
 
 export type SubscriptionRow = typeof billingSubscriptions.$inferSelect;
 export type SubscriptionValues = typeof billingSubscriptions.$inferInsert;
@@ -24,11 +24,7 @@ export async function findSubscriptionForUpdate(executor: Executor, organization
   return row;
 }
 
-export async function findSubscriptionByCustomer(
-  executor: Executor,
-  provider: ProviderName,
-  customerId: string,
-) {
+export async function findSubscriptionByCustomer(executor: Executor, provider: string, customerId: string) {
   const [row] = await executor
     .select()
     .from(billingSubscriptions)

@@ -1,4 +1,3 @@
-import type { ProviderName } from '../billing.tables.js';
 import type { Plan } from '../plans.js';
 
 export interface CheckoutRequest {
@@ -38,7 +37,8 @@ export interface PortalSession {
 
 /** A payment provider: Cadre never talks to one except through this. */
 export interface BillingProvider {
-  readonly name: ProviderName;
+  /** Its definition's id. */
+  readonly name: string;
   /** Can a checkout for this plan be created (the plan is priced at the provider)? */
   sellsPlan(planKey: string): boolean;
   /** Does the portal need an existing customer at the provider? */

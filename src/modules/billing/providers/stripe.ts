@@ -1,8 +1,12 @@
 import Stripe from 'stripe';
+import { z } from 'zod';
+import { registerStripeWebhookRoute } from '../stripe-webhook.routes.js';
+import { createStripeWebhookHandler } from '../stripe-webhooks.js';
+import type { BillingProviderDefinition } from './definition.js';
 import type { BillingProvider, CheckoutSession, PortalSession } from './provider.js';
 import { ProviderUnavailableError } from './provider.js';
 
-export interface StripeSettings {
+interface StripeSettings {
   secretKey: string;
   webhookSecret: string | undefined;
   /** Plan key → Stripe price id (CADRE_STRIPE_PRICES). Plans without a price cannot be bought. */
@@ -15,7 +19,7 @@ export interface StripeSettings {
   webhookToleranceSeconds?: number;
 }
 
-export function createStripeClient(settings: StripeSettings): Stripe {
+function createStripeClient(settings: StripeSettings): Stripe {
   return new Stripe(settings.secretKey, {
     ...(settings.host ? { host: settings.host } : {}),
     ...(settings.port ? { port: settings.port } : {}),
@@ -44,7 +48,7 @@ async function call<T>(what: string, work: () => Promise<T>): Promise<T> {
  * creates a second session. The organization id travels as `client_reference_id` and metadata, which is
  * how webhooks find the organization again.
  */
-export function createStripeProvider(stripe: Stripe, settings: StripeSettings): BillingProvider {
+function createStripeProvider(stripe: Stripe, settings: StripeSettings): BillingProvider {
   return {
     name: 'stripe',
     portalNeedsCustomer: true,
@@ -89,3 +93,75 @@ export function createStripeProvider(stripe: Stripe, settings: StripeSettings): 
     },
   };
 }
+
+const positiveInt = z.coerce.number().int().positive();
+
+const stripeEnv = z.object({
+  CADRE_STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  CADRE_STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** `plus=price_123,team=price_456`: plan key → Stripe price id. */
+  CADRE_STRIPE_PRICES: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(/^[a-z0-9_-]+=\S+$/, 'use planKey=price_id'))
+        .transform((pairs) =>
+          Object.fromEntries(pairs.map((pair) => pair.split('=', 2) as [string, string])),
+        ),
+    )
+    .default({}),
+  CADRE_STRIPE_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
+  // Where the SDK sends its API requests (a proxy, or a stand-in in tests); default api.stripe.com:443.
+  CADRE_STRIPE_API_HOST: z.string().min(1).optional(),
+  CADRE_STRIPE_API_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  CADRE_STRIPE_API_PROTOCOL: z.enum(['http', 'https']).optional(),
+});
+
+/** Stripe Checkout and customer portal; the subscription projection follows its webhooks. */
+export const stripeBillingProvider: BillingProviderDefinition<z.infer<typeof stripeEnv>, StripeSettings> = {
+  id: 'stripe',
+  testMode: false,
+  endsAtPeriodEnd: false,
+  env: stripeEnv,
+  settings(vars, { problem }) {
+    if (!vars.CADRE_STRIPE_SECRET_KEY) {
+      problem('CADRE_STRIPE_SECRET_KEY', 'required when CADRE_BILLING_PROVIDER=stripe');
+      return undefined;
+    }
+    return {
+      secretKey: vars.CADRE_STRIPE_SECRET_KEY,
+      webhookSecret: vars.CADRE_STRIPE_WEBHOOK_SECRET,
+      prices: vars.CADRE_STRIPE_PRICES,
+      host: vars.CADRE_STRIPE_API_HOST,
+      port: vars.CADRE_STRIPE_API_PORT,
+      protocol: vars.CADRE_STRIPE_API_PROTOCOL,
+      webhookToleranceSeconds: vars.CADRE_STRIPE_WEBHOOK_TOLERANCE_SECONDS,
+    };
+  },
+  create(settings, { database, clock }) {
+    const stripe = createStripeClient(settings);
+    // Without a signing secret no delivery could be verified: the webhook route is not served.
+    const webhooks = settings.webhookSecret
+      ? createStripeWebhookHandler({
+          stripe,
+          database,
+          clock,
+          secret: settings.webhookSecret,
+          toleranceSeconds: settings.webhookToleranceSeconds ?? 300,
+          prices: settings.prices,
+        })
+      : undefined;
+    return {
+      provider: createStripeProvider(stripe, settings),
+      registerRoutes(app) {
+        if (webhooks) registerStripeWebhookRoute(app, webhooks);
+      },
+    };
+  },
+};
