@@ -65,6 +65,9 @@ export const envSchema = z.object({
   CADRE_CONCURRENCY_PER_CREDENTIAL: positiveInt.default(32),
   CADRE_CONCURRENCY_PER_ORGANIZATION: positiveInt.default(64),
   CADRE_CONCURRENCY_QUEUE_MS: positiveInt.default(2_000),
+  // Unset: chosen by database (docs/operations.md, "Fairness between tenants").
+  CADRE_CONCURRENCY_CAPACITY: positiveInt.optional(),
+  CADRE_CONCURRENCY_RESERVED: positiveInt.default(2),
   CADRE_RATE_LIMIT_READ: positiveInt.default(6_000),
   CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
   CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),
