@@ -378,6 +378,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       overloadSteps.shedUnattributed(authenticate),
       // After authentication: requests count against their credential.
       createRateLimitStep(limits),
+      // An organization past its plan's API requests for the period is refused (billing routes excepted).
+      billing.enforceApiQuota,
       // Then a slot of the credential's, its organization's and the instance's in-flight work (waits briefly,
       // else 429); while overloaded, the heaviest tenants are shed here, once authentication named them.
       concurrencyLimit?.step,

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   foreign_resource_rate_limited: 429,
   concurrency_limited: 429,
+  plan_quota_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

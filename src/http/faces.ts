@@ -22,6 +22,8 @@ export interface FaceDefaults {
   countUsage: boolean;
   /** `false`: never shed under overload (health probes, metrics). Routes set `rateLimit: false` alike. */
   shed?: false;
+  /** `false`: served even when the organization has used its plan's API requests (billing, to upgrade). */
+  apiQuota?: false;
 }
 
 declare module 'fastify' {

@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { timedBillingProvider } from '../metrics/instrument.js';
 import type { ProviderCallTimer } from '../metrics/metrics.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { createApiRequestQuota } from './api-quota.js';
 import { type BillingRouteOptions, registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';
 import { registerLimitsAdminRoutes } from './limits-admin.routes.js';
@@ -25,6 +26,8 @@ export type BillingOptions = {
   plans?: readonly Plan[];
   /** How often counted API requests are written (one batched statement per interval). */
   usageFlushMs?: number;
+  /** How often an organization's `apiRequests` allowance is read again from the database (ms). */
+  apiQuotaRefreshMs?: number;
 } & {
   /** The chosen provider's settings under its id (`stripe: {…}`), as its definition's `settings` made them. */
   [providerId: string]: unknown;
@@ -74,6 +77,14 @@ export function createBillingModule({
     connections: connectionsSource(database),
   };
   const planLimits = createPlanLimits({ plans, clock, usage, providers });
+  const quota = createApiRequestQuota({
+    database,
+    clock,
+    planLimits,
+    usage: meter.source,
+    refreshMs: options.apiQuotaRefreshMs ?? 10_000,
+    onError,
+  });
   const service = createBillingService({
     database,
     clock,
@@ -96,12 +107,18 @@ export function createBillingModule({
     meter,
     idempotency,
 
+    /** Request step (after authentication): refuses an organization's requests past its `apiRequests`. */
+    enforceApiQuota: quota.step,
+
     /**
      * Response step: counts every authenticated management request of an organization (in memory; flushed
      * in batches).
      */
-    countUsage: ((request) => {
-      if (request.principal && request.routeConfig.countUsage) meter.record(request.principal.organizationId);
+    countUsage: ((request, reply) => {
+      // A refusal for going too fast or past the quota (429) is not an API request served.
+      if (request.principal && request.routeConfig.countUsage && reply.statusCode !== 429) {
+        meter.record(request.principal.organizationId);
+      }
     }) satisfies ResponseStep,
 
     /** The management API's billing routes (in the management face). */
@@ -112,7 +129,7 @@ export function createBillingModule({
 
     /** Operators' per-organization limits (in the admin face). */
     registerAdminRoutes(app: App) {
-      registerLimitsAdminRoutes(app, { tenancy, planLimits, database });
+      registerLimitsAdminRoutes(app, { tenancy, planLimits, database, onChanged: quota.forget });
     },
 
     /** The provider's own pages (HTML, outside the API), e.g. the local checkout and portal. */

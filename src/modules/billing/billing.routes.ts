@@ -48,7 +48,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   // The catalogue is fixed at start-up: its answer is serialized once.
   const plansAnswer = preSerialized(dataOf(planListSchema), { data: { plans: billing.plans() } });
   app.get('/v1/billing/plans', {
-    config: { auth: 'principal' },
+    config: { auth: 'principal', apiQuota: false },
     schema: {
       operationId: 'listBillingPlans',
       summary: 'All active subscription plans, provider-neutral, cheapest first',
@@ -63,7 +63,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   });
 
   app.post('/v1/organizations/:organizationIdOrSlug/billing/checkout', {
-    config: { auth: 'principal', csrf: 'body' },
+    config: { auth: 'principal', csrf: 'body', apiQuota: false },
     schema: {
       operationId: 'createCheckoutSession',
       summary: 'Create a payment-provider checkout session (idempotent on the Idempotency-Key header)',
@@ -89,7 +89,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   });
 
   app.post('/v1/organizations/:organizationIdOrSlug/billing/portal', {
-    config: { auth: 'principal', csrf: 'body' },
+    config: { auth: 'principal', csrf: 'body', apiQuota: false },
     schema: {
       operationId: 'createPortalSession',
       summary: 'Create a customer portal session (idempotent on the Idempotency-Key header)',
@@ -114,7 +114,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   });
 
   app.get('/v1/organizations/:organizationIdOrSlug/billing/subscription', {
-    config: { auth: 'principal' },
+    config: { auth: 'principal', apiQuota: false },
     schema: {
       operationId: 'getBillingSubscription',
       summary: "The organization's provider-neutral subscription projection",
@@ -134,7 +134,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   });
 
   app.get('/v1/organizations/:organizationIdOrSlug/billing/usage', {
-    config: { auth: 'principal' },
+    config: { auth: 'principal', apiQuota: false },
     schema: {
       operationId: 'getBillingUsage',
       summary: "Usage counters for the organization's current billing period, each with its plan limit",

@@ -33,7 +33,13 @@ const overridesBody = z
 /** Operators' per-organization limits (docs/billing.md, "Plan limits"). */
 export function registerLimitsAdminRoutes(
   app: App,
-  deps: { tenancy: Pick<TenancyService, 'getOrganization'>; planLimits: PlanLimits; database: Database },
+  deps: {
+    tenancy: Pick<TenancyService, 'getOrganization'>;
+    planLimits: PlanLimits;
+    database: Database;
+    /** An organization's limits changed: allowances cached from them are read again. */
+    onChanged: (organizationId: string) => void;
+  },
 ): void {
   const params = z.object({ org: z.string().min(1).max(64).describe('Organization id or slug') });
   const answer = async (organizationId: string) => {
@@ -66,6 +72,7 @@ export function registerLimitsAdminRoutes(
     handler: async (request) => {
       const organization = await deps.tenancy.getOrganization(request.params.org);
       await deps.planLimits.setOverrides(deps.database.db, organization.id, request.body);
+      deps.onChanged(organization.id);
       return answer(organization.id);
     },
   });
