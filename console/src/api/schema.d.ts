@@ -488,7 +488,7 @@ export interface components {
                  * @example validation_failed
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 requestId: string;
                 details?: {
@@ -1108,7 +1108,7 @@ export interface components {
                  * @example validation_failed
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 requestId: string;
                 details?: {
