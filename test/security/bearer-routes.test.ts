@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { apiKeySchema, createApiKeyBody } from '../../src/modules/api-keys/api-keys.schemas.js';
-import { PERMISSIONS, type Permission } from '../../src/modules/auth/grants.js';
+import {
+  type Grant,
+  PERMISSIONS,
+  type Permission,
+  projectGrantSchema,
+} from '../../src/modules/auth/grants.js';
 import type { checkoutBody, portalBody } from '../../src/modules/billing/billing.schemas.js';
 import type { ConnectionRecord } from '../../src/modules/oauth/connections.js';
 import type {
@@ -10,6 +15,7 @@ import type {
   publishExpertBody,
   updateExpertBody,
 } from '../../src/modules/registry/registry.schemas.js';
+import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
 import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
 import { expertBody } from '../registry/helpers.js';
 import { createKey, createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
@@ -126,6 +132,10 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
   updateExpert: (): z.input<typeof updateExpertBody> => ({ status: 'deprecated' }),
 };
 
+/** What a project grant may hold (src/modules/auth/grants.ts); every other permission is organization-wide. */
+const SCOPED_PERMISSIONS = projectGrantSchema.shape.permissions.element.options;
+const isScoped = (permission: Permission) =>
+  (SCOPED_PERMISSIONS as readonly Permission[]).includes(permission);
 const ORGANIZATION_PARAMS = ['org', 'organizationIdOrSlug'];
 const FOREIGN_PARAMS = [
   ...ORGANIZATION_PARAMS,
@@ -152,6 +162,8 @@ let home: Tenant;
 let other: Tenant;
 let session: ConsoleLogin;
 let revokedKey: string;
+/** Grants of the three narrower variants, each with every permission it may hold, on `home`'s resources. */
+let narrowGrants: Grant[];
 
 async function tenant(org: TestOrganization, projectId: string, environmentId: string): Promise<Tenant> {
   const connected = await connect(world, org.ownerKey, { projectId, environmentId });
@@ -173,6 +185,17 @@ beforeAll(async () => {
     (await server.request('DELETE', `/api/v1/api-keys/${revoked.id}`, { key: revoked.key })).status,
   ).toBe(200);
   revokedKey = revoked.key;
+  const agent = await server.admin<{ data: { agent: z.infer<typeof agentSchema> } }>(
+    'POST',
+    `/admin/v1/projects/${home.projectId}/agents`,
+    { name: 'security-suite' },
+  );
+  expect(agent.status, agent.text).toBe(201);
+  narrowGrants = [
+    { type: 'project', projectIds: [home.projectId], permissions: [...SCOPED_PERMISSIONS] },
+    { type: 'environment', environmentIds: [home.environmentId], permissions: [...SCOPED_PERMISSIONS] },
+    { type: 'agent', agentIds: [agent.body.data.agent.id], permissions: ['agents:run'] },
+  ];
 });
 afterAll(() => world.close());
 
@@ -367,6 +390,16 @@ describe.each(cases(memberOperations))('%s', (_title, op) => {
       const answered = await call(op, await paramsOf(home, op), bearer(only.key), validBody(op, home));
       expect(answered.status, answered.text).toBeLessThan(400);
       expect(op.statuses).toContain(answered.status);
+    });
+  }
+
+  if (typeof permission === 'string' && !isScoped(permission)) {
+    it(`${permission} is organization-wide: project, environment and agent grants get 403`, async () => {
+      for (const grants of narrowGrants) {
+        const key = await createKey(server, home.org, home.org.ownerId, grants);
+        const res = await call(op, await paramsOf(home, op), bearer(key.key), validBody(op, home));
+        expectRefused(op, res, 403, 'forbidden', new RegExp(`permission ${permission}`));
+      }
     });
   }
 
