@@ -18,6 +18,7 @@ import type {
 import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
 import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
 import { expertBody } from '../registry/helpers.js';
+import type { DataOf } from '../support/answers.js';
 import { createKey, createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import type { HttpResult } from '../support/http.js';
 import { ADMIN_TOKEN } from '../support/server.js';
@@ -94,7 +95,7 @@ const FOREIGN_ANSWER: Record<string, { status: number; message: RegExp; reason: 
   },
 };
 
-/** The admin token is the operator's: it belongs to no organization and carries no permissions or session. */
+/** Why admin operations get only the 401 checks. */
 const ADMIN_ONLY_401 =
   'the admin token belongs to no organization, carries no permissions and is never a console session';
 
@@ -107,7 +108,7 @@ interface Tenant {
   made: { apiKeyIds: string[]; expertKeys: string[] };
 }
 
-type ApiKeyAnswer = { data: z.infer<typeof apiKeySchema> };
+type ApiKeyAnswer = DataOf<typeof apiKeySchema>;
 type ExpertAnswer = z.infer<typeof expertAnswerSchema>;
 type ConnectionsAnswer = { data: { connections: ConnectionRecord[] } };
 
@@ -359,8 +360,8 @@ describe.each(cases(memberOperations))('%s', (_title, op) => {
   });
 
   if (foreignParams(op).length > 0) {
-    const foreign = FOREIGN_ANSWER[op.id] ?? { status: 404, message: /not found/ };
-    it(`another organization's resource: ${foreign.status}, by key and by console session`, async () => {
+    const foreign = FOREIGN_ANSWER[op.id] ?? { status: 404, message: /not found/, reason: 'reads as absent' };
+    it(`another organization's resource: ${foreign.status} (${foreign.reason}), by key and by console session`, async () => {
       const code = foreign.status === 404 ? 'not_found' : 'forbidden';
       const byKey = await call(op, await paramsOf(other, op), bearer(home.org.ownerKey), validBody(op, home));
       expectRefused(op, byKey, foreign.status, code, foreign.message);
