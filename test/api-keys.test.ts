@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { createManualClock } from '../src/lib/clock.js';
+import type {
+  apiKeyListSchema,
+  apiKeySchema,
+  createdApiKeySchema,
+} from '../src/modules/api-keys/api-keys.schemas.js';
+import type { Grant, Permission } from '../src/modules/auth/grants.js';
+import type { agentSchema } from '../src/modules/tenancy/tenancy.schemas.js';
+import type { DataOf } from './support/answers.js';
 import { expectApiError } from './support/assertions.js';
 import {
   addMember,
@@ -27,14 +36,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-type KeyBody = {
-  data: { id: string; key?: string; userId: string; revokedAt: string | null; expiresAt: string | null };
-};
-const orgGrant = (...permissions: string[]) => ({ type: 'organization', permissions });
+type Created = DataOf<typeof createdApiKeySchema>;
+type Read = DataOf<typeof apiKeySchema>;
+type KeyList = z.infer<typeof apiKeyListSchema>;
+const orgGrant = (...permissions: Array<Permission | '*'>): Grant => ({ type: 'organization', permissions });
 
 describe('POST /api/v1/api-keys', () => {
   it('creates a key for the caller, shows the secret once, and the new key works', async () => {
-    const res = await server.request<KeyBody>('POST', '/api/v1/api-keys', {
+    const res = await server.request<Created>('POST', '/api/v1/api-keys', {
       key: org.ownerKey,
       body: { name: 'deploy', grants: orgGrant('experts:write') },
     });
@@ -42,20 +51,20 @@ describe('POST /api/v1/api-keys', () => {
     const created = res.body.data;
     expect(created).toMatchObject({ userId: org.ownerId, expiresAt: null, revokedAt: null });
     expect(created.key).toMatch(/^cadre_[0-9A-Za-z]{40}$/);
-    const read = await server.request<KeyBody>('GET', `/api/v1/api-keys/${created.id}`, { key: created.key });
+    const read = await server.request<Read>('GET', `/api/v1/api-keys/${created.id}`, { key: created.key });
     expect(read.status).toBe(403); // its grant does not include api-keys:read
-    const again = await server.request<KeyBody>('GET', `/api/v1/api-keys/${created.id}`, {
+    const again = await server.request<Read>('GET', `/api/v1/api-keys/${created.id}`, {
       key: org.ownerKey,
     });
     expect(again.body.data).not.toHaveProperty('key');
-    expect(again.text).not.toContain(created.key!);
+    expect(again.text).not.toContain(created.key);
   });
 
   it("does not inherit the calling key's grants or expiry", async () => {
-    const narrow = await createKey(server, org, org.ownerId, orgGrant('api-keys:create') as never, {
+    const narrow = await createKey(server, org, org.ownerId, orgGrant('api-keys:create'), {
       expiresIn: 3600,
     });
-    const res = await server.request<KeyBody>('POST', '/api/v1/api-keys', {
+    const res = await server.request<Created>('POST', '/api/v1/api-keys', {
       key: narrow.key,
       body: { grants: orgGrant('billing:read', 'experts:write') },
     });
@@ -64,7 +73,7 @@ describe('POST /api/v1/api-keys', () => {
   });
 
   it('never grants beyond the calling user role (403)', async () => {
-    const memberKey = await createKey(server, org, memberId, orgGrant('*') as never);
+    const memberKey = await createKey(server, org, memberId, orgGrant('*'));
     expectApiError(
       await server.request('POST', '/api/v1/api-keys', {
         key: memberKey.key,
@@ -90,12 +99,12 @@ describe('POST /api/v1/api-keys', () => {
 
   it('accepts each grant variant with ids of its own organization, and rejects foreign ids with 422', async () => {
     const { project, environments } = await createProject(server, org);
-    const agent = await server.admin<{ data: { agent: { id: string } } }>(
+    const agent = await server.admin<{ data: { agent: z.infer<typeof agentSchema> } }>(
       'POST',
       `/admin/v1/projects/${project.id}/agents`,
       { name: 'bot' },
     );
-    const grants = [
+    const grants: Grant[] = [
       { type: 'project', projectIds: [project.id], permissions: ['projects:operate'] },
       { type: 'environment', environmentIds: [environments[0]!.id], permissions: ['projects:operate'] },
       { type: 'agent', agentIds: [agent.body.data.agent.id], permissions: ['agents:run'] },
@@ -133,7 +142,7 @@ describe('POST /api/v1/api-keys', () => {
   });
 
   it('stops accepting a key created with expiresIn: 60 once 60 s have passed', async () => {
-    const res = await server.request<KeyBody>('POST', '/api/v1/api-keys', {
+    const res = await server.request<Created>('POST', '/api/v1/api-keys', {
       key: org.ownerKey,
       body: { grants: orgGrant('api-keys:read'), expiresIn: 60 },
     });
@@ -146,12 +155,12 @@ describe('POST /api/v1/api-keys', () => {
 
   it('honours expiresAt: null as no expiry and a future expiresAt as given', async () => {
     const at = new Date(clock.now().getTime() + 86_400_000).toISOString();
-    const res = await server.request<KeyBody>('POST', '/api/v1/api-keys', {
+    const res = await server.request<Created>('POST', '/api/v1/api-keys', {
       key: org.ownerKey,
       body: { grants: orgGrant('billing:read'), expiresAt: at },
     });
     expect(res.body.data.expiresAt).toBe(at);
-    const never = await server.request<KeyBody>('POST', '/api/v1/api-keys', {
+    const never = await server.request<Created>('POST', '/api/v1/api-keys', {
       key: org.ownerKey,
       body: { grants: orgGrant('billing:read'), expiresAt: null },
     });
@@ -162,25 +171,25 @@ describe('POST /api/v1/api-keys', () => {
 describe('GET / DELETE /api/v1/api-keys/{id}', () => {
   it('revokes idempotently and keeps the record readable and listed', async () => {
     const target = await createKey(server, org, org.ownerId);
-    const first = await server.request<KeyBody>('DELETE', `/api/v1/api-keys/${target.id}`, {
+    const first = await server.request<Read>('DELETE', `/api/v1/api-keys/${target.id}`, {
       key: org.ownerKey,
     });
     expect(first.status).toBe(200);
     expect(first.body.data.revokedAt).not.toBeNull();
     clock.advance(5_000);
-    const second = await server.request<KeyBody>('DELETE', `/api/v1/api-keys/${target.id}`, {
+    const second = await server.request<Read>('DELETE', `/api/v1/api-keys/${target.id}`, {
       key: org.ownerKey,
     });
     expect(second.status).toBe(200);
     expect(second.body.data.revokedAt).toBe(first.body.data.revokedAt);
-    const read = await server.request<KeyBody>('GET', `/api/v1/api-keys/${target.id}`, { key: org.ownerKey });
+    const read = await server.request<Read>('GET', `/api/v1/api-keys/${target.id}`, { key: org.ownerKey });
     expect(read.body.data.revokedAt).toBe(first.body.data.revokedAt);
     expectApiError(await server.request('GET', '/api/v1/api-keys', { key: target.key }), 401, 'unauthorized');
   });
 
   it('supports rotation: create the replacement with the old key, then revoke the old key', async () => {
     const old = await createKey(server, org, org.ownerId);
-    const replacement = await server.request<KeyBody>('POST', '/api/v1/api-keys', {
+    const replacement = await server.request<Created>('POST', '/api/v1/api-keys', {
       key: old.key,
       body: { name: 'rotated', grants: orgGrant('*') },
     });
@@ -210,7 +219,12 @@ describe('GET / DELETE /api/v1/api-keys/{id}', () => {
 });
 
 describe('security table: every endpoint × every credential problem', () => {
-  const endpoints = [
+  const endpoints: Array<{
+    method: string;
+    path: (id: string) => string;
+    permission: Permission;
+    body?: object;
+  }> = [
     { method: 'GET', path: () => '/api/v1/api-keys', permission: 'api-keys:read' },
     {
       method: 'POST',
@@ -226,7 +240,7 @@ describe('security table: every endpoint × every credential problem', () => {
     const name = `${endpoint.method} ${endpoint.path(':id')}`;
     it(`${name}: no, malformed, unknown, expired and revoked credentials → 401`, async () => {
       const target = await createKey(server, org, org.ownerId);
-      const expired = await createKey(server, org, org.ownerId, orgGrant('*') as never, { expiresIn: 60 });
+      const expired = await createKey(server, org, org.ownerId, orgGrant('*'), { expiresIn: 60 });
       clock.advance(61_000);
       const revoked = await createKey(server, org, org.ownerId);
       await server.request('DELETE', `/api/v1/api-keys/${revoked.id}`, { key: org.ownerKey });
@@ -241,13 +255,13 @@ describe('security table: every endpoint × every credential problem', () => {
 
     it(`${name}: a key without ${endpoint.permission} → 403; one with only it → allowed`, async () => {
       const target = await createKey(server, org, org.ownerId);
-      const without = await createKey(server, org, org.ownerId, orgGrant('billing:read') as never);
+      const without = await createKey(server, org, org.ownerId, orgGrant('billing:read'));
       const res = await server.request(endpoint.method, endpoint.path(target.id), {
         key: without.key,
         body: endpoint.body,
       });
       expectApiError(res, 403, 'forbidden');
-      const only = await createKey(server, org, org.ownerId, orgGrant(endpoint.permission) as never);
+      const only = await createKey(server, org, org.ownerId, orgGrant(endpoint.permission));
       const ok = await server.request(endpoint.method, endpoint.path(target.id), {
         key: only.key,
         body: endpoint.body,
@@ -258,12 +272,12 @@ describe('security table: every endpoint × every credential problem', () => {
     it(`${name}: project, environment and agent grants never reach API keys → 403`, async () => {
       const target = await createKey(server, org, org.ownerId);
       const { project, environments } = await createProject(server, org);
-      const scoped = [
+      const scoped: Grant[] = [
         { type: 'project', projectIds: [project.id], permissions: ['projects:operate', 'agents:run'] },
         { type: 'environment', environmentIds: [environments[0]!.id], permissions: ['projects:operate'] },
       ];
       for (const grants of scoped) {
-        const key = await createKey(server, org, org.ownerId, grants as never);
+        const key = await createKey(server, org, org.ownerId, grants);
         const res = await server.request(endpoint.method, endpoint.path(target.id), {
           key: key.key,
           body: endpoint.body,
@@ -289,18 +303,8 @@ describe('security table: every endpoint × every credential problem', () => {
 
   it('each role: owners and admins reach every key; members only their own (403 on others, hidden in lists)', async () => {
     const ownerKeyRecord = await createKey(server, org, org.ownerId);
-    const memberKey = await createKey(
-      server,
-      org,
-      memberId,
-      orgGrant('api-keys:read', 'api-keys:revoke') as never,
-    );
-    const adminKey = await createKey(
-      server,
-      org,
-      adminId,
-      orgGrant('api-keys:read', 'api-keys:revoke') as never,
-    );
+    const memberKey = await createKey(server, org, memberId, orgGrant('api-keys:read', 'api-keys:revoke'));
+    const adminKey = await createKey(server, org, adminId, orgGrant('api-keys:read', 'api-keys:revoke'));
     expect(
       (await server.request('GET', `/api/v1/api-keys/${ownerKeyRecord.id}`, { key: adminKey.key })).status,
     ).toBe(200);
@@ -317,21 +321,13 @@ describe('security table: every endpoint × every credential problem', () => {
     expect(
       (await server.request('GET', `/api/v1/api-keys/${memberKey.id}`, { key: memberKey.key })).status,
     ).toBe(200);
-    const listed = await server.request<{ apiKeys: Array<{ userId: string }> }>(
-      'GET',
-      '/api/v1/api-keys?limit=100',
-      {
-        key: memberKey.key,
-      },
-    );
+    const listed = await server.request<KeyList>('GET', '/api/v1/api-keys?limit=100', {
+      key: memberKey.key,
+    });
     expect(new Set(listed.body.apiKeys.map((k) => k.userId))).toEqual(new Set([memberId]));
-    const all = await server.request<{ apiKeys: Array<{ userId: string }> }>(
-      'GET',
-      '/api/v1/api-keys?limit=100',
-      {
-        key: adminKey.key,
-      },
-    );
+    const all = await server.request<KeyList>('GET', '/api/v1/api-keys?limit=100', {
+      key: adminKey.key,
+    });
     expect(new Set(all.body.apiKeys.map((k) => k.userId)).size).toBeGreaterThan(1);
   });
 });
@@ -350,11 +346,7 @@ describe('GET /api/v1/api-keys pagination', () => {
   it('defaults to 20 per page', async () => {
     const fresh = await createOrganization(server, 'personal');
     await Promise.all(Array.from({ length: 22 }, () => createKey(server, fresh, fresh.ownerId)));
-    const res = await server.request<{ apiKeys: unknown[]; pagination: { limit: number; hasMore: boolean } }>(
-      'GET',
-      '/api/v1/api-keys',
-      { key: fresh.ownerKey },
-    );
+    const res = await server.request<KeyList>('GET', '/api/v1/api-keys', { key: fresh.ownerKey });
     expect(res.body.apiKeys).toHaveLength(20);
     expect(res.body.pagination).toMatchObject({ limit: 20, hasMore: true });
   });
@@ -384,15 +376,14 @@ describe('GET /api/v1/api-keys pagination', () => {
             { limit: 100 },
           );
           const expectedIds = existing.apiKeys.map((k) => k.id);
-          const seen: Array<{ id: string; createdAt: string }> = [];
+          const seen: KeyList['apiKeys'] = [];
           let cursor: string | null = null;
           let page = 0;
           do {
             const query: string = `limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`;
-            const res = await server.request<{
-              apiKeys: Array<{ id: string; createdAt: string }>;
-              pagination: { nextCursor: string | null };
-            }>('GET', `/api/v1/api-keys?${query}`, { key: fresh.ownerKey });
+            const res = await server.request<KeyList>('GET', `/api/v1/api-keys?${query}`, {
+              key: fresh.ownerKey,
+            });
             seen.push(...res.body.apiKeys);
             cursor = res.body.pagination.nextCursor;
             const burst = createdBetweenPages[page++ % createdBetweenPages.length]!;

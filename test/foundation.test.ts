@@ -1,5 +1,12 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { managementErrorSchema } from '../src/http/errors.js';
+import type { apiKeySchema } from '../src/modules/api-keys/api-keys.schemas.js';
+import { apiKeys } from '../src/modules/api-keys/api-keys.tables.js';
+import type { membershipSchema, userSchema } from '../src/modules/tenancy/tenancy.schemas.js';
+import type { DataOf } from './support/answers.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
 import {
   addMember,
@@ -9,6 +16,11 @@ import {
   type TestOrganization,
 } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
+
+type ApiErrorBody = z.infer<typeof managementErrorSchema>;
+type MemberAdded = {
+  data: { user: z.infer<typeof userSchema>; membership: z.infer<typeof membershipSchema> };
+};
 
 let server: TestServer;
 let org: TestOrganization;
@@ -117,7 +129,7 @@ describe('error model', () => {
       body: { grants: { type: 'project', projectIds: [], permissions: ['billing:read'] } },
     });
     expectApiError(res, 422, 'validation_failed');
-    const details = (res.body as { error: { details: Array<{ path: string }> } }).error.details;
+    const details = (res.body as ApiErrorBody).error.details ?? [];
     expect(details.map((d) => d.path).sort()).toEqual(['grants.permissions.0', 'grants.projectIds']);
   });
 
@@ -162,26 +174,20 @@ describe('API key authentication', () => {
 
   it('stores only a SHA-256 digest and the 12-character start', async () => {
     const { id, key } = await createKey(server, org, org.ownerId);
-    const rows = (await server.db.database.db.execute(
-      `SELECT start, digest FROM api_keys WHERE id = '${id}'` as never,
-    )) as unknown as { rows: Array<{ start: string; digest: string }> };
-    const row = rows.rows[0]!;
+    const rows = await server.db.database.db.select().from(apiKeys).where(eq(apiKeys.id, id));
+    const row = rows[0]!;
     expect(row.start).toBe(key.slice(0, 12));
     expect(row.digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.stringify(rows.rows)).not.toContain(key);
+    expect(JSON.stringify(rows)).not.toContain(key);
   });
 
   it('records lastUsedAt in batches, not on the request path', async () => {
     const { id, key } = await createKey(server, org, org.ownerId);
     await server.request('GET', '/api/v1/api-keys', { key });
     await server.context.authenticator.flushLastUsed();
-    const res = await server.request<{ data: { lastUsedAt: string | null } }>(
-      'GET',
-      `/api/v1/api-keys/${id}`,
-      {
-        key: org.ownerKey,
-      },
-    );
+    const res = await server.request<DataOf<typeof apiKeySchema>>('GET', `/api/v1/api-keys/${id}`, {
+      key: org.ownerKey,
+    });
     expect(res.body.data.lastUsedAt).not.toBeNull();
   });
 
@@ -255,11 +261,10 @@ describe('admin API', () => {
   });
 
   it('reaches organizations by id or slug and sets passwords', async () => {
-    const bySlug = await server.admin<{ data: { user: { id: string } } }>(
-      'POST',
-      `/admin/v1/organizations/${org.slug}/members`,
-      { email: 'pw@example.test', role: 'member' },
-    );
+    const bySlug = await server.admin<MemberAdded>('POST', `/admin/v1/organizations/${org.slug}/members`, {
+      email: 'pw@example.test',
+      role: 'member',
+    });
     expect(bySlug.status).toBe(201);
     const userId = bySlug.body.data.user.id;
     expect(
@@ -274,17 +279,15 @@ describe('admin API', () => {
   });
 
   it("adding an existing member answers 409 naming that user's id", async () => {
-    const first = await server.admin<{ data: { user: { id: string } } }>(
-      'POST',
-      `/admin/v1/organizations/${org.slug}/members`,
-      { email: 'twice@example.test', role: 'member' },
-    );
+    const first = await server.admin<MemberAdded>('POST', `/admin/v1/organizations/${org.slug}/members`, {
+      email: 'twice@example.test',
+      role: 'member',
+    });
     expect(first.status).toBe(201);
-    const again = await server.admin<{ error: { message: string; details: unknown } }>(
-      'POST',
-      `/admin/v1/organizations/${org.slug}/members`,
-      { email: 'twice@example.test', role: 'admin' },
-    );
+    const again = await server.admin<ApiErrorBody>('POST', `/admin/v1/organizations/${org.slug}/members`, {
+      email: 'twice@example.test',
+      role: 'admin',
+    });
     expectApiError(again, 409, 'conflict');
     expect(again.body.error.message).toContain(first.body.data.user.id);
     expect(again.body.error.details).toEqual([{ path: 'userId', message: first.body.data.user.id }]);

@@ -1,21 +1,20 @@
 import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
+import type { z } from 'zod';
 import type { Database } from '../../src/db/client.js';
+import type { McpStdioSkill } from '../../src/modules/registry/expert-definition.js';
+import type {
+  expertAnswerSchema,
+  expertVersionsSchema,
+  publishExpertBody,
+} from '../../src/modules/registry/registry.schemas.js';
 import type { HttpResult } from '../support/http.js';
 import type { TestServer } from '../support/server.js';
 
-export interface ExpertBody {
-  name: string;
-  version: string;
-  minRuntimeVersion: string;
-  description: string;
-  instruction: string;
-  skills: Record<string, unknown>;
-  delegates?: string[];
-  tags?: string[];
-}
+/** What `POST /registry/experts` takes, as its schema reads it. */
+export type ExpertBody = z.input<typeof publishExpertBody>;
 
-export const baseSkill = { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' };
+export const baseSkill: McpStdioSkill = { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' };
 
 export function expertBody(name: string, version = '1.0.0', extra: Partial<ExpertBody> = {}): ExpertBody {
   return {
@@ -29,7 +28,7 @@ export function expertBody(name: string, version = '1.0.0', extra: Partial<Exper
   };
 }
 
-export type ExpertAnswer = { data: { expert: Record<string, unknown> & { tags: string[]; status: string } } };
+export type ExpertAnswer = z.infer<typeof expertAnswerSchema>;
 
 export const publish = (server: TestServer, key: string, body: ExpertBody) =>
   server.request<ExpertAnswer>('POST', '/registry/experts', { key, body });
@@ -51,10 +50,7 @@ export const tagsOf = async (server: TestServer, key: string): Promise<string[] 
   return res.status === 200 ? res.body.data.expert.tags : res.status;
 };
 
-export type VersionsAnswer = {
-  data: { versions: Array<{ version: string; tags: string[] }>; latest: string };
-  meta: { total: number };
-};
+export type VersionsAnswer = z.infer<typeof expertVersionsSchema>;
 
 export const versionsOf = (server: TestServer, name: string) =>
   server.request<VersionsAnswer>('GET', keyPath(name, '/versions'));

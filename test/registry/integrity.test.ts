@@ -4,7 +4,7 @@ import { JSON_SCHEMA_MAX_DEPTH } from '../../src/modules/registry/json-schema-ch
 import { expectRegistryError } from '../support/assertions.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { baseSkill, expertBody, getExpert, publish, uniqueName } from './helpers.js';
+import { baseSkill, type ExpertBody, expertBody, getExpert, publish, uniqueName } from './helpers.js';
 
 let server: TestServer;
 let org: TestOrganization;
@@ -67,7 +67,7 @@ describe('the publish answer is what is stored', () => {
   });
 });
 
-const interactive = (inputJsonSchema: string) => ({
+const interactive = (inputJsonSchema: string): ExpertBody['skills'] => ({
   '@service/base': baseSkill,
   ask: { type: 'interactiveSkill', tools: { ask: { inputJsonSchema } } },
 });

@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { usageSchema } from '../../src/modules/billing/billing.schemas.js';
+import type { expertListSchema } from '../../src/modules/registry/registry.schemas.js';
+import type { DataOf } from '../support/answers.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { baseSkill, expertBody, getExpert, keyPath, publish, published, uniqueName } from './helpers.js';
+import {
+  baseSkill,
+  type ExpertBody,
+  expertBody,
+  getExpert,
+  keyPath,
+  publish,
+  published,
+  uniqueName,
+} from './helpers.js';
 
 let server: TestServer;
 let personal: TestOrganization;
@@ -163,12 +176,14 @@ describe('POST /registry/experts: publish', () => {
     expect(res.status, res.text).toBe(200);
   });
 
-  it.each(['name', 'version', 'minRuntimeVersion', 'description', 'instruction', 'skills'])(
+  it.each<keyof ExpertBody>(['name', 'version', 'minRuntimeVersion', 'description', 'instruction', 'skills'])(
     'requires %s (400)',
     async (field) => {
-      const body: Record<string, unknown> = { ...expertBody(uniqueName()) };
+      const body: Partial<ExpertBody> = expertBody(uniqueName());
       delete body[field];
-      expectRegistryError(await publish(server, personal.ownerKey, body as never), 400);
+      // Sent as is: an incomplete body is not an ExpertBody, which `publish` takes.
+      const res = await server.request('POST', '/registry/experts', { key: personal.ownerKey, body });
+      expectRegistryError(res, 400);
     },
   );
 
@@ -183,7 +198,7 @@ describe('POST /registry/experts: publish', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.body.data.expert.minRuntimeVersion).toBe(runtime);
       expect((await getExpert(server, name)).body.data.expert.minRuntimeVersion).toBe(runtime);
-      const list = await server.request<{ data: { experts: Array<{ minRuntimeVersion: string }> } }>(
+      const list = await server.request<z.infer<typeof expertListSchema>>(
         'GET',
         `/registry/experts?filter=${name}`,
       );
@@ -353,7 +368,7 @@ describe('billing usage', () => {
   it("counts the organization's published versions in expertVersions, deleted ones included", async () => {
     const org = await createOrganization(server, 'personal');
     const usage = async () => {
-      const res = await server.request<{ data: { counters: Array<{ key: string; used: number }> } }>(
+      const res = await server.request<DataOf<typeof usageSchema>>(
         'GET',
         `/api/v1/organizations/${org.id}/billing/usage`,
         { key: org.ownerKey },

@@ -1,0 +1,464 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { apiKeySchema, createApiKeyBody } from '../../src/modules/api-keys/api-keys.schemas.js';
+import {
+  type Grant,
+  PERMISSIONS,
+  type Permission,
+  projectGrantSchema,
+} from '../../src/modules/auth/grants.js';
+import type { checkoutBody, portalBody } from '../../src/modules/billing/billing.schemas.js';
+import type { ConnectionRecord } from '../../src/modules/oauth/connections.js';
+import type {
+  expertAnswerSchema,
+  publishExpertBody,
+  updateExpertBody,
+} from '../../src/modules/registry/registry.schemas.js';
+import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
+import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
+import { expertBody } from '../registry/helpers.js';
+import type { DataOf } from '../support/answers.js';
+import { createKey, createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
+import type { HttpResult } from '../support/http.js';
+import { ADMIN_TOKEN } from '../support/server.js';
+import { type ConsoleLogin, login, setPassword } from '../support/session.js';
+import {
+  bearerOperations,
+  documentedShape,
+  type OpenApiDocument,
+  type Operation,
+} from './openapi-operations.js';
+
+/**
+ * One suite for every operation `/openapi.json` documents with Bearer security: the list comes from the
+ * document, so a new route is checked as soon as it is documented. What cannot be derived from the
+ * document (the permission an operation needs, a body that passes validation, an answer that differs for a
+ * reason) is in the tables below, and the coverage test fails until a new operation has its line there.
+ */
+
+/** The permission each API-key operation checks (docs/api-keys.md), or why it checks none. */
+const PERMISSION_OF: Record<string, Permission | { none: string }> = {
+  listApiKeys: 'api-keys:read',
+  createApiKey: 'api-keys:create',
+  getApiKey: 'api-keys:read',
+  revokeApiKey: 'api-keys:revoke',
+  listBillingPlans: 'billing:read',
+  createCheckoutSession: 'billing:manage',
+  createPortalSession: 'billing:manage',
+  getBillingSubscription: 'billing:read',
+  getBillingUsage: 'billing:read',
+  startOAuth: 'projects:operate',
+  completeOAuth: {
+    none:
+      'every outcome is a 302 back to the console (a browser navigation); a missing projects:operate ' +
+      'answers oauth_error=forbidden there (test/oauth/oauth-failures.test.ts)',
+  },
+  listConnections: 'projects:operate',
+  deleteConnection: 'projects:operate',
+  listAuditEvents: 'audit:read',
+  getMe: { none: 'any valid credential may ask who it is; the answer lists what it may do' },
+  listMembers: 'members:read',
+  listProjects: 'projects:read',
+  getProject: 'projects:read',
+  listIntegrations: 'integrations:read',
+  publishExpert: 'experts:write',
+  updateExpert: 'experts:write',
+  deleteExpert: 'experts:delete',
+};
+
+/** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
+const NO_FOREIGN_RESOURCE: Record<string, string> = {
+  listApiKeys: "lists the caller's own organization's keys; no parameter names an organization",
+  createApiKey:
+    "creates in the caller's own organization; foreign ids in its grants are 422 (test/api-keys.test.ts)",
+  listBillingPlans: 'the plan catalogue is the same for every organization',
+  completeOAuth: 'the flow is named by its state cookie, bound to the user who started it (oauth-failures)',
+  getMe: 'answers about the caller only',
+  listProjects: "lists the caller's own organization's projects only",
+  publishExpert: "publishes under the caller's own organization; a foreign scope is 403 (docs/registry.md)",
+};
+
+/** Operations where another organization's resource does not read as absent, with why. */
+const FOREIGN_ANSWER: Record<string, { status: number; message: RegExp; reason: string }> = {
+  updateExpert: {
+    status: 403,
+    message: /belongs to another organization/,
+    reason:
+      'registry Experts are public: their existence is no secret, so changing one is refused, not hidden',
+  },
+  deleteExpert: {
+    status: 403,
+    message: /belongs to another organization/,
+    reason:
+      'registry Experts are public: their existence is no secret, so deleting one is refused, not hidden',
+  },
+};
+
+/** Why admin operations get only the 401 checks. */
+const ADMIN_ONLY_401 =
+  'the admin token belongs to no organization, carries no permissions and is never a console session';
+
+interface Tenant {
+  org: TestOrganization;
+  projectId: string;
+  environmentId: string;
+  connectionId: string;
+  /** What parameterValue made for requests, to check afterwards that refused requests changed nothing. */
+  made: { apiKeyIds: string[]; expertKeys: string[] };
+}
+
+type ApiKeyAnswer = DataOf<typeof apiKeySchema>;
+type ExpertAnswer = z.infer<typeof expertAnswerSchema>;
+type ConnectionsAnswer = { data: { connections: ConnectionRecord[] } };
+
+let serial = 0;
+const expertName = (tenant: Tenant) => `@${tenant.org.slug}/security-${serial++}`;
+
+/** A body that passes validation, so the answer shows the check under test and not a 422. */
+const BODIES: Record<string, (tenant: Tenant) => unknown> = {
+  createApiKey: (): z.input<typeof createApiKeyBody> => ({
+    name: 'security suite',
+    grants: { type: 'organization', permissions: ['billing:read'] },
+  }),
+  createCheckoutSession: (): z.input<typeof checkoutBody> => ({
+    planKey: 'team',
+    successUrl: 'https://app.example.test/billing/done',
+    cancelUrl: 'https://app.example.test/billing',
+  }),
+  createPortalSession: (): z.input<typeof portalBody> => ({
+    returnUrl: 'https://app.example.test/billing',
+  }),
+  publishExpert: (tenant): z.input<typeof publishExpertBody> => expertBody(expertName(tenant)),
+  updateExpert: (): z.input<typeof updateExpertBody> => ({ status: 'deprecated' }),
+};
+
+/** What a project grant may hold (src/modules/auth/grants.ts); every other permission is organization-wide. */
+const SCOPED_PERMISSIONS = projectGrantSchema.shape.permissions.element.options;
+const isScoped = (permission: Permission) =>
+  (SCOPED_PERMISSIONS as readonly Permission[]).includes(permission);
+const ORGANIZATION_PARAMS = ['org', 'organizationIdOrSlug'];
+const FOREIGN_PARAMS = [
+  ...ORGANIZATION_PARAMS,
+  'projectId',
+  'environmentId',
+  'connectionId',
+  'apiKeyId',
+  'expertKey',
+];
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const world = await startOAuthWorld({ rateLimits: { authFailures: 1_000_000 } });
+const { server } = world;
+const document = (await server.request<OpenApiDocument>('GET', '/openapi.json')).body;
+const operations = bearerOperations(document);
+const memberOperations = operations.filter((op) => op.schemes.includes('apiKey'));
+const adminOperations = operations.filter((op) => op.schemes.includes('adminToken'));
+const shapeError = documentedShape(document);
+
+const foreignParams = (op: Operation) =>
+  [...op.pathParams, ...op.requiredQuery].filter((name) => FOREIGN_PARAMS.includes(name));
+
+let home: Tenant;
+let other: Tenant;
+let session: ConsoleLogin;
+let revokedKey: string;
+/** Grants of the three narrower variants, each with every permission it may hold, on `home`'s resources. */
+let narrowGrants: Grant[];
+
+async function tenant(org: TestOrganization, projectId: string, environmentId: string): Promise<Tenant> {
+  const connected = await connect(world, org.ownerKey, { projectId, environmentId });
+  expect(connected.params.oauth_status, connected.location.href).toBe('success');
+  const connectionId = connected.params.connection_id!;
+  return { org, projectId, environmentId, connectionId, made: { apiKeyIds: [], expertKeys: [] } };
+}
+
+beforeAll(async () => {
+  home = await tenant(world.org, world.projectId, world.environmentId);
+  const otherOrg = await createOrganization(server, 'team');
+  const otherProject = await createProject(server, otherOrg);
+  await registerIntegration(world, otherOrg.id);
+  other = await tenant(otherOrg, otherProject.project.id, otherProject.environments[0]!.id);
+  await setPassword(server, home.org.ownerId);
+  session = await login(server, `owner@${home.org.slug}.test`);
+  const revoked = await createKey(server, home.org, home.org.ownerId);
+  expect(
+    (await server.request('DELETE', `/api/v1/api-keys/${revoked.id}`, { key: revoked.key })).status,
+  ).toBe(200);
+  revokedKey = revoked.key;
+  const agent = await server.admin<{ data: { agent: z.infer<typeof agentSchema> } }>(
+    'POST',
+    `/admin/v1/projects/${home.projectId}/agents`,
+    { name: 'security-suite' },
+  );
+  expect(agent.status, agent.text).toBe(201);
+  narrowGrants = [
+    { type: 'project', projectIds: [home.projectId], permissions: [...SCOPED_PERMISSIONS] },
+    { type: 'environment', environmentIds: [home.environmentId], permissions: [...SCOPED_PERMISSIONS] },
+    { type: 'agent', agentIds: [agent.body.data.agent.id], permissions: ['agents:run'] },
+  ];
+});
+afterAll(() => world.close());
+
+/** A real value for a parameter, in `tenant`: an API key or Expert version is made fresh for each request. */
+async function parameterValue(tenant: Tenant, name: string): Promise<string> {
+  switch (name) {
+    case 'org':
+    case 'organizationIdOrSlug':
+      return tenant.org.slug;
+    case 'projectId':
+      return tenant.projectId;
+    case 'environmentId':
+      return tenant.environmentId;
+    case 'connectionId':
+      return tenant.connectionId;
+    case 'userId':
+      return tenant.org.ownerId;
+    case 'presetKey':
+      return 'oidc';
+    case 'apiKeyId': {
+      const { id } = await createKey(server, tenant.org, tenant.org.ownerId);
+      tenant.made.apiKeyIds.push(id);
+      return id;
+    }
+    case 'expertKey': {
+      const name = expertName(tenant);
+      const res = await server.request('POST', '/registry/experts', {
+        key: tenant.org.ownerKey,
+        body: expertBody(name),
+      });
+      expect(res.status, res.text).toBe(200);
+      tenant.made.expertKeys.push(`${name}@1.0.0`);
+      return `${name}@1.0.0`;
+    }
+    default:
+      throw new Error(
+        `the security suite has no value for the parameter {${name}}: add it to parameterValue`,
+      );
+  }
+}
+
+async function paramsOf(tenant: Tenant, op: Operation): Promise<Record<string, string>> {
+  const params: Record<string, string> = {};
+  for (const name of [...op.pathParams, ...op.requiredQuery])
+    params[name] = await parameterValue(tenant, name);
+  return params;
+}
+
+type Credential =
+  | { kind: 'none' }
+  | { kind: 'authorization'; header: string }
+  | { kind: 'session'; csrf: 'valid' | 'missing' | 'wrong' };
+
+const bearer = (key: string): Credential => ({ kind: 'authorization', header: `Bearer ${key}` });
+
+/** Sends `op` with `params` filled in, as `credential`, with `body` (plus the CSRF token where asked). */
+function call(op: Operation, params: Record<string, string>, credential: Credential, body?: unknown) {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
+  const query = new URLSearchParams(
+    op.requiredQuery.map((name): [string, string] => [name, params[name]!]),
+  ).toString();
+  const headers: Record<string, string> = {};
+  if (op.headers.includes('idempotency-key')) headers['idempotency-key'] = randomBytes(8).toString('hex');
+  if (credential.kind === 'authorization') headers.authorization = credential.header;
+  let sent = body;
+  if (credential.kind === 'session') {
+    headers.cookie = session.cookie;
+    const token = credential.csrf === 'valid' ? session.csrfToken : 'not-the-token';
+    if (credential.csrf !== 'missing') {
+      if (op.csrfInBody) sent = { ...(body as object), csrfToken: token };
+      else headers['x-csrf-token'] = token;
+    }
+  }
+  return server.request(op.method, `${path}${query ? `?${query}` : ''}`, {
+    headers,
+    ...(sent === undefined ? {} : { body: sent }),
+  });
+}
+
+function validBody(op: Operation, tenant: Tenant): unknown {
+  if (!op.hasBody) return undefined;
+  const body = BODIES[op.id];
+  if (!body) throw new Error(`the security suite has no body for ${op.id}: add one to BODIES`);
+  return body(tenant);
+}
+
+/** The status, the documented error shape for it, and (management errors) the code and request id. */
+function expectRefused(op: Operation, res: HttpResult, status: number, code: string, message?: RegExp) {
+  const where = `${op.method} ${op.path}: ${res.text.slice(0, 300)}`;
+  expect(res.status, where).toBe(status);
+  expect(shapeError(op, status, res.body), where).toBeUndefined();
+  const body = res.body as { error?: { code: string; message: string; requestId: string }; reason?: string };
+  if (typeof body.error === 'object') {
+    expect(body.error.code, where).toBe(code);
+    expect(body.error.requestId).toBe(res.headers.get('x-request-id'));
+  }
+  if (message) expect(body.error?.message ?? body.reason, where).toMatch(message);
+}
+
+describe('the operations under test', () => {
+  it('are every Bearer operation of /openapi.json, and include the API-key and admin endpoints', () => {
+    const ids = operations.map((op) => op.id);
+    expect(ids).toEqual(
+      expect.arrayContaining(['listApiKeys', 'createApiKey', 'revokeApiKey', 'adminCreateOrganization']),
+    );
+    expect(operations.find((op) => op.id === 'createApiKey')?.path).toBe('/api/v1/api-keys');
+    expect(memberOperations.length).toBeGreaterThanOrEqual(20);
+    expect(adminOperations.length).toBeGreaterThanOrEqual(10);
+    // Each operation is either a member's (API key or console session) or the operator's, never neither.
+    expect(
+      operations.filter((op) => !memberOperations.includes(op) && !adminOperations.includes(op)),
+    ).toEqual([]);
+    expect(memberOperations.filter((op) => adminOperations.includes(op))).toEqual([]);
+  });
+
+  it('every API-key operation has its permission (or why none) and, if it takes one, a valid body', () => {
+    const memberIds = memberOperations.map((op) => op.id).sort();
+    expect(Object.keys(PERMISSION_OF).sort()).toEqual(memberIds);
+    const withBody = memberOperations.filter((op) => op.hasBody).map((op) => op.id);
+    expect(Object.keys(BODIES).sort()).toEqual(withBody.sort());
+  });
+
+  it('every API-key operation either names a foreign resource or says why it cannot', () => {
+    const without = memberOperations.filter((op) => foreignParams(op).length === 0).map((op) => op.id);
+    expect(Object.keys(NO_FOREIGN_RESOURCE).sort()).toEqual(without.sort());
+    for (const id of Object.keys(FOREIGN_ANSWER)) expect(memberOperations.map((op) => op.id)).toContain(id);
+  });
+});
+
+const unknownKey = () =>
+  `cadre_${[...randomBytes(40)].map((byte) => '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'[byte % 62]).join('')}`;
+
+/** `[title, operation]` pairs: the title names the operation as the document does. */
+const cases = (list: Operation[]) =>
+  list.map((op): [string, Operation] => [`${op.method} ${op.path} (${op.id})`, op]);
+
+describe.each(cases(memberOperations))('%s', (_title, op) => {
+  // Authentication runs before the body is read: an invalid body still answers 401.
+  const invalidBody = op.hasBody ? {} : undefined;
+
+  it('no credential: 401 with WWW-Authenticate, before validation', async () => {
+    const res = await call(op, await paramsOf(home, op), { kind: 'none' }, invalidBody);
+    expectRefused(op, res, 401, 'unauthorized');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  });
+
+  it('a malformed, unknown or revoked key, or the admin token: 401', async () => {
+    const params = await paramsOf(home, op);
+    const headers = [
+      'Bearer nonsense',
+      'Bearer',
+      `Basic ${Buffer.from('owner:password').toString('base64')}`,
+      `Bearer ${unknownKey()}`,
+      `Bearer ${revokedKey}`,
+      `Bearer ${ADMIN_TOKEN}`,
+    ];
+    for (const header of headers) {
+      const res = await call(op, params, { kind: 'authorization', header }, invalidBody);
+      expectRefused(op, res, 401, 'unauthorized');
+    }
+  });
+
+  if (foreignParams(op).length > 0) {
+    const foreign = FOREIGN_ANSWER[op.id] ?? { status: 404, message: /not found/, reason: 'reads as absent' };
+    it(`another organization's resource: ${foreign.status} (${foreign.reason}), by key and by console session`, async () => {
+      const code = foreign.status === 404 ? 'not_found' : 'forbidden';
+      const byKey = await call(op, await paramsOf(other, op), bearer(home.org.ownerKey), validBody(op, home));
+      expectRefused(op, byKey, foreign.status, code, foreign.message);
+      // The console session names the organization by id where the path takes one (the key used the slug).
+      const params = await paramsOf(other, op);
+      for (const name of ORGANIZATION_PARAMS) if (params[name]) params[name] = other.org.id;
+      const bySession = await call(op, params, { kind: 'session', csrf: 'valid' }, validBody(op, home));
+      expectRefused(op, bySession, foreign.status, code, foreign.message);
+    });
+  }
+
+  const permission = PERMISSION_OF[op.id];
+  if (typeof permission === 'string') {
+    it(`without ${permission}: 403; with only ${permission}: answered`, async () => {
+      const others = PERMISSIONS.filter((p) => p !== permission);
+      const without = await createKey(server, home.org, home.org.ownerId, {
+        type: 'organization',
+        permissions: others,
+      });
+      const refused = await call(op, await paramsOf(home, op), bearer(without.key), validBody(op, home));
+      expectRefused(op, refused, 403, 'forbidden', new RegExp(`permission ${permission}`));
+      // The same request by a key holding just that permission gets through: the 403 was the permission.
+      const only = await createKey(server, home.org, home.org.ownerId, {
+        type: 'organization',
+        permissions: [permission],
+      });
+      const answered = await call(op, await paramsOf(home, op), bearer(only.key), validBody(op, home));
+      expect(answered.status, answered.text).toBeLessThan(400);
+      expect(op.statuses).toContain(answered.status);
+    });
+  }
+
+  if (typeof permission === 'string' && !isScoped(permission)) {
+    it(`${permission} is organization-wide: project, environment and agent grants get 403`, async () => {
+      for (const grants of narrowGrants) {
+        const key = await createKey(server, home.org, home.org.ownerId, grants);
+        const res = await call(op, await paramsOf(home, op), bearer(key.key), validBody(op, home));
+        expectRefused(op, res, 403, 'forbidden', new RegExp(`permission ${permission}`));
+      }
+    });
+  }
+
+  if (STATE_CHANGING.has(op.method) && op.schemes.includes('consoleSession')) {
+    it('a console session without its CSRF token, or with a wrong one: 403 before validation', async () => {
+      const params = await paramsOf(home, op);
+      for (const csrf of ['missing', 'wrong'] as const) {
+        const res = await call(op, params, { kind: 'session', csrf }, invalidBody);
+        expectRefused(op, res, 403, 'csrf_token_invalid', /CSRF token/);
+      }
+    });
+  }
+});
+
+describe.each(cases(adminOperations))('%s', (_title, op) => {
+  const invalidBody = op.hasBody ? {} : undefined;
+
+  it('no credential: 401 with WWW-Authenticate, before validation', async () => {
+    const res = await call(op, await paramsOf(home, op), { kind: 'none' }, invalidBody);
+    expectRefused(op, res, 401, 'unauthorized');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  });
+
+  it(`a malformed or wrong token, an API key or a console session: 401 (${ADMIN_ONLY_401})`, async () => {
+    const params = await paramsOf(home, op);
+    const headers = ['Bearer nonsense', 'Bearer', `Basic ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}x`];
+    for (const header of [...headers, `Bearer ${home.org.ownerKey}`]) {
+      const res = await call(op, params, { kind: 'authorization', header }, invalidBody);
+      expectRefused(op, res, 401, 'unauthorized');
+    }
+    const res = await call(op, params, { kind: 'session', csrf: 'valid' }, invalidBody);
+    expectRefused(op, res, 401, 'unauthorized');
+  });
+});
+
+describe('after every check', () => {
+  it("the other organization's keys, connection and Experts are untouched", async () => {
+    const { apiKeyIds, expertKeys } = other.made;
+    expect(apiKeyIds.length).toBeGreaterThan(0);
+    expect(expertKeys.length).toBeGreaterThan(0);
+    for (const id of apiKeyIds) {
+      const key = await server.request<ApiKeyAnswer>('GET', `/api/v1/api-keys/${id}`, {
+        key: other.org.ownerKey,
+      });
+      expect(key.body.data.revokedAt).toBeNull();
+    }
+    for (const expertKey of expertKeys) {
+      const expert = await server.request<ExpertAnswer>(
+        'GET',
+        `/registry/experts/${encodeURIComponent(expertKey)}`,
+      );
+      expect(expert.body.data.expert.status).toBe('available');
+    }
+    const connections = await server.request<ConnectionsAnswer>(
+      'GET',
+      `/api/v1/projects/${other.projectId}/environments/${other.environmentId}/connections`,
+      { key: other.org.ownerKey },
+    );
+    expect(connections.body.data.connections.map((c) => c.id)).toEqual([other.connectionId]);
+  });
+});
