@@ -36,14 +36,28 @@ await getJson(`${cadre.url}/registry/experts`, b, {
   }),
 });
 
+const B_RATE = Number(process.env.BENCH_B_RATE ?? 40);
+
 /** B's two reads, four connections each, for DURATION_S: their p99s and any non-2xx. */
 async function measureB() {
+  // A steady tenant, well inside its rate limit: each read at B_RATE requests per second (open loop, so
+  // B's latency is what it waits, not how fast it could go on a machine of its own).
   const run = (path: string) =>
-    autocannon({ url: `${cadre.url}${path}`, headers: b, connections: 4, duration: DURATION_S });
+    autocannon({
+      url: `${cadre.url}${path}`,
+      headers: b,
+      connections: 4,
+      overallRate: B_RATE,
+      duration: DURATION_S,
+    });
   const [keys, registry] = await Promise.all([
     run('/api/v1/api-keys'),
     run(`/registry/experts/quiet-${tag}@1.0.0`),
   ]);
+  if (process.env.BENCH_VERBOSE)
+    console.log(
+      `keys p50 ${keys.latency.p50} p90 ${keys.latency.p90} p99 ${keys.latency.p99} max ${keys.latency.max}; registry p50 ${registry.latency.p50} p90 ${registry.latency.p90} p99 ${registry.latency.p99} max ${registry.latency.max}; rps ${keys.requests.average}+${registry.requests.average}`,
+    );
   return {
     keysP99: keys.latency.p99,
     registryP99: registry.latency.p99,
