@@ -236,21 +236,22 @@ export function createApiKeysService({
     async revoke(principal: Principal, apiKeyId: string) {
       const existing = await findInOrganization(principal.organizationId, apiKeyId);
       requireOnKey(principal, 'api-keys:revoke', existing);
-      const result = await db.transaction(async (tx) => {
-        const [revoked] = await tx
-          .update(apiKeys)
-          .set({ revokedAt: clock.now() })
-          .where(and(eq(apiKeys.id, apiKeyId), isNull(apiKeys.revokedAt)))
-          .returning();
-        if (!revoked) return undefined;
-        await audit(tx, principal, revoked.organizationId, 'api_key.revoked', revoked.id);
-        return { revoked, receipt: await bus.publish(tx, { topic: API_KEY_CHANGED, id: revoked.id }) };
-      });
-      authenticator.forget(apiKeyId);
-      // Answer only once the eviction has gone out to every instance: "revoked" then means refused everywhere.
-      await result?.receipt.applied();
-      const row = result?.revoked;
-      return toApiKeyRecord(row ?? (await findInOrganization(principal.organizationId, apiKeyId)));
+      // Answers only once the eviction has gone out to every instance: "revoked" then means refused everywhere.
+      const revoked = await bus.commit(
+        async (tx, publish) => {
+          const [row] = await tx
+            .update(apiKeys)
+            .set({ revokedAt: clock.now() })
+            .where(and(eq(apiKeys.id, apiKeyId), isNull(apiKeys.revokedAt)))
+            .returning();
+          if (!row) return undefined;
+          await audit(tx, principal, row.organizationId, 'api_key.revoked', row.id);
+          await publish({ topic: API_KEY_CHANGED, id: row.id });
+          return row;
+        },
+        (change: { topic: string; id: string }) => authenticator.forget(change.id),
+      );
+      return toApiKeyRecord(revoked ?? (await findInOrganization(principal.organizationId, apiKeyId)));
     },
 
     async listAuditEvents(organizationId: string, limit: number) {

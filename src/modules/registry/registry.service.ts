@@ -61,9 +61,6 @@ const answer = (value: unknown): CachedAnswer => {
   return { body, etag: etagOf(body) };
 };
 
-/** What ChangeBus.publish answers where the bus acknowledges deliveries (nothing on older buses). */
-type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined;
-
 // Deadlocks (names are locked in order, so none is expected) and serialization failures are retried.
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -91,28 +88,15 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const receipts: DeliveryReceiptLike[] = [];
-        const names = new Set([name]);
-        const result = await db.transaction(async (tx) => {
-          names.clear();
-          names.add(name);
-          receipts.length = 0;
-          const value = await work(tx, (other) => names.add(other));
-          for (const changed of names) {
-            receipts.push(
-              (await deps.bus.publish(tx, {
-                topic: REGISTRY_CHANGED,
-                name: changed,
-              })) as unknown as DeliveryReceiptLike,
-            );
-          }
-          return value;
-        });
-        for (const changed of names) cache.invalidate(changed);
-        // Where the bus reports delivery (instances acknowledge), answer only once every instance has
-        // dropped the name, so no instance serves the old record after this answer.
-        await Promise.all(receipts.map((receipt) => receipt?.applied?.()));
-        return result;
+        return await deps.bus.commit(
+          async (tx, publish) => {
+            const names = new Set([name]);
+            const value = await work(tx, (other) => names.add(other));
+            for (const changed of names) await publish({ topic: REGISTRY_CHANGED, name: changed });
+            return value;
+          },
+          (change: { topic: string; name: string }) => cache.invalidate(change.name),
+        );
       } catch (error) {
         const state = sqlState(error);
         if (attempt < 3 && state !== undefined && RETRYABLE.has(state)) continue;
