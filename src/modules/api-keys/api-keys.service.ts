@@ -15,6 +15,7 @@ import {
   managesAllApiKeys,
   type Principal,
   ROLE_PERMISSIONS,
+  requirePermission,
 } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
@@ -180,8 +181,7 @@ export function createApiKeysService({
     },
 
     async create(principal: Principal, input: CreateApiKeyInput) {
-      const scope = { kind: 'organization' as const, organizationId: principal.organizationId };
-      if (!can(principal, 'api-keys:create', scope)) throw forbidden('Missing permission api-keys:create');
+      requirePermission(principal, 'api-keys:create');
       const ceiling = ROLE_PERMISSIONS[principal.role];
       const beyond = grantPermissions(input.grants).filter((permission) => !ceiling.has(permission));
       if (beyond.length) {
@@ -206,8 +206,7 @@ export function createApiKeysService({
     },
 
     async list(principal: Principal, query: { limit: number; cursor?: string | undefined }) {
-      const scope = { kind: 'organization' as const, organizationId: principal.organizationId };
-      if (!can(principal, 'api-keys:read', scope)) throw forbidden('Missing permission api-keys:read');
+      requirePermission(principal, 'api-keys:read');
       const after = query.cursor ? decodeCursor(query.cursor) : undefined;
       const ownOnly = !managesAllApiKeys(principal);
       const rows = await db

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { wellFormedDeep } from '../../lib/well-formed.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { can, type Principal } from '../auth/permissions.js';
+import { can, type Principal, requirePermission } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
@@ -161,6 +161,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   }
 
   async function publish(principal: Principal, input: ExpertDefinition): Promise<RegistryExpert> {
+    requirePermission(principal, 'experts:write');
     // Stored as UTF-8, a lone surrogate becomes U+FFFD: normalize first, so the answer is what is stored.
     const definition = wellFormedDeep(input);
     const organization = await checkNamingRule(principal, definition.name);
@@ -266,6 +267,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     key: ParsedExpertKey,
     change: ExpertUpdate,
   ): Promise<RegistryExpert> {
+    requirePermission(principal, 'experts:write');
     const id = await write(key.name, async (tx) => {
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
       const now = deps.clock.now();
@@ -300,13 +302,14 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   }
 
   async function remove(principal: Principal, key: ParsedExpertKey): Promise<void> {
+    // Owners only: experts:delete is in no other role (ROLE_PERMISSIONS).
+    requirePermission(principal, 'experts:delete');
     await write(key.name, async (tx) => {
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
       const now = deps.clock.now();
       const expert = await repo.findByKey(tx, key);
       if (!expert) throw await missing(tx, key);
       assertSameOrganization(principal, expert, 'experts:delete');
-      if (principal.role !== 'owner') throw forbidden('Only the organization owner may delete Experts');
       const exact = `${expert.name}@${expert.version}`;
       const names = [exact, ...expert.tags.map((tag) => `${expert.name}@${tag}`)];
       const versions = await repo.versionsOf(tx, expert.name);
