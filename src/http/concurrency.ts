@@ -86,8 +86,6 @@ function createGates() {
   };
 }
 
-export type ConcurrencyLimiter = ReturnType<typeof createConcurrencyLimit>;
-
 /**
  * Request step (after authentication and the rate limit): takes a slot of the credential and of its
  * organization, waiting up to `queueMs` for one, and frees them when the answer is done or the client goes

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import type { HttpResult } from '../support/http.js';
 import type { TestServer } from '../support/server.js';
 
 export interface ExpertBody {
@@ -66,8 +65,6 @@ export async function latestHolders(server: TestServer, name: string): Promise<s
   expect(res.status).toBe(200);
   return res.body.data.versions.filter((v) => v.tags.includes('latest')).map((v) => v.version);
 }
-
-export const expectStatus = (res: HttpResult, status: number) => expect(res.status, res.text).toBe(status);
 
 let counter = 0;
 /** A fresh unscoped Expert name. */

@@ -41,7 +41,7 @@ export interface ApiKeysServiceDeps {
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
-export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
   name: row.name,
   start: row.start,

@@ -3,7 +3,7 @@ import { SUBSCRIPTION_STATUSES } from './billing.tables.js';
 import { COUNTER_KEYS } from './plans.js';
 
 /** Absolute http(s) URL without user-info (a return URL may point to the caller's own UI). */
-export function isReturnUrl(value: string): boolean {
+function isReturnUrl(value: string): boolean {
   let url: URL;
   try {
     url = new URL(value);
@@ -51,7 +51,7 @@ const limits = z.object(
   >,
 );
 
-export const planSchema = z
+const planSchema = z
   .object({
     key: z.string(),
     name: z.string(),

@@ -55,7 +55,7 @@ export interface TakedownRecord {
 }
 
 /** A strong ETag over the exact bytes sent. */
-export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 const answer = (value: unknown): CachedAnswer => {
   const body = Buffer.from(JSON.stringify(value));
   return { body, etag: etagOf(body) };

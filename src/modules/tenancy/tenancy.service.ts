@@ -11,7 +11,7 @@ import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
 import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
 
-export const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
+const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
 
 export type Organization = typeof organizations.$inferSelect;
 export type User = typeof users.$inferSelect;

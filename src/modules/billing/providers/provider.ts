@@ -1,7 +1,7 @@
 import type { ProviderName } from '../billing.tables.js';
 import type { Plan } from '../plans.js';
 
-export interface CheckoutRequest {
+interface CheckoutRequest {
   organizationId: string;
   userId: string;
   userEmail: string;
@@ -16,7 +16,7 @@ export interface CheckoutRequest {
   baseUrl: string;
 }
 
-export interface PortalRequest {
+interface PortalRequest {
   organizationId: string;
   userId: string;
   returnUrl: string;
