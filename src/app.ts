@@ -82,7 +82,7 @@ import { registerSystemRoutes } from './modules/system/system.routes.js';
 import { registerAdminRoutes } from './modules/tenancy/admin.routes.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
 
-export const VERSION = '0.1.0';
+const VERSION = '0.1.0';
 
 export interface AppDeps {
   database: Database;

@@ -7,14 +7,14 @@ import { randomBase62 } from './lib/secrets.js';
 import { organizations } from './modules/tenancy/tenancy.tables.js';
 
 /** What `./.cadre-data/bootstrap.json` holds: secrets, hence mode 0600 and never printed. */
-export interface BootstrapFile {
+interface BootstrapFile {
   adminToken: string;
   organization?: { id: string; slug: string };
   owner?: { id: string; email: string; password?: string };
   apiKey?: string;
 }
 
-export const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
+const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
 
 function readBootstrap(path: string): BootstrapFile | undefined {
   if (!existsSync(path)) return undefined;

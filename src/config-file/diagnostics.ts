@@ -16,7 +16,7 @@ import {
 import { closestMatch } from './suggest.js';
 import type { PathSegment, TomlLocator } from './toml-locator.js';
 
-export type DiagnosticKind =
+type DiagnosticKind =
   | 'syntax'
   | 'type'
   | 'range'
@@ -41,7 +41,7 @@ export type Diagnostic = {
   hint: string;
 };
 
-export function formatPath(path: readonly PathSegment[]): string {
+function formatPath(path: readonly PathSegment[]): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
@@ -51,7 +51,7 @@ export function formatPath(path: readonly PathSegment[]): string {
   return out;
 }
 
-export function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
+function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
   let current = data;
   for (const segment of path) {
     if (current === null || typeof current !== 'object') return undefined;

@@ -93,7 +93,7 @@ const providerOption = <N extends ProviderName>(name: N) =>
       .meta({ description: `Settings of the ${name} provider; every option is optional` }),
   });
 
-export const providerSchema = z
+const providerSchema = z
   .discriminatedUnion('providerName', [
     providerOption('anthropic'),
     providerOption('google'),
@@ -213,6 +213,3 @@ export const configFileSchema = z
   .meta({ title: 'cadre.toml', description: 'Cadre configuration: runtime settings, LLM provider, Experts' });
 
 export type CadreConfig = z.output<typeof configFileSchema>;
-export type CadreConfigInput = z.input<typeof configFileSchema>;
-export type ExpertConfig = z.output<typeof expertConfigSchema>;
-export type ProviderConfig = z.output<typeof providerSchema>;

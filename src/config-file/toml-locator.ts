@@ -6,7 +6,7 @@
  */
 export type PathSegment = string | number;
 
-export type Span = { offset: number; length: number };
+type Span = { offset: number; length: number };
 
 export type Location = {
   /** Where the key (or array element, or table header name) is written. */

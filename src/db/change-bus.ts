@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Database, Executor } from './client.js';
+import type { Database, Tx } from './client.js';
 
 const CHANNEL = 'cadre_changes';
 const ACK = '_ack';
@@ -16,7 +16,7 @@ export interface ChangeSubscriber {
   reset(): void;
 }
 
-export interface DeliveryReceipt {
+interface DeliveryReceipt {
   /**
    * Resolves once every instance listening on the database has applied the change (each acknowledges it on
    * the bus), or after `timeoutMs` — an instance that cannot acknowledge has lost its listener, and an
@@ -25,12 +25,23 @@ export interface DeliveryReceipt {
   applied(timeoutMs?: number): Promise<boolean>;
 }
 
+/** Publishes a change from inside `ChangeBus.commit`'s transaction. */
+type Publish<C extends Change> = (change: C) => Promise<void>;
+
 /**
  * Cross-instance cache invalidation over PostgreSQL LISTEN/NOTIFY. A change published inside a transaction
  * is delivered to every instance, this one included, only if and when that transaction commits.
  */
 export interface ChangeBus {
-  publish(executor: Executor, change: Change): Promise<DeliveryReceipt>;
+  /**
+   * The one way to write and tell the instances: runs `work` in a transaction, in which it publishes its
+   * changes; after the commit `evict` drops each change from this instance's caches at once, and the answer
+   * waits until every instance has applied them, so no instance serves the old state after it.
+   */
+  commit<T, C extends Change = Change>(
+    work: (tx: Tx, publish: Publish<C>) => Promise<T>,
+    evict?: (change: C) => void,
+  ): Promise<T>;
   subscribe(subscriber: ChangeSubscriber): () => void;
   /** False while the listener is down; caches must not serve entries then. */
   isLive(): boolean;
@@ -103,12 +114,29 @@ export function createChangeBus(database: Database, onError: (error: unknown) =>
     for (const subscriber of subscribers) subscriber.reset();
   };
 
+  const publish = async (tx: Tx, change: Change): Promise<DeliveryReceipt> => {
+    const nonce = randomBytes(9).toString('base64url');
+    await tx.execute(sql`SELECT pg_notify(${CHANNEL}, ${JSON.stringify({ ...change, nonce })})`);
+    return receipt(nonce);
+  };
+
+  async function commit<T, C extends Change>(
+    work: (tx: Tx, publish: Publish<C>) => Promise<T>,
+    evict?: (change: C) => void,
+  ): Promise<T> {
+    const published: { change: C; receipt: DeliveryReceipt }[] = [];
+    const result = await database.db.transaction((tx) =>
+      work(tx, async (change) => {
+        published.push({ change, receipt: await publish(tx, change) });
+      }),
+    );
+    if (evict) for (const { change } of published) evict(change);
+    await Promise.all(published.map(({ receipt }) => receipt.applied()));
+    return result;
+  }
+
   return {
-    publish: async (executor, change) => {
-      const nonce = randomBytes(9).toString('base64url');
-      await executor.execute(sql`SELECT pg_notify(${CHANNEL}, ${JSON.stringify({ ...change, nonce })})`);
-      return receipt(nonce);
-    },
+    commit,
     subscribe: (subscriber) => {
       subscribers.add(subscriber);
       return () => subscribers.delete(subscriber);

@@ -7,14 +7,14 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import * as schema from './schema.js';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 /** Repositories accept either; the service decides whether work runs in a transaction. */
 export type Executor = Db | Tx;
 
-export type Listener = (payload: string) => void;
-export type QueryObserver = (seconds: number, failed: boolean) => void;
+type Listener = (payload: string) => void;
+type QueryObserver = (seconds: number, failed: boolean) => void;
 
 /** Wraps an object's promise-returning `query` so each call is timed for the current observer, if any. */
 function timeQueries(
@@ -36,7 +36,7 @@ function timeQueries(
 }
 
 /** A listener connection went down (notifications may be missed from now on) or came back. */
-export interface ListenEvents {
+interface ListenEvents {
   onDown?: () => void;
   onUp?: () => void;
 }

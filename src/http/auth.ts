@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../lib/secrets.js';
 import type { Permission } from '../modules/auth/grants.js';
-import { can, type Principal, type Scope } from '../modules/auth/permissions.js';
-import { ApiError, forbidden } from './errors.js';
+import { type Principal, requirePermission, type Scope } from '../modules/auth/permissions.js';
+import { ApiError } from './errors.js';
 import type { RequestStep, RequestStepResult } from './pipeline.js';
 
 /**
  * How a route authenticates. `principal`: an API key or console session is required. `optional`: resolved
  * when present (public reads that behave differently for a signed-in caller). `admin`: the admin token.
  */
-export type RouteAuth = 'public' | 'principal' | 'optional' | 'admin';
+type RouteAuth = 'public' | 'principal' | 'optional' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -86,10 +86,9 @@ export function requirePrincipal(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** 403 unless the request's principal may do `permission` on `scope`. */
+/** 403 unless the request's principal may do `permission` on `scope` (the billing routes still check here). */
 export function authorize(request: FastifyRequest, permission: Permission, scope?: Scope): Principal {
   const principal = requirePrincipal(request);
-  const target = scope ?? { kind: 'organization', organizationId: principal.organizationId };
-  if (!can(principal, permission, target)) throw forbidden(`Missing permission ${permission}`);
+  requirePermission(principal, permission, scope);
   return principal;
 }

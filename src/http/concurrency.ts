@@ -97,8 +97,6 @@ function createGates() {
   };
 }
 
-export type ConcurrencyLimiter = ReturnType<typeof createConcurrencyLimit>;
-
 /**
  * Request step (after authentication and the rate limit). Takes, in order, a slot of the credential, of its
  * organization, and of the instance's fair share, waiting up to `queueMs` for each; frees them when the

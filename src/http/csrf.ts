@@ -6,7 +6,7 @@ import { ApiError } from './errors.js';
  * Where a route expects the console session's CSRF token: `body` (`csrfToken` in the JSON body, as the
  * billing POSTs do, docs/billing.md) or `header` (`X-CSRF-Token`, the default for every other route).
  */
-export type CsrfLocation = 'body' | 'header';
+type CsrfLocation = 'body' | 'header';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,7 +17,7 @@ declare module 'fastify' {
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export const csrfInvalid = () =>
+const csrfInvalid = () =>
   new ApiError('csrf_token_invalid', 'Missing or invalid CSRF token for this console session');
 
 function presentedToken(request: FastifyRequest): unknown {

@@ -6,8 +6,8 @@ import { sha256Hex } from '../lib/secrets.js';
 import { ApiError, retryLater } from './errors.js';
 import { idempotencyKeys } from './idempotency.tables.js';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 export interface IdempotencyScope {

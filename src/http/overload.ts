@@ -30,7 +30,7 @@ export const DEFAULT_OVERLOAD: OverloadOptions = {
   probeIntervalMs: 1_000,
 };
 
-export type HealthStatus =
+type HealthStatus =
   | { ok: true }
   | {
       ok: false;

@@ -6,7 +6,7 @@ const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
  * `text` with every lone surrogate replaced by U+FFFD, which is what encoding it as UTF-8 stores (the
  * database keeps UTF-8): normalizing before writing lets an answer built from the input match the stored row.
  */
-export function wellFormed(text: string): string {
+function wellFormed(text: string): string {
   return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
 }
 

@@ -5,10 +5,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-export const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
+const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
 
-export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
 
 export interface ConsolePage {
   context: BrowserContext;

@@ -12,7 +12,7 @@ import {
   tryParseExpertKey,
 } from '../../src/modules/registry/expert-definition.js';
 
-export type RecordedRequest = { method: string; url: string; authorization?: string; body?: unknown };
+type RecordedRequest = { method: string; url: string; authorization?: string; body?: unknown };
 type Version = { def: ExpertDefinition; tags: string[]; status: string; createdAt: string };
 
 export type FakeRegistry = {

@@ -18,7 +18,7 @@ export const uniqueSlug = (prefix = 'org') => `${prefix}-${randomBytes(4).toStri
  * Limits far above what any test writes, set as an operator would (PUT …/limits): suites about keys,
  * publishing or connections are not about plan limits. Tests of the limits pass `{ planLimits: 'plan' }`.
  */
-export const GENEROUS_LIMITS = { apiRequests: 1e9, expertVersions: 1e6, apiKeys: 1e6, connections: 1e6 };
+const GENEROUS_LIMITS = { apiRequests: 1e9, expertVersions: 1e6, apiKeys: 1e6, connections: 1e6 };
 
 export async function createOrganization(
   server: TestServer,

@@ -5,7 +5,7 @@ import { findPrograms, missingProgramMessage } from '../../scripts/test-programs
 import { track } from './leftovers.js';
 import { freePort } from './servers.js';
 
-export const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
+const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
 
 export interface Haproxy {
   url: string;

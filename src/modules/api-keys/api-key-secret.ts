@@ -1,6 +1,6 @@
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 
-export const API_KEY_PREFIX = 'cadre_';
+const API_KEY_PREFIX = 'cadre_';
 const SECRET_LENGTH = 40;
 const START_LENGTH = 12;
 const FORMAT = /^cadre_[0-9A-Za-z]{40}$/;

@@ -1,4 +1,4 @@
-import { authorize, requirePrincipal } from '../../http/auth.js';
+import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
 import {
   apiKeyIdParams,
@@ -37,7 +37,7 @@ export function registerApiKeyRoutes(app: App, apiKeys: ApiKeysService): void {
       response: { 200: dataOf(createdApiKeySchema), ...managementErrors(401, 403, 422) },
     },
     handler: async (request) => ({
-      data: await apiKeys.create(authorize(request, 'api-keys:create'), request.body),
+      data: await apiKeys.create(requirePrincipal(request), request.body),
     }),
   });
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { grantSchema } from '../auth/grants.js';
 
 const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });
-export const MIN_EXPIRES_IN = 60;
-export const MAX_EXPIRES_IN = 157_680_000; // five years
+const MIN_EXPIRES_IN = 60;
+const MAX_EXPIRES_IN = 157_680_000; // five years
 
 export const createApiKeyBody = z
   .object({

@@ -15,6 +15,7 @@ import {
   managesAllApiKeys,
   type Principal,
   ROLE_PERMISSIONS,
+  requirePermission,
 } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
@@ -40,7 +41,7 @@ export interface ApiKeysServiceDeps {
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
-export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
   name: row.name,
   start: row.start,
@@ -180,8 +181,7 @@ export function createApiKeysService({
     },
 
     async create(principal: Principal, input: CreateApiKeyInput) {
-      const scope = { kind: 'organization' as const, organizationId: principal.organizationId };
-      if (!can(principal, 'api-keys:create', scope)) throw forbidden('Missing permission api-keys:create');
+      requirePermission(principal, 'api-keys:create');
       const ceiling = ROLE_PERMISSIONS[principal.role];
       const beyond = grantPermissions(input.grants).filter((permission) => !ceiling.has(permission));
       if (beyond.length) {
@@ -206,8 +206,7 @@ export function createApiKeysService({
     },
 
     async list(principal: Principal, query: { limit: number; cursor?: string | undefined }) {
-      const scope = { kind: 'organization' as const, organizationId: principal.organizationId };
-      if (!can(principal, 'api-keys:read', scope)) throw forbidden('Missing permission api-keys:read');
+      requirePermission(principal, 'api-keys:read');
       const after = query.cursor ? decodeCursor(query.cursor) : undefined;
       const ownOnly = !managesAllApiKeys(principal);
       const rows = await db
@@ -236,21 +235,22 @@ export function createApiKeysService({
     async revoke(principal: Principal, apiKeyId: string) {
       const existing = await findInOrganization(principal.organizationId, apiKeyId);
       requireOnKey(principal, 'api-keys:revoke', existing);
-      const result = await db.transaction(async (tx) => {
-        const [revoked] = await tx
-          .update(apiKeys)
-          .set({ revokedAt: clock.now() })
-          .where(and(eq(apiKeys.id, apiKeyId), isNull(apiKeys.revokedAt)))
-          .returning();
-        if (!revoked) return undefined;
-        await audit(tx, principal, revoked.organizationId, 'api_key.revoked', revoked.id);
-        return { revoked, receipt: await bus.publish(tx, { topic: API_KEY_CHANGED, id: revoked.id }) };
-      });
-      authenticator.forget(apiKeyId);
-      // Answer only once the eviction has gone out to every instance: "revoked" then means refused everywhere.
-      await result?.receipt.applied();
-      const row = result?.revoked;
-      return toApiKeyRecord(row ?? (await findInOrganization(principal.organizationId, apiKeyId)));
+      // Answers only once the eviction has gone out to every instance: "revoked" then means refused everywhere.
+      const revoked = await bus.commit(
+        async (tx, publish) => {
+          const [row] = await tx
+            .update(apiKeys)
+            .set({ revokedAt: clock.now() })
+            .where(and(eq(apiKeys.id, apiKeyId), isNull(apiKeys.revokedAt)))
+            .returning();
+          if (!row) return undefined;
+          await audit(tx, principal, row.organizationId, 'api_key.revoked', row.id);
+          await publish({ topic: API_KEY_CHANGED, id: row.id });
+          return row;
+        },
+        (change: { topic: string; id: string }) => authenticator.forget(change.id),
+      );
+      return toApiKeyRecord(revoked ?? (await findInOrganization(principal.organizationId, apiKeyId)));
     },
 
     async listAuditEvents(organizationId: string, limit: number) {

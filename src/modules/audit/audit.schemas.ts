@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { paginationSchema } from '../api-keys/api-keys.schemas.js';
 
-export const auditEventSchema = z
+const auditEventSchema = z
   .object({
     id: z.string(),
     action: z.string().meta({ example: 'connection.deleted' }),

@@ -14,7 +14,7 @@ export interface AuditServiceDeps {
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
-export const presentAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
+const presentAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
   id: row.id,
   action: row.action,
   actor: { kind: row.actorKind, userId: row.actorUserId, apiKeyId: row.actorApiKeyId },

@@ -16,7 +16,7 @@ export const PERMISSIONS = [
   'integrations:read',
 ] as const;
 
-export const permissionSchema = z.enum(PERMISSIONS);
+const permissionSchema = z.enum(PERMISSIONS);
 export type Permission = z.infer<typeof permissionSchema>;
 
 const idList = (what: string) =>
@@ -39,27 +39,27 @@ const permissionList = <T extends readonly [string, ...string[]]>(allowed: T, sc
 
 const SCOPED = ['projects:operate', 'projects:read', 'agents:run'] as const;
 
-export const organizationGrantSchema = z
+const organizationGrantSchema = z
   .object({
     type: z.literal('organization'),
     permissions: permissionList(['*', ...PERMISSIONS], 'organization'),
   })
   .strict();
-export const projectGrantSchema = z
+const projectGrantSchema = z
   .object({
     type: z.literal('project'),
     projectIds: idList('project'),
     permissions: permissionList(SCOPED, 'project'),
   })
   .strict();
-export const agentGrantSchema = z
+const agentGrantSchema = z
   .object({
     type: z.literal('agent'),
     agentIds: idList('agent'),
     permissions: permissionList(['agents:run'], 'agent'),
   })
   .strict();
-export const environmentGrantSchema = z
+const environmentGrantSchema = z
   .object({
     type: z.literal('environment'),
     environmentIds: idList('environment'),

@@ -1,3 +1,4 @@
+import { forbidden } from '../../http/errors.js';
 import { type Grant, PERMISSIONS, type Permission } from './grants.js';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -58,6 +59,15 @@ export function can(principal: Principal, permission: Permission, scope: Scope):
   if (scope.organizationId !== principal.organizationId) return false;
   if (!roleAllows(principal, permission, scope)) return false;
   return principal.kind === 'session' || grantAllows(principal.grants, permission, scope);
+}
+
+/**
+ * 403 unless `principal` may do `permission` on `scope` (its own organization when none is named). Services
+ * call it first thing: permissions are decided there, not in routes, so the admin API and the CLI get the same.
+ */
+export function requirePermission(principal: Principal, permission: Permission, scope?: Scope): void {
+  const target = scope ?? { kind: 'organization', organizationId: principal.organizationId };
+  if (!can(principal, permission, target)) throw forbidden(`Missing permission ${permission}`);
 }
 
 function roleAllows(principal: Principal, permission: Permission, scope: Scope): boolean {

@@ -19,7 +19,7 @@ export interface Plan {
  * The default catalogue, provider-neutral: a provider maps plan keys to its own prices (Stripe:
  * CADRE_STRIPE_PRICES). `free` is what an organization without a subscription has.
  */
-export const DEFAULT_PLANS: readonly Plan[] = [
+const DEFAULT_PLANS: readonly Plan[] = [
   {
     key: 'free',
     name: 'Free',

@@ -111,8 +111,6 @@ export function createApiRequestMeter(deps: ApiRequestMeterDeps) {
   };
 }
 
-export type ApiRequestMeter = ReturnType<typeof createApiRequestMeter>;
-
 /** Active API keys now: neither revoked nor expired. */
 export function activeApiKeysSource(database: Database, clock: Clock): UsageSource {
   return async (organizationId, _period, executor = database.db) => {

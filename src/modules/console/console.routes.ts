@@ -8,7 +8,7 @@ import { CONSOLE_CSP, type ConsoleShell } from './console-assets.js';
  * other path a browser asks for as a page gets the shell with status 404 (the app says "not found"), and
  * `/api/…`, `/registry/…`, `/admin/…`, `/auth/…` keep their JSON 404s (docs/console.md).
  */
-export const CONSOLE_PAGES = [
+const CONSOLE_PAGES = [
   '/',
   '/experts/*',
   '/playground',

@@ -13,7 +13,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
  * without, only a direct client on loopback — a request that came through a proxy (it carries
  * X-Forwarded-For or Forwarded) is refused even from loopback, since the proxy's clients are anyone.
  */
-export function metricsAccess(token: string | undefined) {
+function metricsAccess(token: string | undefined) {
   return (request: FastifyRequest): ApiError | undefined => {
     if (token) {
       const given = bearerToken(request);

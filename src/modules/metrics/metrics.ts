@@ -24,7 +24,7 @@ export type ProviderCallTimer = <T>(
 ) => Promise<T>;
 
 /** A database's connection gauges and query timings (see Database.stats and Database.observeQueries). */
-export interface DatabaseSignals {
+interface DatabaseSignals {
   kind: string;
   stats(): { total: number; idle: number; waiting: number };
   observeQueries(observer: (seconds: number, failed: boolean) => void): void;

@@ -18,11 +18,11 @@ import {
 import type { KeyRing } from './token-vault.js';
 
 /** Refresh when the access token expires within this window. */
-export const REFRESH_WINDOW_MS = 5 * 60_000;
+const REFRESH_WINDOW_MS = 5 * 60_000;
 const BACKOFF_BASE_MS = 30_000;
 const BACKOFF_MAX_MS = 60 * 60_000;
 
-export const backoffMs = (failures: number) =>
+const backoffMs = (failures: number) =>
   Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
 
 export interface AccessToken {

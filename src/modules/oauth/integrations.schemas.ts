@@ -30,7 +30,7 @@ export const createIntegrationBody = z
   .meta({ id: 'CreateIntegrationRequest' });
 export type CreateIntegrationInput = z.infer<typeof createIntegrationBody>;
 
-export const integrationVersionSchema = z
+const integrationVersionSchema = z
   .object({
     id: z.string(),
     number: z.number().int(),

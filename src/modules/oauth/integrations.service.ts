@@ -25,7 +25,7 @@ export interface IntegrationsServiceDeps {
 
 export const clientSecretAad = (versionId: string) => `cadre:integration-version:${versionId}:client_secret`;
 
-export function presentIntegration(row: IntegrationRow, version: IntegrationVersionRow): IntegrationRecord {
+function presentIntegration(row: IntegrationRow, version: IntegrationVersionRow): IntegrationRecord {
   return {
     id: row.id,
     organizationId: row.organizationId,

@@ -8,7 +8,7 @@ export const STATE_TTL_SECONDS = 600;
 const PURPOSE = 'oauth-state-cookie';
 
 /** What the encrypted, authenticated cookie pins between start and callback (docs/oauth.md). */
-export const statePayloadSchema = z.object({
+const statePayloadSchema = z.object({
   organizationId: z.string(),
   userId: z.string(),
   projectId: z.string(),
@@ -59,4 +59,3 @@ export function createStateCookieCodec(keyRing: KeyRing) {
     },
   };
 }
-export type StateCookieCodec = ReturnType<typeof createStateCookieCodec>;

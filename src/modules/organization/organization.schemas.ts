@@ -29,7 +29,7 @@ export const meSchema = z
   .meta({ id: 'Me' });
 export type Me = z.infer<typeof meSchema>;
 
-export const memberSchema = z
+const memberSchema = z
   .object({
     userId: z.string(),
     name: z.string().nullable(),

@@ -10,14 +10,14 @@ import { checkJsonSchemaText } from './json-schema-check.js';
 export const BASE_SKILL_KEY = '@service/base';
 export const LATEST_TAG = 'latest';
 
-export const EXPERT_NAME_MAX_LENGTH = 255;
-export const EXPERT_KEY_MAX_LENGTH = 511;
-export const TAG_MAX_LENGTH = 255;
-export const MAX_CUSTOM_TAGS = 8;
-export const DESCRIPTION_MAX_CHARS = 2048;
+const EXPERT_NAME_MAX_LENGTH = 255;
+const EXPERT_KEY_MAX_LENGTH = 511;
+const TAG_MAX_LENGTH = 255;
+const MAX_CUSTOM_TAGS = 8;
+const DESCRIPTION_MAX_CHARS = 2048;
 /** 20 KB measured in UTF-8 bytes, not characters: "é" counts 2, "😀" counts 4. */
 export const INSTRUCTION_MAX_BYTES = 20 * 1024;
-export const SKILL_NAME_MAX_LENGTH = 255;
+const SKILL_NAME_MAX_LENGTH = 255;
 
 /**
  * Bounds on everything else a definition holds, so one record cannot be large enough to slow every reader
@@ -45,13 +45,13 @@ const L = DEFINITION_LIMITS;
 const atMostChars = (n: number) => `must be at most ${n} characters`;
 const atMostItems = (n: number, what: string) => `must have at most ${n} ${what}`;
 
-export const EXPERT_NAME_PATTERN = /^(@[a-z0-9][a-z0-9_-]*\/)?[a-z0-9][a-z0-9_-]*$/;
-export const TAG_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
+const EXPERT_NAME_PATTERN = /^(@[a-z0-9][a-z0-9_-]*\/)?[a-z0-9][a-z0-9_-]*$/;
+const TAG_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 // Tool names are handed to LLM APIs, which accept only this alphabet and length.
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 // Skill names are map keys that also appear in keys like `@service/base`.
-export const SKILL_NAME_PATTERN = /^[a-zA-Z0-9@][a-zA-Z0-9@/._-]*$/;
-export const ENV_VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SKILL_NAME_PATTERN = /^[a-zA-Z0-9@][a-zA-Z0-9@/._-]*$/;
+const ENV_VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** UTF-8 length without Buffer, so the same rules run in the console's browser playground. */
 export function utf8ByteLength(text: string): number {
@@ -93,7 +93,7 @@ export const semverSchema = z
  * A runtime release as real definitions name it: `1.0.0`, `1.0`, `1`, with or without a leading `v`, with
  * an optional pre-release and build (`v2.1.0-beta.1`). Stored and returned exactly as given (docs/config.md).
  */
-export const RUNTIME_VERSION_MAX_LENGTH = 64;
+const RUNTIME_VERSION_MAX_LENGTH = 64;
 const RUNTIME_VERSION_PATTERN =
   /^v?(0|[1-9]\d*)(\.(0|[1-9]\d*)){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 export const runtimeVersionSchema = z
@@ -202,7 +202,7 @@ export function formatExpertKey(key: ParsedExpertKey): string {
 }
 
 /** A string that is a valid Expert key (kept as the string; parse it with parseExpertKey). */
-export const expertKeySchema = z.string().superRefine((value, ctx) => {
+const expertKeySchema = z.string().superRefine((value, ctx) => {
   const result = tryParseExpertKey(value);
   if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason });
 });
@@ -280,7 +280,7 @@ export const mcpSseSkillSchema = z
   })
   .superRefine(pickOrOmit);
 
-export const inputJsonSchemaSchema = z
+const inputJsonSchemaSchema = z
   .string()
   .max(L.inputJsonSchemaLength, atMostChars(L.inputJsonSchemaLength))
   .superRefine((text, ctx) => {
@@ -293,7 +293,7 @@ export const interactiveToolSchema = z.strictObject({
   inputJsonSchema: inputJsonSchemaSchema,
 });
 
-export const toolNameSchema = z
+const toolNameSchema = z
   .string()
   .regex(TOOL_NAME_PATTERN, 'tool names must be 1-64 letters, digits, "-" or "_"');
 
@@ -312,7 +312,7 @@ export const skillSchema = z.discriminatedUnion('type', [
   interactiveSkillSchema,
 ]);
 
-export const skillNameSchema = z
+const skillNameSchema = z
   .string()
   .max(SKILL_NAME_MAX_LENGTH, `skill names must be at most ${SKILL_NAME_MAX_LENGTH} characters`)
   .regex(SKILL_NAME_PATTERN, 'skill names must be letters, digits, "@", "/", ".", "-" or "_"');
@@ -372,10 +372,6 @@ export const expertUpdateSchema = z
   .refine((body) => body.status !== undefined || body.tags !== undefined, 'give "status", "tags" or both');
 
 export type McpStdioSkill = z.infer<typeof mcpStdioSkillSchema>;
-export type McpSseSkill = z.infer<typeof mcpSseSkillSchema>;
-export type InteractiveTool = z.infer<typeof interactiveToolSchema>;
-export type InteractiveSkill = z.infer<typeof interactiveSkillSchema>;
-export type Skill = z.infer<typeof skillSchema>;
 export type Skills = z.infer<typeof skillsSchema>;
 export type ExpertDefinition = z.infer<typeof expertDefinitionSchema>;
 export type ExpertUpdate = z.infer<typeof expertUpdateSchema>;

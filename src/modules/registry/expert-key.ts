@@ -2,7 +2,7 @@ import semver from 'semver';
 import { ApiError } from '../../http/errors.js';
 import { type ParsedExpertKey, tryParseExpertKey } from './expert-definition.js';
 
-export const EXPERTS_PATH = '/registry/experts/';
+const EXPERTS_PATH = '/registry/experts/';
 
 export interface KeyRequest {
   key: ParsedExpertKey;

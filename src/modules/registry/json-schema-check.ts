@@ -8,7 +8,7 @@ import { validateAgainstMetaSchema } from './meta-schema-validator.js';
 export const JSON_SCHEMA_MAX_DEPTH = 64;
 
 /** True when `value` nests objects and arrays deeper than `max` levels; iterative, so any depth is safe. */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
+function nestedDeeperThan(value: unknown, max: number): boolean {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (typeof item.value !== 'object' || item.value === null) continue;

@@ -4,7 +4,7 @@ import { type App, adminSecurity, dataOf, managementErrors } from '../../http/ro
 import { tryParseExpertKey } from './expert-definition.js';
 import type { RegistryService, TakedownRecord } from './registry.service.js';
 
-export const TAKEDOWN_REASON_MAX_LENGTH = 1000;
+const TAKEDOWN_REASON_MAX_LENGTH = 1000;
 
 const takedownSchema = z
   .object({

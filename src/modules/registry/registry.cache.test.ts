@@ -5,16 +5,13 @@ import { createRegistryReadCache, REGISTRY_CHANGED } from './registry.cache.js';
 function fakeBus() {
   const subscribers = new Set<ChangeSubscriber>();
   let live = true;
-  const bus: ChangeBus = {
-    // Nothing is published through this fake; the cast keeps it valid whatever publish answers.
-    publish: (async () => undefined) as unknown as ChangeBus['publish'],
+  // The cache only listens: it needs the bus's subscribe and isLive.
+  const bus: Pick<ChangeBus, 'subscribe' | 'isLive'> = {
     subscribe: (s) => {
       subscribers.add(s);
       return () => subscribers.delete(s);
     },
     isLive: () => live,
-    start: async () => undefined,
-    stop: async () => undefined,
   };
   return {
     bus,

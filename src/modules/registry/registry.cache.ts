@@ -37,7 +37,7 @@ export interface RegistryReadCache {
  * disables the cache. Lists get a quarter of the byte budget.
  */
 export function createRegistryReadCache(
-  bus: ChangeBus,
+  bus: Pick<ChangeBus, 'subscribe' | 'isLive'>,
   maxEntries: number,
   maxBytes = 64 * 1024 * 1024,
   events?: CacheEvents,

@@ -9,7 +9,7 @@ export interface ExpertRecord extends ExpertRow {
 }
 
 /** `latest` first, then the custom tags in the order they were set. */
-export const tagsOf = (row: Pick<ExpertRow, 'tags' | 'isLatest'>): string[] =>
+const tagsOf = (row: Pick<ExpertRow, 'tags' | 'isLatest'>): string[] =>
   row.isLatest ? [LATEST_TAG, ...row.tags] : [...row.tags];
 
 /** The fields a digest shows (list queries read only these). */

@@ -261,7 +261,7 @@ export async function deleteExpert(tx: Executor, id: string): Promise<void> {
 }
 
 /** Most versions `delegators` lists: the page an Expert's readers want, never an unbounded scan's worth. */
-export const DELEGATORS_LIMIT = 100;
+const DELEGATORS_LIMIT = 100;
 
 /**
  * Versions whose delegates name any version or tag of `name` (`name`, `name@…`), newest first: who
@@ -295,7 +295,7 @@ const SORT_COLUMNS = {
 /** Escapes LIKE wildcards: `_` is a legal name character. */
 const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function listWhere(query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>): SQL | undefined {
+function listWhere(query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>): SQL | undefined {
   const conditions: SQL[] = [eq(e.isLatest, true)];
   if (query.organizationId !== undefined) conditions.push(eq(e.organizationId, query.organizationId));
   if (query.filter) conditions.push(sql`${e.name} LIKE ${likePrefix(query.filter.toLowerCase())}`);
@@ -405,7 +405,7 @@ const nodeColumns = { id: e.id, name: e.name, version: e.version, delegates: e.d
  * custom tag, or the name's latest. Each name is locked FOR SHARE first, so no concurrent write changes what
  * it resolves to before this transaction ends (writes to a name hold it FOR UPDATE).
  */
-export async function resolveDelegates(tx: Executor, keys: string[]): Promise<Map<string, DelegationNode>> {
+async function resolveDelegates(tx: Executor, keys: string[]): Promise<Map<string, DelegationNode>> {
   const parsed = keys.map((text) => ({ text, key: parseExpertKey(text) }));
   const names = [...new Set(parsed.map((p) => p.key.name))].sort();
   if (names.length === 0) return new Map();

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { authorize } from '../../http/auth.js';
+import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, registryErrors, sendSerialized } from '../../http/route-kit.js';
 import { keyFromUrl } from './expert-key.js';
 import type { CachedAnswer } from './registry.cache.js';
@@ -20,7 +20,7 @@ const tags = ['Registry'];
 const notModified = z.null().meta({ description: 'Not Modified: the If-None-Match ETag is current' });
 
 /** True when If-None-Match names this ETag (or `*`); weak comparison, as RFC 9110 asks for GET. */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
@@ -128,12 +128,12 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
       response: { 200: expertAnswerSchema, ...registryErrors(401, 403) },
     },
     handler: async (request) => ({
-      data: { expert: await registry.publish(authorize(request, 'experts:write'), request.body) },
+      data: { expert: await registry.publish(requirePrincipal(request), request.body) },
     }),
   });
 
   const updateHandler = async (request: FastifyRequest<{ Body: z.infer<typeof updateExpertBody> }>) => {
-    const principal = authorize(request, 'experts:write');
+    const principal = requirePrincipal(request);
     const { key } = keyFromUrl(request.url, false);
     return { data: { expert: await registry.update(principal, key, request.body) } };
   };
@@ -158,7 +158,7 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
   });
 
   const deleteHandler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = authorize(request, 'experts:delete');
+    const principal = requirePrincipal(request);
     const { key } = keyFromUrl(request.url, false);
     await registry.remove(principal, key);
     return reply.code(200).send();

@@ -7,8 +7,7 @@ import {
   skillsSchema,
 } from './expert-definition.js';
 
-export const SORTS = ['name', 'version', 'createdAt', 'updatedAt'] as const;
-export type Sort = (typeof SORTS)[number];
+const SORTS = ['name', 'version', 'createdAt', 'updatedAt'] as const;
 
 const intParam = (min: number, max: number | undefined, fallback: number) =>
   z
@@ -31,7 +30,7 @@ export type ListExpertsQuery = z.infer<typeof listExpertsQuery>;
 
 const timestamp = z.string().meta({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });
 
-export const ownerSchema = z
+const ownerSchema = z
   .object({ name: z.string(), organizationId: z.string(), createdAt: timestamp })
   .meta({ id: 'ExpertOwner' });
 
@@ -48,11 +47,11 @@ const digestFields = {
   updatedAt: timestamp,
 };
 
-export const expertDigestSchema = z
+const expertDigestSchema = z
   .object({ type: z.literal('expertDigest'), ...digestFields })
   .meta({ id: 'ExpertDigest' });
 
-export const registryExpertSchema = z
+const registryExpertSchema = z
   .object({
     type: z.literal('registryExpert'),
     ...digestFields,
@@ -70,7 +69,7 @@ export const registryExpertSchema = z
   })
   .meta({ id: 'RegistryExpert' });
 
-export const expertVersionSchema = z
+const expertVersionSchema = z
   .object({
     type: z.literal('expertDigest'),
     id: z.string(),

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { wellFormedDeep } from '../../lib/well-formed.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { can, type Principal } from '../auth/permissions.js';
+import { can, type Principal, requirePermission } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
@@ -55,14 +55,11 @@ export interface TakedownRecord {
 }
 
 /** A strong ETag over the exact bytes sent. */
-export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 const answer = (value: unknown): CachedAnswer => {
   const body = Buffer.from(JSON.stringify(value));
   return { body, etag: etagOf(body) };
 };
-
-/** What ChangeBus.publish answers where the bus acknowledges deliveries (nothing on older buses). */
-type DeliveryReceiptLike = { applied?: (timeoutMs?: number) => Promise<boolean> } | undefined;
 
 // Deadlocks (names are locked in order, so none is expected) and serialization failures are retried.
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -91,28 +88,15 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const receipts: DeliveryReceiptLike[] = [];
-        const names = new Set([name]);
-        const result = await db.transaction(async (tx) => {
-          names.clear();
-          names.add(name);
-          receipts.length = 0;
-          const value = await work(tx, (other) => names.add(other));
-          for (const changed of names) {
-            receipts.push(
-              (await deps.bus.publish(tx, {
-                topic: REGISTRY_CHANGED,
-                name: changed,
-              })) as unknown as DeliveryReceiptLike,
-            );
-          }
-          return value;
-        });
-        for (const changed of names) cache.invalidate(changed);
-        // Where the bus reports delivery (instances acknowledge), answer only once every instance has
-        // dropped the name, so no instance serves the old record after this answer.
-        await Promise.all(receipts.map((receipt) => receipt?.applied?.()));
-        return result;
+        return await deps.bus.commit(
+          async (tx, publish) => {
+            const names = new Set([name]);
+            const value = await work(tx, (other) => names.add(other));
+            for (const changed of names) await publish({ topic: REGISTRY_CHANGED, name: changed });
+            return value;
+          },
+          (change: { topic: string; name: string }) => cache.invalidate(change.name),
+        );
       } catch (error) {
         const state = sqlState(error);
         if (attempt < 3 && state !== undefined && RETRYABLE.has(state)) continue;
@@ -177,6 +161,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   }
 
   async function publish(principal: Principal, input: ExpertDefinition): Promise<RegistryExpert> {
+    requirePermission(principal, 'experts:write');
     // Stored as UTF-8, a lone surrogate becomes U+FFFD: normalize first, so the answer is what is stored.
     const definition = wellFormedDeep(input);
     const organization = await checkNamingRule(principal, definition.name);
@@ -282,6 +267,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     key: ParsedExpertKey,
     change: ExpertUpdate,
   ): Promise<RegistryExpert> {
+    requirePermission(principal, 'experts:write');
     const id = await write(key.name, async (tx) => {
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
       const now = deps.clock.now();
@@ -316,13 +302,14 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   }
 
   async function remove(principal: Principal, key: ParsedExpertKey): Promise<void> {
+    // Owners only: experts:delete is in no other role (ROLE_PERMISSIONS).
+    requirePermission(principal, 'experts:delete');
     await write(key.name, async (tx) => {
       if (!(await repo.lockName(tx, key.name))) throw expertNotFound(formatExpertKey(key));
       const now = deps.clock.now();
       const expert = await repo.findByKey(tx, key);
       if (!expert) throw await missing(tx, key);
       assertSameOrganization(principal, expert, 'experts:delete');
-      if (principal.role !== 'owner') throw forbidden('Only the organization owner may delete Experts');
       const exact = `${expert.name}@${expert.version}`;
       const names = [exact, ...expert.tags.map((tag) => `${expert.name}@${tag}`)];
       const versions = await repo.versionsOf(tx, expert.name);

@@ -10,7 +10,7 @@ import { SESSION_COOKIE, type SessionsService } from './sessions.service.js';
 const tags = ['Console sessions'];
 const sessionSecurity = [{ consoleSession: [] }];
 
-export const loginBody = z
+const loginBody = z
   .object({
     email: z.string().trim().min(1).max(254),
     password: z.string().min(1).max(1024),
@@ -24,7 +24,7 @@ export const loginBody = z
   .strict()
   .meta({ id: 'LoginRequest' });
 
-export const consoleSessionSchema = z
+const consoleSessionSchema = z
   .object({
     user: userSchema,
     organization: organizationSchema,

@@ -14,7 +14,7 @@ export const SESSION_COOKIE = 'cadre_session';
 const TOKEN_PATTERN = /^cs_[0-9A-Za-z]{43}$/;
 
 /** The CSRF token is derived from the session token, so it needs no storage and dies with the session. */
-export const csrfTokenFor = (token: string): string => sha256Hex(`cadre-csrf:${token}`);
+const csrfTokenFor = (token: string): string => sha256Hex(`cadre-csrf:${token}`);
 
 export interface SessionsServiceDeps {
   database: Database;

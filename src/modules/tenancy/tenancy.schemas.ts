@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const slugSchema = z
+const slugSchema = z
   .string()
   .min(1)
   .max(64)
@@ -14,8 +14,8 @@ const emailSchema = z
   .max(254)
   .transform((email) => email.toLowerCase());
 
-export const accountTypeSchema = z.enum(['personal', 'personalPlus', 'team']);
-export const roleSchema = z.enum(['owner', 'admin', 'member']);
+const accountTypeSchema = z.enum(['personal', 'personalPlus', 'team']);
+const roleSchema = z.enum(['owner', 'admin', 'member']);
 
 export const organizationSchema = z
   .object({

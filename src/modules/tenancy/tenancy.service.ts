@@ -11,7 +11,7 @@ import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
 import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
 
-export const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
+const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
 
 export type Organization = typeof organizations.$inferSelect;
 export type User = typeof users.$inferSelect;
@@ -136,7 +136,7 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
      * The owner's role changes only by an ownership transfer (an organization always has its one owner).
      */
     async setRole(organizationId: string, userId: string, role: 'admin' | 'member', actor: Actor) {
-      const receipt = await db.transaction(async (tx) => {
+      await bus.commit(async (tx, publish) => {
         const [member] = await tx
           .select({ role: memberships.role })
           .from(memberships)
@@ -161,9 +161,8 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
           at: clock.now(),
           metadata: { from: member.role, to: role },
         });
-        return bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId });
+        await publish({ topic: MEMBERSHIP_CHANGED, organizationId, userId });
       });
-      await receipt.applied();
     },
 
     /**
@@ -172,7 +171,7 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
      * owner remains. Audited; both users' cached keys follow at once.
      */
     async transferOwnership(organizationId: string, newOwnerId: string, actor: Actor) {
-      const result = await db.transaction(async (tx) => {
+      return bus.commit(async (tx, publish) => {
         await tx
           .select({ id: organizations.id })
           .from(organizations)
@@ -190,7 +189,7 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
         const next = members.find((member) => member.userId === newOwnerId);
         if (!next) throw notFound(`Member ${newOwnerId}`);
         const previous = members.find((member) => member.role === 'owner')!;
-        if (previous.userId === newOwnerId) return { previousOwnerId: newOwnerId, receipts: [] };
+        if (previous.userId === newOwnerId) return { previousOwnerId: newOwnerId };
         await tx
           .update(memberships)
           .set({ role: 'admin' })
@@ -215,15 +214,11 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
           target: { type: 'user', id: previous.userId },
           at: clock.now(),
         });
-        const receipts = await Promise.all(
-          [previous.userId, newOwnerId].map((userId) =>
-            bus.publish(tx, { topic: MEMBERSHIP_CHANGED, organizationId, userId }),
-          ),
-        );
-        return { previousOwnerId: previous.userId, receipts };
+        for (const userId of [previous.userId, newOwnerId]) {
+          await publish({ topic: MEMBERSHIP_CHANGED, organizationId, userId });
+        }
+        return { previousOwnerId: previous.userId };
       });
-      await Promise.all(result.receipts.map((receipt) => receipt.applied()));
-      return { previousOwnerId: result.previousOwnerId };
     },
 
     async createProject(organizationIdOrSlug: string, input: { slug: string; name: string }) {

@@ -1,6 +1,6 @@
 import type { Plan } from '../plans.js';
 
-export interface CheckoutRequest {
+interface CheckoutRequest {
   organizationId: string;
   userId: string;
   userEmail: string;
@@ -15,7 +15,7 @@ export interface CheckoutRequest {
   baseUrl: string;
 }
 
-export interface PortalRequest {
+interface PortalRequest {
   organizationId: string;
   userId: string;
   returnUrl: string;

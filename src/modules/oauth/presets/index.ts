@@ -6,7 +6,7 @@ import { oidcPreset } from './oidc.js';
 import type { Preset } from './preset.js';
 import { slackPreset } from './slack.js';
 
-export type { AccountIdentity, IdentityContext, Preset } from './preset.js';
+export type { AccountIdentity, Preset } from './preset.js';
 
 const PRESETS: ReadonlyMap<string, Preset> = new Map(
   [githubPreset, googlePreset, slackPreset, notionPreset, linearPreset, oidcPreset].map((preset) => [
