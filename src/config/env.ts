@@ -15,7 +15,7 @@ const positiveInt = z.coerce.number().int().positive();
  * Every environment variable Cadre reads, parsed once at start-up. README lists them all; keep the two in
  * step. Modules receive the parsed values through their dependencies and never read `process.env`.
  */
-export const envSchema = z.object({
+const envSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.string().url().optional(),

@@ -148,5 +148,3 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
     tenantCount: () => tenants.size,
   };
 }
-
-export type FairShare = ReturnType<typeof createFairShare>;

@@ -8,7 +8,6 @@ import type {
   expertVersionsSchema,
   publishExpertBody,
 } from '../../src/modules/registry/registry.schemas.js';
-import type { HttpResult } from '../support/http.js';
 import type { TestServer } from '../support/server.js';
 
 /** What `POST /registry/experts` takes, as its schema reads it. */
@@ -62,8 +61,6 @@ export async function latestHolders(server: TestServer, name: string): Promise<s
   expect(res.status).toBe(200);
   return res.body.data.versions.filter((v) => v.tags.includes('latest')).map((v) => v.version);
 }
-
-export const expectStatus = (res: HttpResult, status: number) => expect(res.status, res.text).toBe(status);
 
 let counter = 0;
 /** A fresh unscoped Expert name. */

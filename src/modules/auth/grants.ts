@@ -45,7 +45,7 @@ const organizationGrantSchema = z
     permissions: permissionList(['*', ...PERMISSIONS], 'organization'),
   })
   .strict();
-const projectGrantSchema = z
+export const projectGrantSchema = z
   .object({
     type: z.literal('project'),
     projectIds: idList('project'),

@@ -36,7 +36,7 @@ const limits = z.object(
   >,
 );
 
-export const planSchema = z
+const planSchema = z
   .object({
     key: z.string(),
     name: z.string(),
