@@ -68,6 +68,19 @@ describe('fair share', () => {
     await Promise.all(waits);
   });
 
+  it("hands a tenant's freed reserved slot to its own next request, though others fill the capacity", async () => {
+    const { share } = fairShare(1, 1);
+    share.tryEnter('heavy', 10);
+    share.tryEnter('light', 1); // reserved: over capacity
+    const order: string[] = [];
+    const next = track(share, 'light', 1, order);
+    share.leave('light');
+    expect(await next).toBe(true);
+    expect(order).toEqual(['light']);
+    share.leave('light');
+    share.leave('heavy');
+  });
+
   it('answers false when no slot frees within the wait, and forgets the waiter', async () => {
     const { share } = fairShare(1, 0);
     share.tryEnter('a', 1);

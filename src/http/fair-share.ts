@@ -117,6 +117,14 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
       if (!tenant) return;
       tenant.active--;
       active--;
+      // Below its reserved slots, the tenant's own next request goes at once, whatever the others hold.
+      if (tenant.waiting.length > 0 && tenant.active < options.reserved) {
+        const waiter = tenant.waiting.shift()!;
+        if (tenant.waiting.length === 0) queued.delete(tenant);
+        charge(tenant, waiter.cost);
+        waiter.admit();
+        return;
+      }
       dispatch();
     },
     /**
