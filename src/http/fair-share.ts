@@ -61,22 +61,28 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
     return tenant;
   };
 
-  /** Gives freed slots to the waiting tenants, least used first. */
+  /**
+   * Gives freed slots to the waiting tenants, least used first: any of them while the instance is below
+   * capacity, else only those below their reserved slots.
+   */
   const dispatch = () => {
-    while (active < options.capacity && queued.size > 0) {
+    for (;;) {
       const at = now();
+      const open = active < options.capacity;
       let next: Tenant | undefined;
       let least = Number.POSITIVE_INFINITY;
       for (const tenant of queued) {
+        if (!open && tenant.active >= options.reserved) continue;
         const usage = usageOf(tenant, at);
         if (usage < least) {
           least = usage;
           next = tenant;
         }
       }
-      const waiter = next!.waiting.shift()!;
-      if (next!.waiting.length === 0) queued.delete(next!);
-      charge(next!, waiter.cost);
+      if (!next) return;
+      const waiter = next.waiting.shift()!;
+      if (next.waiting.length === 0) queued.delete(next);
+      charge(next, waiter.cost);
       waiter.admit();
     }
   };
@@ -117,14 +123,6 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
       if (!tenant) return;
       tenant.active--;
       active--;
-      // Below its reserved slots, the tenant's own next request goes at once, whatever the others hold.
-      if (tenant.waiting.length > 0 && tenant.active < options.reserved) {
-        const waiter = tenant.waiting.shift()!;
-        if (tenant.waiting.length === 0) queued.delete(tenant);
-        charge(tenant, waiter.cost);
-        waiter.admit();
-        return;
-      }
       dispatch();
     },
     /**
