@@ -76,6 +76,7 @@ export function createCadreApi(options: CadreApiOptions): CadreApi {
       // The body as read (decoded): openapi-fetch takes a zero length for "no body".
       const headers = new Headers(response.headers);
       headers.delete('content-encoding');
+      headers.delete('transfer-encoding');
       headers.set('content-length', String(Buffer.byteLength(text)));
       const { status, statusText } = response;
       return new Response(text === '' ? null : text, { status, statusText, headers });
