@@ -5,8 +5,9 @@
  *
  *   npm run build && BENCH_BASE_MAIN=dist-old/main.js npx tsx bench/builds.ts
  *
- * Scenarios: a warm registry read (read cache hit), the plans with a Bearer key (API-key cache hit), and uncached reads (CADRE_REGISTRY_CACHE_ENTRIES=0) of a random one of 20 versions (the
- * batched database reads). Ratio = this build ÷ baseline.
+ * Scenarios: a warm registry read (read cache and API-key cache hits: a Bearer key is sent), the plans with
+ * a Bearer key (API-key cache hit), and uncached reads (CADRE_REGISTRY_CACHE_ENTRIES=0) of a random one of
+ * 20 versions (the batched database reads). Ratio = this build ÷ baseline.
  */
 import { getJson, type LoadResult, loadAlternating, ratio, report, type Server, startCadre } from './lib.js';
 
