@@ -73,22 +73,30 @@ export function createRegistryClient(options: RegistryClientOptions) {
         : errorFrom(status, statusText, text, json),
   });
 
-  /** The body's `data`, when it holds `field` of the expected kind. */
+  /** The body's `data`, when it holds `field` of the expected kind (`asked`: what was called, for the error). */
   async function dataWith<D extends Record<string, unknown>>(
-    pending: Promise<{ data?: { data: D }; response: Response }>,
+    asked: string,
+    pending: Promise<{ data?: { data: D } }>,
     field: keyof D & string,
     kind: 'array' | 'object',
   ): Promise<D> {
-    const { data, response } = await pending;
+    const { data } = await pending;
     const value = (data?.data as Record<string, unknown> | undefined)?.[field];
     if (kind === 'array' ? Array.isArray(value) : value !== null && typeof value === 'object')
       return data!.data;
-    throw new RegistryNetworkError(
-      `the registry at ${base} answered ${response.url.slice(base.length)} with an unexpected shape`,
-    );
+    throw new RegistryNetworkError(`the registry at ${base} answered ${asked} with an unexpected shape`);
   }
 
   const expertKey = (key: string) => ({ params: { path: { expertKey: key } } });
+  const get = async (key: string): Promise<RegistryExpert> =>
+    (
+      await dataWith(
+        `GET /registry/experts/${encodeURIComponent(key)}`,
+        api.GET('/registry/experts/{expertKey}', expertKey(key)),
+        'expert',
+        'object',
+      )
+    ).expert;
 
   return {
     baseUrl: base,
@@ -99,18 +107,15 @@ export function createRegistryClient(options: RegistryClientOptions) {
         ...(take === undefined ? {} : { take: String(take) }),
         ...(skip === undefined ? {} : { skip: String(skip) }),
       };
-      const answer = await api.GET('/registry/experts', { params: { query: strings } });
-      await dataWith(Promise.resolve(answer), 'experts', 'array');
-      return answer.data!;
+      const pending = api.GET('/registry/experts', { params: { query: strings } });
+      await dataWith('GET /registry/experts', pending, 'experts', 'array');
+      return (await pending).data!;
     },
-    async get(key: string): Promise<RegistryExpert> {
-      return (await dataWith(api.GET('/registry/experts/{expertKey}', expertKey(key)), 'expert', 'object'))
-        .expert;
-    },
+    get,
     /** The Expert, or undefined when the registry answers 404. */
     async find(key: string): Promise<RegistryExpert | undefined> {
       try {
-        return await this.get(key);
+        return await get(key);
       } catch (error) {
         if (error instanceof RegistryError && error.status === 404) return undefined;
         throw error;
@@ -118,6 +123,7 @@ export function createRegistryClient(options: RegistryClientOptions) {
     },
     async versions(name: string): Promise<ExpertVersions> {
       return dataWith(
+        `GET /registry/experts/${encodeURIComponent(name)}/versions`,
         api.GET('/registry/experts/{expertKey}/versions', expertKey(name)),
         'versions',
         'array',
@@ -138,7 +144,8 @@ export function createRegistryClient(options: RegistryClientOptions) {
     async publish(payload: ExpertDefinition): Promise<RegistryExpert> {
       // The definition was checked by the same rules the server applies (src/config-file).
       const body = payload as RequestBody<'/registry/experts', 'post'>;
-      return (await dataWith(api.POST('/registry/experts', { body }), 'expert', 'object')).expert;
+      const pending = api.POST('/registry/experts', { body });
+      return (await dataWith('POST /registry/experts', pending, 'expert', 'object')).expert;
     },
     async update(key: string, body: { status?: ExpertStatus; tags?: string[] }): Promise<void> {
       // Only the update's status is relied upon (docs/registry.md).
