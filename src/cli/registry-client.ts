@@ -142,8 +142,8 @@ export function createRegistryClient(options: RegistryClientOptions) {
       }
     },
     async publish(payload: ExpertDefinition): Promise<RegistryExpert> {
-      // The definition was checked by the same rules the server applies (src/config-file).
-      const body = payload as RequestBody<'/registry/experts', 'post'>;
+      // The compiler checks that a definition is what the route takes.
+      const body: RequestBody<'/registry/experts', 'post'> = payload;
       const pending = api.POST('/registry/experts', { body });
       return (await dataWith('POST /registry/experts', pending, 'expert', 'object')).expert;
     },
