@@ -1,14 +1,17 @@
-// The service's own OpenAPI document, as GET /openapi.json serves it (without the admin API, which the
-// console never calls): built from a throwaway in-memory app, so it needs no running server.
+// The service's own OpenAPI document, as GET /openapi.json serves it: built from a throwaway in-memory app,
+// so it needs no running server. With `adminToken` the admin API is in it (the CLI calls it; the console
+// never does).
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 
-export async function openApiDocument(): Promise<Record<string, unknown>> {
+export async function openApiDocument(
+  options: { adminToken?: string } = {},
+): Promise<Record<string, unknown>> {
   const database = await openDatabase({ dataDir: 'memory://' });
   try {
     await migrate(database);
-    const { app } = await buildApp({ database, metrics: { enabled: false } });
+    const { app } = await buildApp({ database, metrics: { enabled: false }, ...options });
     try {
       const answer = await app.inject({ method: 'GET', url: '/openapi.json' });
       return answer.json() as Record<string, unknown>;

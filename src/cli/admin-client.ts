@@ -1,3 +1,4 @@
+import { type CadreApi, createCadreApi } from './api.js';
 import { CliError, EXIT_SERVER, EXIT_USER } from './errors.js';
 
 export interface AdminClientOptions {
@@ -10,72 +11,50 @@ export interface AdminClientOptions {
   unauthorizedHint?: string;
 }
 
-/**
- * Calls the admin API, or the management API with an API key as `token`; a management error becomes a
- * CliError carrying its code and message. `call` answers `data`; `page` the whole body (with `pagination`).
- */
-export function createAdminClient(options: AdminClientOptions) {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const client = {
-    async call<T = Record<string, unknown>>(
-      method: string,
-      path: string,
-      body?: unknown,
-      timeoutMs = options.timeoutMs ?? 30_000,
-    ): Promise<T> {
-      return (await client.page<T>(method, path, body, timeoutMs)).data;
-    },
+interface ManagementError {
+  error?: { code?: string; message?: string; details?: Array<{ path: string; message: string }> };
+}
 
-    async page<T = Record<string, unknown>>(
-      method: string,
-      path: string,
-      body?: unknown,
-      timeoutMs = options.timeoutMs ?? 30_000,
-    ): Promise<{ data: T; pagination?: { nextCursor: string | null } }> {
-      let response: Response;
-      try {
-        response = await fetch(base + path, {
-          method,
-          headers: {
-            authorization: `Bearer ${options.token}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-        throw new CliError(`cannot reach Cadre at ${base} (${cause})`, EXIT_SERVER, options.unreachableHint);
-      }
-      const text = await response.text();
-      let json: {
-        data?: T;
-        pagination?: { nextCursor: string | null };
-        error?: { code: string; message: string; details?: Array<{ path: string; message: string }> };
-      };
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new CliError(
-          `Cadre answered ${method} ${path} with ${response.status} and no JSON`,
-          EXIT_SERVER,
-        );
-      }
-      if (!response.ok || !json.data) {
-        const error = json.error;
-        const details = error?.details?.map((d) => `${d.path}: ${d.message}`).join('; ');
-        throw new CliError(
-          `${response.status} ${error?.code ?? 'error'}: ${error?.message ?? text}${details ? ` (${details})` : ''}`,
-          response.status >= 500 || response.status === 429 ? EXIT_SERVER : EXIT_USER,
-          response.status === 401
-            ? (options.unauthorizedHint ??
-                'check --token / CADRE_ADMIN_TOKEN (embedded mode: .cadre-data/bootstrap.json)')
-            : undefined,
-        );
-      }
-      return json as { data: T; pagination?: { nextCursor: string | null } };
+/**
+ * The admin API, or the management API with an API key as `token`: a typed client whose calls answer only
+ * bodies carrying `data`; a management error becomes a CliError carrying its code and message.
+ */
+export function createAdminClient(options: AdminClientOptions): CadreApi {
+  return createCadreApi({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    accepts: (json) => (json as { data?: unknown } | undefined)?.data !== undefined,
+    unreachable: (base, why) =>
+      new CliError(`cannot reach Cadre at ${base} (${why})`, EXIT_SERVER, options.unreachableHint),
+    refused: ({ method, path, status, text, json }) => {
+      if (json === undefined)
+        return new CliError(`Cadre answered ${method} ${path} with ${status} and no JSON`, EXIT_SERVER);
+      const error = (json as ManagementError).error;
+      const details = error?.details?.map((d) => `${d.path}: ${d.message}`).join('; ');
+      return new CliError(
+        `${status} ${error?.code ?? 'error'}: ${error?.message ?? text}${details ? ` (${details})` : ''}`,
+        status >= 500 || status === 429 ? EXIT_SERVER : EXIT_USER,
+        status === 401
+          ? (options.unauthorizedHint ??
+              'check --token / CADRE_ADMIN_TOKEN (embedded mode: .cadre-data/bootstrap.json)')
+          : undefined,
+      );
     },
-  };
-  return client;
+  });
+}
+
+/**
+ * The `data` of a management answer. The client only lets bodies with `data` through; the check here
+ * narrows the type (openapi-fetch types an answer as data or error).
+ */
+export async function dataOf<T>(pending: Promise<{ data?: { data: T }; response: Response }>): Promise<T> {
+  return (await bodyOf(pending)).data;
+}
+
+/** The whole body of a management answer (`data` and, for lists, `pagination`). */
+export async function bodyOf<B>(pending: Promise<{ data?: B; response: Response }>): Promise<B> {
+  const { data, response } = await pending;
+  if (data === undefined) throw new CliError(`Cadre answered ${response.status} without a body`, EXIT_SERVER);
+  return data;
 }

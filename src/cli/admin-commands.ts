@@ -1,17 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createAdminClient } from './admin-client.js';
+import { createAdminClient, dataOf } from './admin-client.js';
+import type { CadreApi, RequestBody } from './api.js';
 import { CliError } from './errors.js';
 import { type CliIo, printJson, printLine } from './io.js';
 import { resolveServiceUrl, URL_OPTION_HELP, unreachableHint } from './service-url.js';
+
+// Values from the command line where the API wants its own types (enums, grants) are cast, not checked:
+// the server validates them and its 400 is printed.
+type Role = RequestBody<'/admin/v1/organizations/{org}/members', 'post'>['role'];
 
 interface AdminOptions {
   url?: string;
   token?: string;
   json?: boolean;
 }
-
-type Row = Record<string, unknown>;
 
 /** `cadre admin …`: the operator's commands, each one call to the admin API (docs/admin-api.md). */
 export function registerAdminCommands(program: Command, io: CliIo): void {
@@ -25,9 +28,10 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--json', 'print the answer as JSON, for scripts');
 
   const run =
-    (
-      action: (call: ReturnType<typeof createAdminClient>['call'], ...args: string[]) => Promise<Row>,
-      human: (data: Row) => string[],
+    <T>(
+      action: (api: CadreApi, ...args: string[]) => Promise<T>,
+      human: (data: T) => string[],
+      timeoutMs?: number,
     ) =>
     async (...args: unknown[]) => {
       const command = args.at(-1) as Command;
@@ -35,9 +39,14 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
       const token = options.token ?? io.env.CADRE_ADMIN_TOKEN;
       if (!token) throw new CliError('an admin token is needed', 1, 'pass --token or set CADRE_ADMIN_TOKEN');
       const { url, source } = resolveServiceUrl(io, { url: options.url });
-      const client = createAdminClient({ baseUrl: url, token, unreachableHint: unreachableHint(source) });
+      const api = createAdminClient({
+        baseUrl: url,
+        token,
+        unreachableHint: unreachableHint(source),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
       const positional = args.slice(0, -2).filter((value): value is string => typeof value === 'string');
-      const data = await action(client.call, ...positional);
+      const data = await action(api, ...positional);
       if (options.json) printJson(io, data);
       else for (const line of human(data)) printLine(io.stdout, line);
     };
@@ -54,26 +63,25 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--owner-name <name>', "owner's name");
   createOrg.action(
     run(
-      (call) => {
+      (api) => {
         const o = opts(createOrg);
-        return call('POST', '/admin/v1/organizations', {
-          slug: o.slug,
-          name: o.name,
-          accountType: o.type,
-          owner: { email: o.ownerEmail, ...(o.ownerName ? { name: o.ownerName } : {}) },
-        });
+        return dataOf(
+          api.POST('/admin/v1/organizations', {
+            body: {
+              slug: o.slug!,
+              name: o.name!,
+              accountType: o.type as RequestBody<'/admin/v1/organizations', 'post'>['accountType'],
+              owner: { email: o.ownerEmail!, ...(o.ownerName ? { name: o.ownerName } : {}) },
+            },
+          }),
+        );
       },
-      (d) => {
-        const organization = d.organization as Row;
-        const owner = d.owner as Row;
-        const key = d.apiKey as Row;
-        return [
-          `organization ${organization.slug} (${organization.id}, ${organization.accountType})`,
-          `owner        ${owner.email} (${owner.id})`,
-          `owner key    ${key.key}`,
-          'Store the key now: it is not shown again.',
-        ];
-      },
+      ({ organization, owner, apiKey }) => [
+        `organization ${organization.slug} (${organization.id}, ${organization.accountType})`,
+        `owner        ${owner.email} (${owner.id})`,
+        `owner key    ${apiKey.key}`,
+        'Store the key now: it is not shown again.',
+      ],
     ),
   );
 
@@ -86,15 +94,16 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--name <name>', 'name');
   addMember.action(
     run(
-      (call, orgRef) => {
+      (api, org) => {
         const o = opts(addMember);
-        return call('POST', `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/members`, {
-          email: o.email,
-          role: o.role,
-          ...(o.name ? { name: o.name } : {}),
-        });
+        return dataOf(
+          api.POST('/admin/v1/organizations/{org}/members', {
+            params: { path: { org: org! } },
+            body: { email: o.email!, role: o.role as Role, ...(o.name ? { name: o.name } : {}) },
+          }),
+        );
       },
-      (d) => [`member ${(d.user as Row).email} (${(d.user as Row).id}) as ${(d.membership as Row).role}`],
+      ({ user, membership }) => [`member ${user.email} (${user.id}) as ${membership.role}`],
     ),
   );
   const setRole = member
@@ -103,13 +112,12 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .requiredOption('--role <role>', 'admin or member');
   setRole.action(
     run(
-      (call, orgRef, userId) =>
-        call(
-          'PUT',
-          `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/members/${encodeURIComponent(userId!)}`,
-          {
-            role: opts(setRole).role,
-          },
+      (api, org, userId) =>
+        dataOf(
+          api.PUT('/admin/v1/organizations/{org}/members/{userId}', {
+            params: { path: { org: org!, userId: userId! } },
+            body: { role: opts(setRole).role as Role },
+          }),
         ),
       (d) => [`${d.userId} is now ${d.role}`],
     ),
@@ -126,7 +134,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--connections <n>', 'OAuth connections');
   limits.action(
     run(
-      (call, orgRef) => {
+      (api, org) => {
         const o = opts(limits);
         const given = Object.entries({
           apiRequests: o.apiRequests,
@@ -141,17 +149,16 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
             );
           }
         }
-        const path = `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/limits`;
-        if (given.length === 0) return call('GET', path);
-        return call(
-          'PUT',
-          path,
-          Object.fromEntries(given.map(([key, value]) => [key, value === 'plan' ? null : Number(value)])),
+        const params = { path: { org: org! } };
+        if (given.length === 0) return dataOf(api.GET('/admin/v1/organizations/{org}/limits', { params }));
+        const body = Object.fromEntries(
+          given.map(([key, value]) => [key, value === 'plan' ? null : Number(value)]),
         );
+        return dataOf(api.PUT('/admin/v1/organizations/{org}/limits', { params, body }));
       },
       (d) => {
-        const overridden = new Set(d.overridden as string[]);
-        return Object.entries(d.limits as Row).map(
+        const overridden = new Set<string>(d.overridden);
+        return Object.entries(d.limits).map(
           ([key, value]) =>
             `${key.padEnd(15)} ${value}${overridden.has(key) ? '  (override)' : `  (plan ${d.planKey})`}`,
         );
@@ -164,12 +171,15 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .description('Make a member the owner; the previous owner becomes an admin')
     .action(
       run(
-        (call, orgRef, userId) =>
-          call('POST', `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/ownership-transfer`, {
-            userId,
-          }),
-        (d) => [
-          `${(d.owner as Row).userId} is now the owner; ${(d.previousOwner as Row).userId} is now ${(d.previousOwner as Row).role}`,
+        (api, org, userId) =>
+          dataOf(
+            api.POST('/admin/v1/organizations/{org}/ownership-transfer', {
+              params: { path: { org: org! } },
+              body: { userId: userId! },
+            }),
+          ),
+        ({ owner, previousOwner }) => [
+          `${owner.userId} is now the owner; ${previousOwner.userId} is now ${previousOwner.role}`,
         ],
       ),
     );
@@ -182,14 +192,16 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .requiredOption('--name <name>', 'display name');
   createProject.action(
     run(
-      (call, orgRef) =>
-        call('POST', `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/projects`, {
-          slug: opts(createProject).slug,
-          name: opts(createProject).name,
-        }),
-      (d) => [
-        `project ${(d.project as Row).slug} (${(d.project as Row).id})`,
-        ...(d.environments as Row[]).map((e) => `  environment ${e.name} (${e.id})`),
+      (api, org) =>
+        dataOf(
+          api.POST('/admin/v1/organizations/{org}/projects', {
+            params: { path: { org: org! } },
+            body: { slug: opts(createProject).slug!, name: opts(createProject).name! },
+          }),
+        ),
+      ({ project, environments }) => [
+        `project ${project.slug} (${project.id})`,
+        ...environments.map((e) => `  environment ${e.name} (${e.id})`),
       ],
     ),
   );
@@ -201,11 +213,14 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .requiredOption('--name <name>', 'name');
   createEnv.action(
     run(
-      (call, projectId) =>
-        call('POST', `/admin/v1/projects/${encodeURIComponent(projectId!)}/environments`, {
-          name: opts(createEnv).name,
-        }),
-      (d) => [`environment ${(d.environment as Row).name} (${(d.environment as Row).id})`],
+      (api, projectId) =>
+        dataOf(
+          api.POST('/admin/v1/projects/{projectId}/environments', {
+            params: { path: { projectId: projectId! } },
+            body: { name: opts(createEnv).name! },
+          }),
+        ),
+      ({ environment }) => [`environment ${environment.name} (${environment.id})`],
     ),
   );
 
@@ -216,11 +231,14 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .requiredOption('--name <name>', 'name');
   createAgent.action(
     run(
-      (call, projectId) =>
-        call('POST', `/admin/v1/projects/${encodeURIComponent(projectId!)}/agents`, {
-          name: opts(createAgent).name,
-        }),
-      (d) => [`agent ${(d.agent as Row).name} (${(d.agent as Row).id})`],
+      (api, projectId) =>
+        dataOf(
+          api.POST('/admin/v1/projects/{projectId}/agents', {
+            params: { path: { projectId: projectId! } },
+            body: { name: opts(createAgent).name! },
+          }),
+        ),
+      ({ agent }) => [`agent ${agent.name} (${agent.id})`],
     ),
   );
 
@@ -233,7 +251,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--expires-in <seconds>', 'lifetime in seconds');
   createKey.action(
     run(
-      (call, orgRef, userId) => {
+      (api, org, userId) => {
         const o = opts(createKey);
         let grants: unknown;
         try {
@@ -245,14 +263,18 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
             `e.g. --grants '{"type":"organization","permissions":["experts:write"]}'`,
           );
         }
-        return call(
-          'POST',
-          `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/users/${encodeURIComponent(userId!)}/api-keys`,
-          {
-            grants,
-            ...(o.name ? { name: o.name } : {}),
-            ...(o.expiresIn ? { expiresIn: Number(o.expiresIn) } : {}),
-          },
+        return dataOf(
+          api.POST('/admin/v1/organizations/{org}/users/{userId}/api-keys', {
+            params: { path: { org: org!, userId: userId! } },
+            body: {
+              grants: grants as RequestBody<
+                '/admin/v1/organizations/{org}/users/{userId}/api-keys',
+                'post'
+              >['grants'],
+              ...(o.name ? { name: o.name } : {}),
+              ...(o.expiresIn ? { expiresIn: Number(o.expiresIn) } : {}),
+            },
+          }),
         );
       },
       (d) => [
@@ -270,10 +292,15 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--from-file <path>', 'read the password from this file (- for standard input)', '-');
   setPassword.action(
     run(
-      (call, userId) => {
+      (api, userId) => {
         const source = opts(setPassword).fromFile ?? '-';
         const text = readFileSync(source === '-' ? 0 : source, 'utf8').replace(/\r?\n$/, '');
-        return call('PUT', `/admin/v1/users/${encodeURIComponent(userId!)}/password`, { password: text });
+        return dataOf(
+          api.PUT('/admin/v1/users/{userId}/password', {
+            params: { path: { userId: userId! } },
+            body: { password: text },
+          }),
+        );
       },
       () => ['password set'],
     ),
@@ -285,23 +312,21 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--max-rows <rows>', 'stop after this many rows (run again to continue)');
   rotate.action(
     run(
-      (call) => {
+      (api) => {
         const maxRows = opts(rotate).maxRows;
-        // One call runs the whole rotation server-side, in batches: allow it minutes, not seconds.
-        return call(
-          'POST',
-          '/admin/v1/encryption-keys/rotate',
-          maxRows ? { maxRows: Number(maxRows) } : {},
-          600_000,
+        return dataOf(
+          api.POST('/admin/v1/encryption-keys/rotate', { body: maxRows ? { maxRows: Number(maxRows) } : {} }),
         );
       },
       (d) => [
         `re-encrypted ${d.integrationVersions} client secret(s) and ${d.connections} connection(s)`,
-        ...((d.unreadable as string[]).length
-          ? [`unreadable, skipped (no key of the ring opens them): ${(d.unreadable as string[]).join(', ')}`]
+        ...(d.unreadable.length
+          ? [`unreadable, skipped (no key of the ring opens them): ${d.unreadable.join(', ')}`]
           : []),
         d.done ? 'done: nothing remains under an older key' : 'not done: run again to continue',
       ],
+      // One call runs the whole rotation server-side, in batches: allow it minutes, not seconds.
+      600_000,
     ),
   );
 
@@ -314,14 +339,17 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .requiredOption('--reason <text>', 'why; shown to whoever reads the version or delegates to it');
   takedown.action(
     run(
-      (call, key) =>
-        call('POST', `/admin/v1/registry/experts/${encodeURIComponent(key!)}/takedown`, {
-          reason: opts(takedown).reason,
-        }),
-      (d) => {
-        const record = d.takedown as Row;
-        return [`taken down  ${record.key} (${record.expertId})`, `reason      ${record.reason}`];
-      },
+      (api, expertKey) =>
+        dataOf(
+          api.POST('/admin/v1/registry/experts/{expertKey}/takedown', {
+            params: { path: { expertKey: expertKey! } },
+            body: { reason: opts(takedown).reason! },
+          }),
+        ),
+      ({ takedown: record }) => [
+        `taken down  ${record.key} (${record.expertId})`,
+        `reason      ${record.reason}`,
+      ],
     ),
   );
 
@@ -331,13 +359,14 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--limit <n>', 'how many', '100');
   audit.action(
     run(
-      (call, orgRef) =>
-        call(
-          'GET',
-          `/admin/v1/organizations/${encodeURIComponent(orgRef!)}/audit-events?limit=${Number(opts(audit).limit)}`,
+      (api, org) =>
+        dataOf(
+          api.GET('/admin/v1/organizations/{org}/audit-events', {
+            params: { path: { org: org! }, query: { limit: Number(opts(audit).limit) } },
+          }),
         ),
       (d) =>
-        (d.events as Row[]).map(
+        d.events.map(
           (e) =>
             `${e.createdAt}  ${e.action}  ${e.targetType}:${e.targetId}  by ${e.actorKind}${e.actorUserId ? `:${e.actorUserId}` : ''}`,
         ),

@@ -17,21 +17,20 @@ export function apiKeyClient(io: CliIo, options: { url?: string | undefined }, n
   });
 }
 
-/** Follows cursor pages of a list endpoint until it ends or `limit` items are read. */
+/** Follows cursor pages of a list endpoint (`page` reads one) until it ends or `limit` items are read. */
 export async function readPages<T>(
-  client: ReturnType<typeof createAdminClient>,
-  path: string,
-  query: URLSearchParams,
+  page: (query: {
+    limit: number;
+    cursor?: string;
+  }) => Promise<{ data: T[]; pagination?: { nextCursor: string | null } }>,
   limit: number,
 ): Promise<{ items: T[]; more: boolean }> {
   const items: T[] = [];
   let cursor: string | null | undefined;
   do {
-    query.set('limit', String(Math.min(100, limit - items.length)));
-    if (cursor) query.set('cursor', cursor);
-    const page = await client.page<T[]>('GET', `${path}?${query}`);
-    items.push(...page.data);
-    cursor = page.pagination?.nextCursor;
+    const answer = await page({ limit: Math.min(100, limit - items.length), ...(cursor ? { cursor } : {}) });
+    items.push(...answer.data);
+    cursor = answer.pagination?.nextCursor;
   } while (cursor && items.length < limit);
   return { items, more: Boolean(cursor) };
 }

@@ -1,4 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { bodyOf, dataOf } from './admin-client.js';
+import type { CadreApi } from './api.js';
 import { apiKeyClient, readPages } from './api-key-client.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
 import { URL_OPTION_HELP } from './service-url.js';
@@ -12,14 +14,7 @@ interface AuditOptions {
   json?: boolean;
 }
 
-interface AuditEvent {
-  id: string;
-  action: string;
-  actor: { kind: string; userId: string | null; apiKeyId: string | null };
-  target: { type: string; id: string };
-  metadata: Record<string, unknown> | null;
-  createdAt: string;
-}
+type AuditEvent = Awaited<ReturnType<typeof readEvents>>['items'][number];
 
 const MAX_EVENTS = 10_000;
 
@@ -51,18 +46,7 @@ export function registerAuditCommand(program: Command, io: CliIo): void {
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the events as a JSON array, for scripts')
     .action(async (org: string | undefined, options: AuditOptions) => {
-      const client = apiKeyClient(io, options, 'audit:read');
-      const query = new URLSearchParams();
-      if (options.action) query.set('action', options.action);
-      if (options.actor) query.set('actor', options.actor);
-      const organization =
-        org ?? (await client.call<{ organization: { id: string } }>('GET', '/api/v1/me')).organization.id;
-      const { items: events, more } = await readPages<AuditEvent>(
-        client,
-        `/api/v1/organizations/${encodeURIComponent(organization)}/audit-events`,
-        query,
-        options.limit,
-      );
+      const { items: events, more } = await readEvents(apiKeyClient(io, options, 'audit:read'), org, options);
       if (options.json) return printJson(io, events);
       const rows = events.map((event) => [
         event.createdAt,
@@ -74,4 +58,21 @@ export function registerAuditCommand(program: Command, io: CliIo): void {
       const hint = more ? ' (more: raise --limit)' : '';
       printLine(io.stderr, paintFor(io).dim(`${rows.length} event${rows.length === 1 ? '' : 's'}${hint}`));
     });
+}
+
+async function readEvents(client: CadreApi, org: string | undefined, options: AuditOptions) {
+  const organization = org ?? (await dataOf(client.GET('/api/v1/me'))).organization.id;
+  const filters = {
+    ...(options.action ? { action: options.action } : {}),
+    ...(options.actor ? { actor: options.actor } : {}),
+  };
+  return readPages(
+    (page) =>
+      bodyOf(
+        client.GET('/api/v1/organizations/{org}/audit-events', {
+          params: { path: { org: organization }, query: { ...filters, ...page } },
+        }),
+      ),
+    options.limit,
+  );
 }

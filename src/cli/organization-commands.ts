@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { bodyOf, dataOf } from './admin-client.js';
 import { apiKeyClient, readPages } from './api-key-client.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
 import { URL_OPTION_HELP } from './service-url.js';
@@ -8,28 +9,6 @@ interface Options {
   url?: string;
   json?: boolean;
 }
-interface Me {
-  user: { id: string; email: string; name: string | null };
-  organization: { id: string; slug: string; name: string; accountType: string };
-  role: string;
-  permissions: string[];
-  authentication: { kind: string; apiKeyId?: string; start?: string };
-}
-interface Project {
-  id: string;
-  slug: string;
-  name: string;
-  environments: Array<{ id: string; name: string }>;
-  agents: Array<{ id: string; name: string }>;
-}
-interface Member {
-  userId: string;
-  name: string | null;
-  email: string | null;
-  role: string;
-  joinedAt: string;
-}
-
 const LIST_LIMIT = 10_000;
 
 /**
@@ -43,11 +22,12 @@ export function registerOrganizationCommands(program: Command, io: CliIo): void 
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON')
     .action(async (options: Options) => {
-      const me = await apiKeyClient(io, options, 'any permission').call<Me>('GET', '/api/v1/me');
+      const me = await dataOf(apiKeyClient(io, options, 'any permission').GET('/api/v1/me'));
       if (options.json) return printJson(io, me);
       const who = me.user.name ? `${me.user.name} <${me.user.email}>` : me.user.email;
       printLine(io.stdout, `${who}, ${me.role} of ${me.organization.name} (${me.organization.slug})`);
-      printLine(io.stdout, `key ${me.authentication.start ?? ''}… (${me.authentication.apiKeyId ?? ''})`);
+      const key = me.authentication.kind === 'apiKey' ? me.authentication : undefined;
+      printLine(io.stdout, `key ${key?.start ?? ''}… (${key?.apiKeyId ?? ''})`);
       printLine(io.stdout, `may: ${me.permissions.join(', ') || 'nothing'}`);
     });
 
@@ -59,10 +39,8 @@ export function registerOrganizationCommands(program: Command, io: CliIo): void 
     .option('--json', 'print the projects as a JSON array')
     .action(async (options: Options) => {
       const client = apiKeyClient(io, options, 'projects:read');
-      const { items } = await readPages<Project>(
-        client,
-        '/api/v1/projects',
-        new URLSearchParams(),
+      const { items } = await readPages(
+        (query) => bodyOf(client.GET('/api/v1/projects', { params: { query } })),
         LIST_LIMIT,
       );
       if (options.json) return printJson(io, items);
@@ -85,11 +63,14 @@ export function registerOrganizationCommands(program: Command, io: CliIo): void 
     .option('--json', 'print the members as a JSON array')
     .action(async (org: string | undefined, options: Options) => {
       const client = apiKeyClient(io, options, 'members:read');
-      const organization = org ?? (await client.call<Me>('GET', '/api/v1/me')).organization.id;
-      const { items } = await readPages<Member>(
-        client,
-        `/api/v1/organizations/${encodeURIComponent(organization)}/members`,
-        new URLSearchParams(),
+      const organization = org ?? (await dataOf(client.GET('/api/v1/me'))).organization.id;
+      const { items } = await readPages(
+        (query) =>
+          bodyOf(
+            client.GET('/api/v1/organizations/{org}/members', {
+              params: { path: { org: organization }, query },
+            }),
+          ),
         LIST_LIMIT,
       );
       if (options.json) return printJson(io, items);

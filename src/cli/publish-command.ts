@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import stringify from 'safe-stable-stringify';
 import { DelegationCycleError, publishOrder, toPublishPayload } from '../config-file/index.js';
 import { closestMatch } from '../config-file/suggest.js';
 import type { ExpertDefinition } from '../modules/registry/expert-definition.js';
@@ -111,23 +112,13 @@ function summary(io: CliIo, published: number, unchanged: number, notDone: numbe
   printLine(io.stderr, parts.join(', '));
 }
 
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : v,
-  );
-}
-
 /** Whether the registry's copy has the definition we would publish (tags move, so they are ignored). */
 export function sameDefinition(existing: RegistryExpert, payload: ExpertDefinition): boolean {
   return (
     existing.instruction === payload.instruction &&
     (existing.description ?? '') === payload.description &&
     (existing.minRuntimeVersion === undefined || existing.minRuntimeVersion === payload.minRuntimeVersion) &&
-    canonical(existing.skills) === canonical(payload.skills) &&
-    canonical([...existing.delegates].sort()) === canonical([...(payload.delegates ?? [])].sort())
+    stringify(existing.skills) === stringify(payload.skills) &&
+    stringify([...existing.delegates].sort()) === stringify([...(payload.delegates ?? [])].sort())
   );
 }

@@ -68,4 +68,16 @@ describe('registry client errors', () => {
     expect(error).toBeInstanceOf(RegistryNetworkError);
     expect((error as Error).message).toMatch(/unexpected shape/);
   });
+
+  it('takes a 2xx with an empty chunked body as done (a delete answers so)', async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'transfer-encoding': 'chunked' });
+      res.end();
+    });
+    await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
+    const client = createRegistryClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    });
+    await expect(client.remove('writer@1.0.0')).resolves.toBeUndefined();
+  });
 });

@@ -1,44 +1,18 @@
 /**
- * A small typed client for the registry HTTP API (docs/registry.md, docs/errors.md). Response
- * schemas are loose on purpose: the CLI reads the fields it prints and tolerates new ones, so a
- * newer server never breaks an older CLI.
+ * The registry HTTP API (docs/registry.md, docs/errors.md) through openapi-fetch, typed from the service's
+ * OpenAPI document (api-schema.d.ts). Nothing else is checked at run time but the envelope the CLI reads
+ * (`data.experts`, `data.expert`, `data.versions`): a newer server's extra fields never break an older CLI.
  */
-import { z } from 'zod';
 import type { ExpertDefinition, ExpertStatus } from '../modules/registry/expert-definition.js';
+import { type CadreApi, createCadreApi, type RequestBody } from './api.js';
+import type { components, operations } from './api-schema.js';
 import { EXIT_SERVER, EXIT_USER } from './errors.js';
 
-const digestSchema = z.looseObject({
-  key: z.string(),
-  name: z.string(),
-  version: z.string(),
-  tags: z.array(z.string()).default([]),
-  description: z.string().optional(),
-  minRuntimeVersion: z.string().optional(),
-  owner: z.looseObject({ name: z.string().optional() }).optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
-});
-
-const registryExpertSchema = digestSchema.extend({
-  status: z.string().optional(),
-  instruction: z.string().optional(),
-  skills: z.record(z.string(), z.unknown()).default({}),
-  delegates: z.array(z.string()).default([]),
-});
-
-const listSchema = z.object({
-  data: z.object({ experts: z.array(digestSchema) }),
-  meta: z.looseObject({ total: z.number().optional() }).optional(),
-});
-const expertEnvelopeSchema = z.object({ data: z.object({ expert: registryExpertSchema }) });
-const versionsSchema = z.object({
-  data: z.object({ versions: z.array(digestSchema.partial({ tags: true })), latest: z.string().nullish() }),
-});
-
-export type ExpertDigest = z.infer<typeof digestSchema>;
-export type RegistryExpert = z.infer<typeof registryExpertSchema>;
-export type ExpertList = z.infer<typeof listSchema>;
-export type ExpertVersions = z.infer<typeof versionsSchema>['data'];
+export type ExpertDigest = components['schemas']['ExpertDigest'];
+export type RegistryExpert = components['schemas']['RegistryExpert'];
+export type ExpertList = operations['listExperts']['responses'][200]['content']['application/json'];
+export type ExpertVersions =
+  operations['getExpertVersions']['responses'][200]['content']['application/json']['data'];
 
 export type ListQuery = {
   organizationId?: string;
@@ -87,74 +61,73 @@ export type RegistryClientOptions = {
 
 export function createRegistryClient(options: RegistryClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const api: CadreApi = createCadreApi({
+    baseUrl: base,
+    token: options.apiKey,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    unreachable: (_base, why) =>
+      new RegistryNetworkError(`cannot reach Cadre at ${base} (${why})`, options.unreachableHint),
+    refused: ({ method, path, status, statusText, text, json }) =>
+      status >= 200 && status < 300
+        ? new RegistryNetworkError(`the registry at ${base} answered ${method} ${path} with non-JSON content`)
+        : errorFrom(status, statusText, text, json),
+  });
 
-  async function request<T>(
-    method: string,
-    path: string,
-    schema: z.ZodType<T> | null,
-    body?: unknown,
-  ): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new RegistryNetworkError(`cannot reach Cadre at ${base} (${why})`, options.unreachableHint);
-    }
-    const text = await response.text();
-    if (!response.ok) throw errorFrom(response, text);
-    if (schema === null) return undefined as T;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new RegistryNetworkError(
-        `the registry at ${base} answered ${method} ${path} with non-JSON content`,
-      );
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      throw new RegistryNetworkError(
-        `the registry at ${base} answered ${method} ${path} with an unexpected shape`,
-      );
-    }
-    return parsed.data;
+  /** The body's `data`, when it holds `field` of the expected kind (`asked`: what was called, for the error). */
+  async function dataWith<D extends Record<string, unknown>>(
+    asked: string,
+    pending: Promise<{ data?: { data: D } }>,
+    field: keyof D & string,
+    kind: 'array' | 'object',
+  ): Promise<D> {
+    const { data } = await pending;
+    const value = (data?.data as Record<string, unknown> | undefined)?.[field];
+    if (kind === 'array' ? Array.isArray(value) : value !== null && typeof value === 'object')
+      return data!.data;
+    throw new RegistryNetworkError(`the registry at ${base} answered ${asked} with an unexpected shape`);
   }
 
-  const expertPath = (key: string) => `/registry/experts/${encodeURIComponent(key)}`;
+  const expertKey = (key: string) => ({ params: { path: { expertKey: key } } });
+  const get = async (key: string): Promise<RegistryExpert> =>
+    (
+      await dataWith(
+        `GET /registry/experts/${encodeURIComponent(key)}`,
+        api.GET('/registry/experts/{expertKey}', expertKey(key)),
+        'expert',
+        'object',
+      )
+    ).expert;
 
   return {
     baseUrl: base,
     async list(query: ListQuery = {}): Promise<ExpertList> {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-      const qs = params.size > 0 ? `?${params}` : '';
-      return request('GET', `/registry/experts${qs}`, listSchema);
+      const { take, skip, ...rest } = query;
+      const strings = {
+        ...rest,
+        ...(take === undefined ? {} : { take: String(take) }),
+        ...(skip === undefined ? {} : { skip: String(skip) }),
+      };
+      const pending = api.GET('/registry/experts', { params: { query: strings } });
+      await dataWith('GET /registry/experts', pending, 'experts', 'array');
+      return (await pending).data!;
     },
-    async get(key: string): Promise<RegistryExpert> {
-      return (await request('GET', expertPath(key), expertEnvelopeSchema)).data.expert;
-    },
+    get,
     /** The Expert, or undefined when the registry answers 404. */
     async find(key: string): Promise<RegistryExpert | undefined> {
       try {
-        return (await request('GET', expertPath(key), expertEnvelopeSchema)).data.expert;
+        return await get(key);
       } catch (error) {
         if (error instanceof RegistryError && error.status === 404) return undefined;
         throw error;
       }
     },
     async versions(name: string): Promise<ExpertVersions> {
-      return (await request('GET', `${expertPath(name)}/versions`, versionsSchema)).data;
+      return dataWith(
+        `GET /registry/experts/${encodeURIComponent(name)}/versions`,
+        api.GET('/registry/experts/{expertKey}/versions', expertKey(name)),
+        'versions',
+        'array',
+      );
     },
     /**
      * Whether the server accepts the API key, before anything relies on it (reads do not check it). Any
@@ -162,46 +135,44 @@ export function createRegistryClient(options: RegistryClientOptions) {
      */
     async checkCredential(): Promise<void> {
       try {
-        await request('GET', '/api/v1/billing/plans', null);
+        await api.GET('/api/v1/billing/plans');
       } catch (error) {
         if (error instanceof RegistryError && (error.status === 403 || error.status === 404)) return;
         throw error;
       }
     },
     async publish(payload: ExpertDefinition): Promise<RegistryExpert> {
-      return (await request('POST', '/registry/experts', expertEnvelopeSchema, payload)).data.expert;
+      // The compiler checks that a definition is what the route takes.
+      const body: RequestBody<'/registry/experts', 'post'> = payload;
+      const pending = api.POST('/registry/experts', { body });
+      return (await dataWith('POST /registry/experts', pending, 'expert', 'object')).expert;
     },
     async update(key: string, body: { status?: ExpertStatus; tags?: string[] }): Promise<void> {
       // Only the update's status is relied upon (docs/registry.md).
-      await request('POST', expertPath(key), null, body);
+      await api.POST('/registry/experts/{expertKey}', { ...expertKey(key), body });
     },
     async remove(key: string): Promise<void> {
-      await request('DELETE', expertPath(key), null);
+      await api.DELETE('/registry/experts/{expertKey}', expertKey(key));
     },
   };
 }
 
 export type RegistryClient = ReturnType<typeof createRegistryClient>;
 
-function errorFrom(response: Response, text: string): RegistryError {
-  try {
-    const body = JSON.parse(text) as { error?: unknown; reason?: unknown; message?: unknown };
+function errorFrom(status: number, statusText: string, text: string, json: unknown): RegistryError {
+  if (json !== null && typeof json === 'object') {
+    const body = json as { error?: unknown; reason?: unknown; message?: unknown };
     // Registry shape: { code, error: "Not Found", reason }. Management shape (a proxy or a
     // rate limiter in front may answer with it): { error: { code, message } }.
     if (body.error && typeof body.error === 'object') {
       const inner = body.error as { code?: unknown; message?: unknown };
-      const title = typeof inner.code === 'string' ? inner.code : response.statusText;
-      return new RegistryError(
-        response.status,
-        title,
-        typeof inner.message === 'string' ? inner.message : text,
-      );
+      const title = typeof inner.code === 'string' ? inner.code : statusText;
+      return new RegistryError(status, title, typeof inner.message === 'string' ? inner.message : text);
     }
-    const title = typeof body.error === 'string' ? body.error : response.statusText;
+    const title = typeof body.error === 'string' ? body.error : statusText;
     const reason =
       typeof body.reason === 'string' ? body.reason : typeof body.message === 'string' ? body.message : text;
-    return new RegistryError(response.status, title, reason);
-  } catch {
-    return new RegistryError(response.status, response.statusText, text.slice(0, 200) || '(empty body)');
+    return new RegistryError(status, title, reason);
   }
+  return new RegistryError(status, statusText, text.slice(0, 200) || '(empty body)');
 }

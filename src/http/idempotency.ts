@@ -1,5 +1,6 @@
 import { and, eq, lt, lte } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import stringify from 'safe-stable-stringify';
 import type { Database } from '../db/client.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/secrets.js';
@@ -50,14 +51,7 @@ export function idempotencyKeyOf(request: FastifyRequest): string {
 
 /** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
+  return stringify(value) ?? 'null';
 }
 
 export type Idempotency = ReturnType<typeof createIdempotency>;

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { Change, ChangeBus } from '../../db/change-bus.js';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
@@ -81,8 +82,7 @@ export type ApiKeyAuthenticator = ReturnType<typeof createApiKeyAuthenticator>;
  */
 export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
   const { db } = deps.database;
-  const maxEntries = deps.maxCacheEntries ?? 10_000;
-  const cache = new Map<string, CachedKey>();
+  const cache = new LRUCache<string, CachedKey>({ max: deps.maxCacheEntries ?? 10_000 });
   // Bumped on every invalidation: a lookup that raced one must not cache what it read.
   let generation = 0;
   const lastUsed = new Map<string, Date>();
@@ -90,14 +90,13 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
 
   const evict = (change: Change) => {
     generation++;
-    for (const [digest, entry] of cache) {
-      const hit =
-        change.topic === API_KEY_CHANGED
-          ? entry.principal.apiKeyId === change.id
-          : entry.principal.userId === change.userId &&
-            entry.principal.organizationId === change.organizationId;
-      if (hit) cache.delete(digest);
-    }
+    const hits = [...cache.entries()].filter(([, entry]) =>
+      change.topic === API_KEY_CHANGED
+        ? entry.principal.apiKeyId === change.id
+        : entry.principal.userId === change.userId &&
+          entry.principal.organizationId === change.organizationId,
+    );
+    for (const [digest] of hits) cache.delete(digest);
   };
   deps.bus.subscribe({
     onChange: (change) => {
@@ -129,7 +128,7 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     return load(hex).then((row) => {
       if (!row) return null;
       const entry = toCachedKey(row);
-      if (seen === generation && deps.bus.isLive()) remember(entry);
+      if (seen === generation && deps.bus.isLive()) cache.set(entry.digest, entry);
       return admit(entry, digest);
     });
   }
@@ -141,14 +140,6 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     if (entry.revokedAt || (entry.expiresAt && entry.expiresAt <= now)) return null;
     lastUsed.set(entry.principal.apiKeyId, now);
     return entry.principal;
-  }
-
-  function remember(entry: CachedKey) {
-    if (cache.size >= maxEntries) {
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
-    cache.set(entry.digest, entry);
   }
 
   // One flush at a time; a caller arriving mid-flush waits for it, so "flushed" means written.

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import semver from 'semver';
 import { ApiError } from '../../http/errors.js';
 import { type ParsedExpertKey, tryParseExpertKey } from './expert-definition.js';
@@ -27,15 +28,11 @@ export function keyFromUrl(url: string, allowVersions: boolean): KeyRequest {
   const memo = allowVersions ? parsedPaths.get(path) : undefined;
   if (memo) return memo;
   const parsed = parseKeyPath(path, allowVersions);
-  if (allowVersions) {
-    if (parsedPaths.size >= MEMO_ENTRIES) parsedPaths.clear();
-    parsedPaths.set(path, parsed);
-  }
+  if (allowVersions) parsedPaths.set(path, parsed);
   return parsed;
 }
 
-const MEMO_ENTRIES = 10_000;
-const parsedPaths = new Map<string, KeyRequest>();
+const parsedPaths = new LRUCache<string, KeyRequest>({ max: 10_000 });
 
 function parseKeyPath(path: string, allowVersions: boolean): KeyRequest {
   const rawTail = path.startsWith(EXPERTS_PATH) ? path.slice(EXPERTS_PATH.length) : '';

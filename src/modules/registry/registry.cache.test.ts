@@ -76,13 +76,18 @@ describe('registry read cache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('is bounded (evicting whole names, oldest first) and disabled at 0 entries', () => {
+  it('is bounded (least recently used first) and disabled at 0 entries', () => {
     const { bus } = fakeBus();
     const cache = createRegistryReadCache(bus, 3);
     for (const name of ['a', 'b', 'c', 'd']) cache.set(name, '', answer(name), cache.token());
     expect(cache.size).toBe(3);
     expect(cache.get('a', '')).toBeUndefined();
     expect(cache.get('d', '')).toEqual(answer('d'));
+    // A read keeps an answer: 'b' was read before 'e' came, so 'c' goes.
+    expect(cache.get('b', '')).toEqual(answer('b'));
+    cache.set('e', '', answer('e'), cache.token());
+    expect(cache.get('c', '')).toBeUndefined();
+    expect(cache.get('b', '')).toEqual(answer('b'));
     const off = createRegistryReadCache(bus, 0);
     off.set('a', '', answer('a'), off.token());
     expect(off.get('a', '')).toBeUndefined();
@@ -112,7 +117,9 @@ describe('registry read cache', () => {
       cache.set(name, '', answer('z'.repeat(100)), cache.token());
     }
     expect(cache.bytes).toBeLessThanOrEqual(1600);
-    expect(cache.get('a', '')).toBeUndefined();
+    // 'a' was written again after 'b': 'b' is the least recently used, and went.
+    expect(cache.get('b', '')).toBeUndefined();
+    expect(cache.get('a', '')).toEqual(answer('y'.repeat(50)));
     expect(cache.get('q', '')).toBeDefined();
     deliver({ topic: REGISTRY_CHANGED, name: 'q' });
     expect(cache.bytes).toBeLessThanOrEqual(1500);

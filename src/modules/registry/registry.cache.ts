@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 
@@ -29,8 +30,8 @@ export interface RegistryReadCache {
 }
 
 /**
- * Answers of GET /registry/experts/:key per instance, grouped by Expert name. Every write to a name
- * publishes REGISTRY_CHANGED in its transaction; each instance (the writer too, and the writer also
+ * Answers of GET /registry/experts/:key per instance, least recently used evicted first. Every write to a
+ * name publishes REGISTRY_CHANGED in its transaction; each instance (the writer too, and the writer also
  * synchronously after commit) drops the name's entries. A read that raced a change does not store what it
  * read (generation check), and nothing is served while the bus is down, because invalidations could be
  * lost then. Bounded by entries and by bytes (an answer can hold a 20 KB instruction); `maxEntries` 0
@@ -42,29 +43,36 @@ export function createRegistryReadCache(
   maxBytes = 64 * 1024 * 1024,
   events?: CacheEvents,
 ): RegistryReadCache {
-  const byName = new Map<string, Map<string, CachedAnswer>>();
-  const lists = new Map<string, CachedAnswer>();
-  const maxLists = Math.min(maxEntries, 1_000);
-  let size = 0;
-  let bytes = 0;
-  let listBytes = 0;
+  // The keys of each name's answers, so a change drops exactly those; kept in step by `dispose`.
+  const keysOf = new Map<string, Set<string>>();
+  const keyOf = (name: string, ref: string) => `${name}\0${ref}`;
+  // lru-cache wants a positive size: an answer weighs its bytes + 1 (`bytes` is the total less the count).
+  const weight = (answer: CachedAnswer) => answer.body.length + 1;
+  const answers = new LRUCache<string, CachedAnswer>({
+    max: Math.max(1, maxEntries),
+    maxSize: maxBytes,
+    sizeCalculation: weight,
+    dispose: (_answer, key, reason) => {
+      if (reason === 'set') return; // replaced: the key stays
+      if (reason === 'evict') events?.evicted(1);
+      const name = key.slice(0, key.indexOf('\0'));
+      const keys = keysOf.get(name);
+      keys?.delete(key);
+      if (keys?.size === 0) keysOf.delete(name);
+    },
+  });
+  const lists = new LRUCache<string, CachedAnswer>({
+    max: Math.max(1, Math.min(maxEntries, 1_000)),
+    maxSize: maxBytes / 4,
+    sizeCalculation: weight,
+  });
   let generation = 0;
 
-  const dropName = (name: string, entries: Map<string, CachedAnswer>, evicted = false) => {
-    if (evicted) events?.evicted(entries.size);
-    size -= entries.size;
-    for (const entry of entries.values()) bytes -= entry.body.length;
-    byName.delete(name);
-  };
-  const clearLists = () => {
-    lists.clear();
-    listBytes = 0;
-  };
   const invalidate = (name: string) => {
     generation++;
-    clearLists();
-    const entries = byName.get(name);
-    if (entries) dropName(name, entries);
+    lists.clear();
+    const keys = keysOf.get(name);
+    if (keys) for (const key of [...keys]) answers.delete(key);
   };
   bus.subscribe({
     onChange: (change) => {
@@ -74,60 +82,49 @@ export function createRegistryReadCache(
     },
     reset: () => {
       generation++;
-      clearLists();
-      byName.clear();
-      size = 0;
-      bytes = 0;
+      lists.clear();
+      answers.clear();
     },
   });
+
+  const counted = (found: CachedAnswer | undefined) => {
+    if (found) events?.hit();
+    else events?.miss();
+    return found;
+  };
 
   return {
     get(name, ref) {
       if (maxEntries === 0 || !bus.isLive()) return undefined;
-      const found = byName.get(name)?.get(ref);
-      if (found) events?.hit();
-      else events?.miss();
-      return found;
+      return counted(answers.get(keyOf(name, ref)));
     },
     set(name, ref, answer, token) {
       if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
       if (answer.body.length > maxBytes / 16) return; // one answer never crowds out the rest
-      // Evict the oldest names (insertion order) while full: whole names, so `invalidate` stays exact.
-      for (const [oldest, oldEntries] of byName) {
-        if (size < maxEntries && bytes + answer.body.length <= maxBytes) break;
-        if (oldest !== name) dropName(oldest, oldEntries, true);
+      const key = keyOf(name, ref);
+      answers.set(key, answer);
+      let keys = keysOf.get(name);
+      if (!keys) {
+        keys = new Set();
+        keysOf.set(name, keys);
       }
-      let entries = byName.get(name);
-      if (!entries) {
-        entries = new Map();
-        byName.set(name, entries);
-      }
-      const previous = entries.get(ref);
-      if (previous) bytes -= previous.body.length;
-      else size++;
-      bytes += answer.body.length;
-      entries.set(ref, answer);
+      keys.add(key);
     },
     getList(query) {
       if (maxEntries === 0 || !bus.isLive()) return undefined;
-      const found = lists.get(query);
-      if (found) events?.hit();
-      else events?.miss();
-      return found;
+      return counted(lists.get(query));
     },
     setList(query, answer, token) {
       if (maxEntries === 0 || token !== generation || !bus.isLive()) return;
-      if (lists.size >= maxLists || listBytes + answer.body.length > maxBytes / 4) clearLists();
-      listBytes += answer.body.length;
       lists.set(query, answer);
     },
     token: () => generation,
     invalidate,
     get size() {
-      return size;
+      return answers.size;
     },
     get bytes() {
-      return bytes;
+      return answers.calculatedSize - answers.size;
     },
   };
 }

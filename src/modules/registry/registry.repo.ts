@@ -1,6 +1,6 @@
+import DataLoader from 'dataloader';
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { createBatcher } from '../../lib/batcher.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey, parseExpertKey } from './expert-definition.js';
 import type { ExpertRecord } from './registry.presenters.js';
@@ -63,7 +63,7 @@ export async function findByKey(executor: Executor, key: ParsedExpertKey): Promi
 /**
  * The public reads, as prepared statements (built once per database handle: drizzle's query building was
  * a fifth of an uncached read's CPU; planned once per connection by PostgreSQL) taking arrays, so the reads
- * of one event-loop turn go to the database as one query (see createBatcher).
+ * of one event-loop turn go to the database as one query (see batchedReads).
  */
 function prepareReads(db: Db) {
   const names = sql`${sql.placeholder('names')}::text[]`;
@@ -95,29 +95,41 @@ function prepareReads(db: Db) {
 const versionId = (key: { name: string; version: string }) => `${key.name}@${key.version}`;
 
 /**
+ * DataLoader without its cache (nothing served stale: each answer is at least as fresh as a query of its
+ * own), its batch sent after the poll phase rather than on the next tick, so the reads of every request
+ * parsed from the sockets in one event-loop turn share one query.
+ */
+function batchedReads<K, V>(load: (keys: readonly K[]) => Promise<V[]>) {
+  return new DataLoader<K, V>(load, {
+    cache: false,
+    maxBatchSize: 100,
+    batchScheduleFn: (dispatch) => setImmediate(dispatch),
+  });
+}
+
+/**
  * findByKey outside a transaction for the public reads: exact versions and latest versions are read in
  * batches per event-loop turn (one query for every request that arrived together), tags one by one.
  */
 export function createRecordReader(db: Db) {
   const reads = prepareReads(db);
-  const byVersion = createBatcher(async (keys: Array<{ name: string; version: string }>) => {
+  const byVersion = batchedReads(async (keys: readonly { name: string; version: string }[]) => {
     const rows: ExpertRecord[] = await reads.byVersions.execute({
       names: keys.map((key) => key.name),
       versions: keys.map((key) => key.version),
     });
-    return new Map(rows.map((row) => [versionId(row), row]));
-  }, versionId);
-  const latestOf = createBatcher(
-    async (names: string[]) => {
-      const rows: ExpertRecord[] = await reads.latestOf.execute({ names });
-      return new Map(rows.map((row) => [row.name, row]));
-    },
-    (name) => name,
-  );
+    const found = new Map(rows.map((row) => [versionId(row), row]));
+    return keys.map((key) => found.get(versionId(key)));
+  });
+  const latestOf = batchedReads(async (names: readonly string[]) => {
+    const rows: ExpertRecord[] = await reads.latestOf.execute({ names: [...names] });
+    const found = new Map(rows.map((row) => [row.name, row]));
+    return names.map((name) => found.get(name));
+  });
   return {
     readByKey: async (key: ParsedExpertKey): Promise<ExpertRecord | undefined> => {
-      if (key.version !== undefined) return byVersion({ name: key.name, version: key.version });
-      if (key.tag === undefined || key.tag === LATEST_TAG) return latestOf(key.name);
+      if (key.version !== undefined) return byVersion.load({ name: key.name, version: key.version });
+      if (key.tag === undefined || key.tag === LATEST_TAG) return latestOf.load(key.name);
       const [row] = await reads.byTag.execute({ name: key.name, tag: key.tag });
       return row;
     },

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../db/client.js';
+import { migrate } from '../../db/migrate.js';
+import { parseExpertKey } from './expert-definition.js';
+import { createRecordReader } from './registry.repo.js';
+
+let database: Database;
+let statements = 0;
+beforeAll(async () => {
+  database = await openDatabase({ dataDir: 'memory://' });
+  await migrate(database);
+  database.observeQueries(() => statements++);
+});
+afterAll(() => database.close());
+
+const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+it('reads asked for in one event-loop turn share one query, even when ticks apart (as requests are)', async () => {
+  const reader = createRecordReader(database.db);
+  statements = 0;
+  const first = reader.readByKey(parseExpertKey('batched-a@1.0.0'));
+  // Requests parsed from different sockets in one turn are separate callbacks: ticks apart, same turn.
+  await nextTick();
+  await nextTick();
+  const second = reader.readByKey(parseExpertKey('batched-b@1.0.0'));
+  const again = reader.readByKey(parseExpertKey('batched-a@1.0.0'));
+  expect(await Promise.all([first, second, again])).toEqual([undefined, undefined, undefined]);
+  expect(statements).toBe(1);
+
+  // A later turn is a batch of its own.
+  await reader.readByKey(parseExpertKey('batched-c@1.0.0'));
+  expect(statements).toBe(2);
+});
