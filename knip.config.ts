@@ -38,10 +38,6 @@ const config: KnipConfig = {
   ignoreDependencies: [
     // Loaded by path into the browser page (test/console/console-page.ts), never imported.
     'axe-core',
-    // adopted in the library-swap change
-    'lru-cache',
-    'dataloader',
-    'safe-stable-stringify',
   ],
 };
 

@@ -700,6 +700,31 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Error body of every management, admin and auth endpoint. */
+        PublicApiErrorInput: {
+            error: {
+                /**
+                 * @example validation_failed
+                 * @enum {string}
+                 */
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                message: string;
+                requestId: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description Error body of every registry endpoint. */
+        RegistryErrorInput: {
+            /** @example 404 */
+            code: number;
+            /** @example Not Found */
+            error: string;
+            /** @example Expert my-expert@9.9.9 not found */
+            reason: string;
+        };
         /** @description What an API key may do, and on which resources. */
         GrantInput: {
             /** @constant */
@@ -720,31 +745,6 @@ export interface components {
             type: "environment";
             environmentIds: string[];
             permissions: ("projects:operate" | "projects:read" | "agents:run")[];
-        };
-        /** @description Error body of every management, admin and auth endpoint. */
-        PublicApiErrorInput: {
-            error: {
-                /**
-                 * @example validation_failed
-                 * @enum {string}
-                 */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "internal_error" | "service_unavailable";
-                message: string;
-                requestId: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-        };
-        /** @description Error body of every registry endpoint. */
-        RegistryErrorInput: {
-            /** @example 404 */
-            code: number;
-            /** @example Not Found */
-            error: string;
-            /** @example Expert my-expert@9.9.9 not found */
-            reason: string;
         };
         /**
          * @example {
@@ -839,6 +839,10 @@ export interface components {
              */
             createdAt: string;
         };
+        WebhookReceiptInput: {
+            received: boolean;
+            duplicate: boolean;
+        };
         PlanInput: {
             key: string;
             name: string;
@@ -917,10 +921,6 @@ export interface components {
                 used: number;
                 limit: number;
             }[];
-        };
-        WebhookReceiptInput: {
-            received: boolean;
-            duplicate: boolean;
         };
         OrganizationLimitsInput: {
             organizationId: string;
@@ -1323,6 +1323,31 @@ export interface components {
         TakedownExpertInput: {
             reason: string;
         };
+        /** @description Error body of every management, admin and auth endpoint. */
+        PublicApiError: {
+            error: {
+                /**
+                 * @example validation_failed
+                 * @enum {string}
+                 */
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                message: string;
+                requestId: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description Error body of every registry endpoint. */
+        RegistryError: {
+            /** @example 404 */
+            code: number;
+            /** @example Not Found */
+            error: string;
+            /** @example Expert my-expert@9.9.9 not found */
+            reason: string;
+        };
         /** @description What an API key may do, and on which resources. */
         Grant: {
             /** @constant */
@@ -1343,31 +1368,6 @@ export interface components {
             type: "environment";
             environmentIds: string[];
             permissions: ("projects:operate" | "projects:read" | "agents:run")[];
-        };
-        /** @description Error body of every management, admin and auth endpoint. */
-        PublicApiError: {
-            error: {
-                /**
-                 * @example validation_failed
-                 * @enum {string}
-                 */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "internal_error" | "service_unavailable";
-                message: string;
-                requestId: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-        };
-        /** @description Error body of every registry endpoint. */
-        RegistryError: {
-            /** @example 404 */
-            code: number;
-            /** @example Not Found */
-            error: string;
-            /** @example Expert my-expert@9.9.9 not found */
-            reason: string;
         };
         /**
          * @example {
@@ -1462,6 +1462,10 @@ export interface components {
              */
             createdAt: string;
         };
+        WebhookReceipt: {
+            received: boolean;
+            duplicate: boolean;
+        };
         Plan: {
             key: string;
             name: string;
@@ -1540,10 +1544,6 @@ export interface components {
                 used: number;
                 limit: number;
             }[];
-        };
-        WebhookReceipt: {
-            received: boolean;
-            duplicate: boolean;
         };
         OrganizationLimits: {
             organizationId: string;

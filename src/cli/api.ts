@@ -12,7 +12,7 @@ export type RequestBody<P extends keyof paths, M extends 'post' | 'put'> = paths
   : never;
 
 /** An answer the CLI will not use: not a 2xx, not JSON, or not what `accepts` wants. */
-export interface Refusal {
+interface Refusal {
   method: string;
   path: string;
   status: number;

@@ -460,27 +460,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description What an API key may do, and on which resources. */
-        GrantInput: {
-            /** @constant */
-            type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
-        } | {
-            /** @constant */
-            type: "project";
-            projectIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
-        } | {
-            /** @constant */
-            type: "agent";
-            agentIds: string[];
-            permissions: "agents:run"[];
-        } | {
-            /** @constant */
-            type: "environment";
-            environmentIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
-        };
         /** @description Error body of every management, admin and auth endpoint. */
         PublicApiErrorInput: {
             error: {
@@ -505,6 +484,27 @@ export interface components {
             error: string;
             /** @example Expert my-expert@9.9.9 not found */
             reason: string;
+        };
+        /** @description What an API key may do, and on which resources. */
+        GrantInput: {
+            /** @constant */
+            type: "organization";
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
+        } | {
+            /** @constant */
+            type: "project";
+            projectIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
+        } | {
+            /** @constant */
+            type: "agent";
+            agentIds: string[];
+            permissions: "agents:run"[];
+        } | {
+            /** @constant */
+            type: "environment";
+            environmentIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
         };
         /**
          * @example {
@@ -1080,27 +1080,6 @@ export interface components {
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
         };
-        /** @description What an API key may do, and on which resources. */
-        Grant: {
-            /** @constant */
-            type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
-        } | {
-            /** @constant */
-            type: "project";
-            projectIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
-        } | {
-            /** @constant */
-            type: "agent";
-            agentIds: string[];
-            permissions: "agents:run"[];
-        } | {
-            /** @constant */
-            type: "environment";
-            environmentIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
-        };
         /** @description Error body of every management, admin and auth endpoint. */
         PublicApiError: {
             error: {
@@ -1125,6 +1104,27 @@ export interface components {
             error: string;
             /** @example Expert my-expert@9.9.9 not found */
             reason: string;
+        };
+        /** @description What an API key may do, and on which resources. */
+        Grant: {
+            /** @constant */
+            type: "organization";
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read")[];
+        } | {
+            /** @constant */
+            type: "project";
+            projectIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
+        } | {
+            /** @constant */
+            type: "agent";
+            agentIds: string[];
+            permissions: "agents:run"[];
+        } | {
+            /** @constant */
+            type: "environment";
+            environmentIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "agents:run")[];
         };
         /**
          * @example {
