@@ -7,7 +7,7 @@ import { answerClientError } from './http/client-errors.js';
 import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './http/concurrency.js';
 import { registerCsrfProtection } from './http/csrf.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
-import { ApiError, serviceUnavailable } from './http/errors.js';
+import { ApiError } from './http/errors.js';
 import { FACES, type Face, faceOfUnroutedPath, registerFace } from './http/faces.js';
 import { registerCloseOnShutdown, requestLogStep, setResponseHeaders } from './http/hooks.js';
 import { lazyChildLogger } from './http/logger.js';
@@ -33,53 +33,34 @@ import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.
 import { requestId } from './http/request-id.js';
 import type { App } from './http/route-kit.js';
 import { type Clock, systemClock } from './lib/clock.js';
-import {
-  type ApiKeyAuthenticator,
-  createApiKeyAuthenticator,
-} from './modules/api-keys/api-key-authenticator.js';
-import { createApiKeyResolver } from './modules/api-keys/api-key-resolver.js';
-import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
-import { type ApiKeysService, createApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { registerAuditRoutes } from './modules/audit/audit.routes.js';
-import { createAuditService } from './modules/audit/audit.service.js';
+import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
+import { createApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import type { ApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { createAuditModule } from './modules/audit/audit.module.js';
 import {
   type BillingModule,
   type BillingOptions,
   createBillingModule,
 } from './modules/billing/billing.module.js';
-import type { PlanCheck } from './modules/billing/plan-limits.js';
 import type { BillingProviders } from './modules/billing/providers/index.js';
-import { consoleNotFoundPage, registerConsoleRoutes } from './modules/console/console.routes.js';
-import { DEFAULT_CONSOLE_DIR, loadConsoleShell } from './modules/console/console-assets.js';
-import { timedOAuthFetch } from './modules/metrics/instrument.js';
-import { createMetrics, disabledMetrics, type Metrics } from './modules/metrics/metrics.js';
-import { registerMetricsRoute } from './modules/metrics/metrics.routes.js';
-import { type ConnectionTokens, createConnectionTokens } from './modules/oauth/connection-tokens.js';
-import { registerConnectionRoutes } from './modules/oauth/connections.routes.js';
-import { createDisconnect } from './modules/oauth/disconnect.js';
-import { registerIntegrationAdminRoutes } from './modules/oauth/integrations.routes.js';
-import { createIntegrationsService, type IntegrationsService } from './modules/oauth/integrations.service.js';
-import { createKeyRotation } from './modules/oauth/key-rotation.js';
-import { registerKeyRotationRoute } from './modules/oauth/key-rotation.routes.js';
-import { registerOAuthRoutes } from './modules/oauth/oauth.routes.js';
-import { createOAuthService, type OAuthService } from './modules/oauth/oauth.service.js';
+import { createConsoleModule } from './modules/console/console.module.js';
+import type { Metrics } from './modules/metrics/metrics.js';
+import { createMetricsModule } from './modules/metrics/metrics.module.js';
+import type { ConnectionTokens } from './modules/oauth/connection-tokens.js';
+import type { IntegrationsService } from './modules/oauth/integrations.service.js';
+import type { createKeyRotation } from './modules/oauth/key-rotation.js';
+import { createOAuthModule } from './modules/oauth/oauth.module.js';
+import type { OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
 import type { KeyRing } from './modules/oauth/token-vault.js';
-import { registerOrganizationRoutes } from './modules/organization/organization.routes.js';
-import { createOrganizationService } from './modules/organization/organization.service.js';
-import { registerRegistryRoutes } from './modules/registry/registry.routes.js';
-import { createRegistryService, type RegistryService } from './modules/registry/registry.service.js';
-import { registerRegistryAdminRoutes } from './modules/registry/registry-admin.routes.js';
-import {
-  createLoginLimiter,
-  DEFAULT_LOGIN_LIMITS,
-  type LoginLimits,
-} from './modules/sessions/login-limiter.js';
-import { createSessionResolver } from './modules/sessions/session-resolver.js';
-import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
-import { createSessionsService, type SessionsService } from './modules/sessions/sessions.service.js';
-import { registerSystemRoutes } from './modules/system/system.routes.js';
-import { registerAdminRoutes } from './modules/tenancy/admin.routes.js';
+import { createOrganizationModule } from './modules/organization/organization.module.js';
+import { createRegistryModule } from './modules/registry/registry.module.js';
+import type { RegistryService } from './modules/registry/registry.service.js';
+import type { LoginLimits } from './modules/sessions/login-limiter.js';
+import { createSessionsModule } from './modules/sessions/sessions.module.js';
+import type { SessionsService } from './modules/sessions/sessions.service.js';
+import { createSystemModule } from './modules/system/system.module.js';
+import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
 
 const VERSION = '0.1.0';
@@ -203,26 +184,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   app.setSerializerCompiler(serializerCompiler);
 
   const clock = deps.clock ?? systemClock;
+  const { database } = deps;
   const onError = (error: unknown) => app.log.error({ err: error }, 'background task failed');
-  const bus = createChangeBus(deps.database, onError);
-  const metrics =
-    deps.metrics?.enabled === false
-      ? disabledMetrics
-      : createMetrics({
-          version: VERSION,
-          database: deps.database,
-          eventLoopDelayMs: () => health.eventLoopDelayMs(),
-          processMetrics: deps.metrics?.processMetrics ?? false,
-        });
-  const authenticator = createApiKeyAuthenticator({
-    cacheEvents: metrics.apiKeyCache,
-    database: deps.database,
-    bus,
-    clock,
-    flushIntervalMs: deps.lastUsedFlushMs ?? 5_000,
-    onError,
-  });
-  const tenancy = createTenancyService({ database: deps.database, bus, clock });
+  const publicUrl = () => deps.publicUrl ?? app.listeningOrigin;
+
+  // Foundations every module may use: the change bus, the overload monitor, the rate-limit counters and the
+  // tenancy service (organizations, members, projects).
+  const bus = createChangeBus(database, onError);
+  const overload = { ...DEFAULT_OVERLOAD, ...deps.overload };
+  const health = createHealthMonitor({ database, options: overload, log: () => app.log });
   const rateLimitStore = deps.rateLimitStore ?? createMemoryStore();
   const foreignResources = createForeignResourceGuard({
     store: rateLimitStore,
@@ -230,97 +200,90 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     options: { limit: 20, windowMs: 60_000, ...deps.foreignResources },
     log: () => app.log,
   });
-  const overload = { ...DEFAULT_OVERLOAD, ...deps.overload };
-  const health = createHealthMonitor({ database: deps.database, options: overload, log: () => app.log });
-  // Writes that add to a plan's counter check it in their transaction; billing (built below) owns the plans.
-  const planLimits: PlanCheck = {
-    assertWithin: (tx, organizationId, counter) =>
-      billing.planLimits.assertWithin(tx, organizationId, counter),
-  };
-  const apiKeys = createApiKeysService({
-    planLimits,
-    database: deps.database,
-    bus,
-    clock,
-    authenticator,
-    foreignResources,
+  const tenancy = createTenancyService({ database, bus, clock });
+
+  // The modules (src/modules/*/<name>.module.ts), each built from what it uses, in dependency order.
+  const { metrics, ...metricsModule } = createMetricsModule({
+    enabled: deps.metrics?.enabled !== false,
+    token: deps.metrics?.token,
+    separatePort: deps.metrics?.separatePort ?? false,
+    version: VERSION,
+    database,
+    eventLoopDelayMs: () => health.eventLoopDelayMs(),
+    processMetrics: deps.metrics?.processMetrics ?? false,
   });
-  const sessions = createSessionsService({
-    database: deps.database,
-    clock,
-    limiter: createLoginLimiter(deps.loginLimits ?? DEFAULT_LOGIN_LIMITS, clock),
-    ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
-    passwords: tenancy,
-  });
+  const system = createSystemModule({ database, health });
+  const consoleModule = deps.consoleDir === false ? undefined : createConsoleModule({ dir: deps.consoleDir });
   const billing = createBillingModule({
-    database: deps.database,
+    database,
     clock,
     tenancy,
     onError,
     options: deps.billing ?? {},
     providers: deps.billingProviders,
     providerCall: metrics.providerCall,
-  });
-  const keyRing = () => {
-    if (!deps.keyRing) {
-      throw serviceUnavailable('OAuth is not configured: set CADRE_ENCRYPTION_KEYS', 3600, 'not_configured');
-    }
-    return deps.keyRing;
-  };
-  const oauthHttp = {
-    ...deps.oauthHttp,
-    fetch: timedOAuthFetch(deps.oauthHttp?.fetch ?? fetch, metrics.providerCall),
-  };
-  const publicUrl = () => deps.publicUrl ?? app.listeningOrigin;
-  const integrations = createIntegrationsService({
-    database: deps.database,
-    tenancy,
-    keyRing,
-    http: oauthHttp,
-  });
-  const oauth = createOAuthService({
-    planLimits,
-    database: deps.database,
-    clock,
-    integrations,
-    keyRing,
-    http: oauthHttp,
     publicUrl,
-    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
-    allowedReturnOrigins: deps.allowedReturnOrigins ?? [],
-    foreignResources,
   });
-  const connectionTokens = createConnectionTokens({
-    database: deps.database,
+  // Writes that add to a plan's counter check it in their transaction; billing owns the plans.
+  const planLimits = billing.planLimits;
+  const apiKeys = createApiKeysModule({
+    database,
+    bus,
     clock,
-    integrations,
-    keyRing,
-    http: oauthHttp,
-  });
-  const { reencryptAll } = createKeyRotation(deps.database, keyRing);
-  const registry = createRegistryService({
+    flushIntervalMs: deps.lastUsedFlushMs ?? 5_000,
+    onError,
+    cacheEvents: metrics.apiKeyCache,
+    foreignResources,
     planLimits,
-    database: deps.database,
+  });
+  const sessions = createSessionsModule({
+    database,
+    clock,
+    loginLimits: deps.loginLimits,
+    ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
+    passwords: tenancy,
+    secureCookie: deps.publicUrl?.startsWith('https:') ?? false,
+  });
+  const tenancyAdmin = createTenancyModule({ tenancy, apiKeys: apiKeys.service, sessions: sessions.service });
+  const registry = createRegistryModule({
+    planLimits,
+    database,
     bus,
     clock,
     tenancy,
     cacheEntries: deps.registryCacheEntries ?? 10_000,
     cacheEvents: metrics.registryCache,
   });
+  const oauth = createOAuthModule({
+    database,
+    clock,
+    tenancy,
+    keyRing: deps.keyRing,
+    http: deps.oauthHttp,
+    providerCall: metrics.providerCall,
+    publicUrl,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+    allowedReturnOrigins: deps.allowedReturnOrigins ?? [],
+    foreignResources,
+    planLimits,
+  });
+  const audit = createAuditModule({ database, tenancy });
+  const organization = createOrganizationModule({ database, tenancy, integrations: oauth.integrations });
+
   const context: AppContext = {
-    database: deps.database,
+    database,
     clock,
     bus,
-    authenticator,
+    authenticator: apiKeys.authenticator,
     tenancy,
-    apiKeys,
-    sessions,
+    apiKeys: apiKeys.service,
+    sessions: sessions.service,
     billing,
-    integrations,
-    oauth,
-    connectionTokens,
-    reencryptAll,
-    registry,
+    integrations: oauth.integrations,
+    oauth: oauth.oauth,
+    connectionTokens: oauth.connectionTokens,
+    reencryptAll: oauth.reencryptAll,
+    registry: registry.service,
     health,
     foreignResources,
     rateLimitStore,
@@ -328,23 +291,21 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   };
 
   await bus.start();
-  authenticator.start();
+  apiKeys.start();
   billing.start();
   health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
     health.stop();
-    await authenticator.stop();
+    await apiKeys.stop();
     await bus.stop();
     // A store passed in (Redis) belongs to the caller, who closes it.
     if (!deps.rateLimitStore) await rateLimitStore.close();
   });
 
-  const consoleShell =
-    deps.consoleDir === false ? undefined : loadConsoleShell(deps.consoleDir ?? DEFAULT_CONSOLE_DIR);
   registerErrorHandling(app, {
     onDatabaseUnavailable: () => health.reportDatabaseUnavailable(),
-    ...(deps.consoleDir === false ? {} : { notFoundPage: consoleNotFoundPage(consoleShell) }),
+    ...(consoleModule ? { notFoundPage: consoleModule.notFoundPage } : {}),
   });
   registerCloseOnShutdown(app);
   const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
@@ -356,7 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     shedByTenant: concurrencyLimit !== undefined,
   });
   const authenticate = registerAuthentication(app, {
-    resolvers: [createApiKeyResolver(authenticator), createSessionResolver(sessions)],
+    resolvers: [apiKeys.resolver, sessions.resolver],
     adminToken: deps.adminToken,
   });
   registerCsrfProtection(app);
@@ -404,55 +365,30 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     FACES.system,
     () => undefined,
     (scope) => {
-      registerSystemRoutes(scope, deps.database, health);
-      if (metrics.enabled && !deps.metrics?.separatePort)
-        registerMetricsRoute(scope, metrics, deps.metrics?.token);
+      system.registerRoutes(scope);
+      metricsModule.registerRoutes(scope);
       billing.registerPages(scope);
     },
   );
-  if (deps.consoleDir !== false) {
-    registerFace(
-      app,
-      FACES.console,
-      () => undefined,
-      (scope) => registerConsoleRoutes(scope, consoleShell),
-    );
+  if (consoleModule) {
+    registerFace(app, FACES.console, () => undefined, consoleModule.registerRoutes);
   }
-  registerFace(app, FACES.registry, faceErrors(FACES.registry), (scope) => {
-    registerRegistryRoutes(scope, registry);
-  });
+  registerFace(app, FACES.registry, faceErrors(FACES.registry), registry.registerRoutes);
   registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
-    registerApiKeyRoutes(scope, apiKeys);
-    billing.registerRoutes(scope, { publicUrl });
-    registerOAuthRoutes(scope, oauth);
-    registerConnectionRoutes(
-      scope,
-      createDisconnect({
-        database: deps.database,
-        clock,
-        integrations,
-        keyRing,
-        http: oauthHttp,
-        foreignResources,
-      }).disconnect,
-    );
-    registerAuditRoutes(scope, createAuditService({ database: deps.database, tenancy }));
-    registerOrganizationRoutes(
-      scope,
-      createOrganizationService({ database: deps.database, tenancy, integrations }),
-    );
+    apiKeys.registerRoutes(scope);
+    billing.registerRoutes(scope);
+    oauth.registerRoutes(scope);
+    audit.registerRoutes(scope);
+    organization.registerRoutes(scope);
   });
-  registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
-    registerSessionRoutes(scope, sessions, { secureCookie: deps.publicUrl?.startsWith('https:') ?? false });
-  });
+  registerFace(app, FACES.auth, faceErrors(FACES.auth), sessions.registerRoutes);
   // Without an admin token the admin face has no routes: every /admin path answers its 404.
   registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
     if (!deps.adminToken) return;
-    registerAdminRoutes(scope, { tenancy, apiKeys, resetPassword: sessions.resetPassword });
+    tenancyAdmin.registerAdminRoutes(scope);
     billing.registerAdminRoutes(scope);
-    registerRegistryAdminRoutes(scope, registry);
-    registerIntegrationAdminRoutes(scope, integrations);
-    registerKeyRotationRoute(scope, reencryptAll);
+    registry.registerAdminRoutes(scope);
+    oauth.registerAdminRoutes(scope);
   });
 
   await app.ready();

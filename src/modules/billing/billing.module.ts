@@ -7,7 +7,7 @@ import { timedBillingProvider } from '../metrics/instrument.js';
 import type { ProviderCallTimer } from '../metrics/metrics.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createApiRequestQuota } from './api-quota.js';
-import { type BillingRouteOptions, registerBillingRoutes } from './billing.routes.js';
+import { registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';
 import { registerLimitsAdminRoutes } from './limits-admin.routes.js';
 import { createPlanLimits } from './plan-limits.js';
@@ -36,7 +36,9 @@ export type BillingOptions = {
 export interface BillingModuleDeps {
   database: Database;
   clock: Clock;
-  tenancy: TenancyService;
+  tenancy: Pick<TenancyService, 'getOrganization' | 'getUser'>;
+  /** Cadre's public origin, for the checkout and portal return URLs (a function: tests learn their port late). */
+  publicUrl: () => string;
   onError: (error: unknown) => void;
   options: BillingOptions;
   /** The providers that can be chosen (default: every registered one, providers/index.ts). */
@@ -56,6 +58,7 @@ export function createBillingModule({
   options,
   providers = BILLING_PROVIDERS,
   providerCall,
+  publicUrl,
 }: BillingModuleDeps) {
   const plans = createPlanCatalogue(options.plans);
   const definition = providers.get(options.provider ?? providers.defaultId);
@@ -122,8 +125,8 @@ export function createBillingModule({
     }) satisfies ResponseStep,
 
     /** The management API's billing routes (in the management face). */
-    registerRoutes(app: App, routeOptions: BillingRouteOptions) {
-      registerBillingRoutes(app, service, routeOptions);
+    registerRoutes(app: App) {
+      registerBillingRoutes(app, service, { publicUrl });
       configured.registerRoutes?.(app);
     },
 

@@ -25,7 +25,7 @@ import type { BillingService } from './billing.service.js';
 
 const tags = ['Billing'];
 
-export interface BillingRouteOptions {
+interface BillingRouteOptions {
   /**
    * Where the local provider's pages are reached: CADRE_PUBLIC_URL, else the address the server listens
    * on. Never the request's Host header, which the client chooses.

@@ -15,7 +15,7 @@ import type { UsageSources } from './usage.js';
 export interface BillingServiceDeps {
   database: Database;
   clock: Clock;
-  tenancy: TenancyService;
+  tenancy: Pick<TenancyService, 'getOrganization' | 'getUser'>;
   plans: PlanCatalogue;
   provider: BillingProvider;
   /** Every registered provider: a stored subscription may be another provider's than the one running. */

@@ -18,7 +18,7 @@ import type { KeyRing } from './token-vault.js';
 
 export interface IntegrationsServiceDeps {
   database: Database;
-  tenancy: TenancyService;
+  tenancy: Pick<TenancyService, 'getOrganization'>;
   keyRing: () => KeyRing;
   http: OAuthHttpOptions;
 }

@@ -29,7 +29,7 @@ export interface RegistryServiceDeps {
   database: Database;
   bus: ChangeBus;
   clock: Clock;
-  tenancy: TenancyService;
+  tenancy: Pick<TenancyService, 'getOrganization'>;
   /** Entries of the per-instance read cache; 0 disables it. */
   cacheEntries?: number;
   /** Hits, misses, evictions and invalidations of the read cache (metrics). */

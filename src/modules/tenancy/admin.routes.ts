@@ -48,8 +48,19 @@ const auditEventSchema = z.object({
 });
 
 export interface AdminRouteDeps {
-  tenancy: TenancyService;
-  apiKeys: ApiKeysService;
+  tenancy: Pick<
+    TenancyService,
+    | 'createOrganization'
+    | 'addMember'
+    | 'getOrganization'
+    | 'getMembership'
+    | 'setRole'
+    | 'transferOwnership'
+    | 'createProject'
+    | 'createEnvironment'
+    | 'createAgent'
+  >;
+  apiKeys: Pick<ApiKeysService, 'insertKey' | 'createForUser' | 'listAuditEvents'>;
   /** Sets a password and ends the user's console sessions (the sessions service). */
   resetPassword: (userId: string, password: string) => Promise<void>;
 }

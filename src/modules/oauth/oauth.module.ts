@@ -1,0 +1,88 @@
+import type { Database } from '../../db/client.js';
+import { serviceUnavailable } from '../../http/errors.js';
+import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
+import type { App } from '../../http/route-kit.js';
+import type { Clock } from '../../lib/clock.js';
+import type { PlanCheck } from '../billing/plan-limits.js';
+import { timedOAuthFetch } from '../metrics/instrument.js';
+import type { ProviderCallTimer } from '../metrics/metrics.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { createConnectionTokens } from './connection-tokens.js';
+import { registerConnectionRoutes } from './connections.routes.js';
+import { createDisconnect } from './disconnect.js';
+import { registerIntegrationAdminRoutes } from './integrations.routes.js';
+import { createIntegrationsService } from './integrations.service.js';
+import { createKeyRotation } from './key-rotation.js';
+import { registerKeyRotationRoute } from './key-rotation.routes.js';
+import { registerOAuthRoutes } from './oauth.routes.js';
+import { createOAuthService } from './oauth.service.js';
+import type { OAuthHttpOptions } from './oauth-http.js';
+import type { KeyRing } from './token-vault.js';
+
+export interface OAuthModuleDeps {
+  database: Database;
+  clock: Clock;
+  tenancy: Pick<TenancyService, 'getOrganization'>;
+  /** Encrypts client secrets and tokens; without it every OAuth operation answers 503 (docs/oauth.md). */
+  keyRing: KeyRing | undefined;
+  /** How providers are reached (tests allow http on loopback). */
+  http: OAuthHttpOptions | undefined;
+  /** Times calls to the providers (metrics). */
+  providerCall: ProviderCallTimer;
+  /** Cadre's own public origin (redirect_uri); a function because tests learn their port after start-up. */
+  publicUrl: () => string;
+  /** Where the console lives (relative `returnTo`, the invalid-state landing). */
+  consoleUrl: () => string;
+  allowedReturnOrigins: readonly string[];
+  foreignResources: ForeignResourceGuard;
+  /** The plan's `connections` limit, checked in the connecting transaction. */
+  planLimits: PlanCheck;
+}
+
+/**
+ * OAuth: organizations' integrations (admin face), the connect flow and disconnecting (management face),
+ * the connections' access tokens, and re-encryption under a new key.
+ */
+export function createOAuthModule(deps: OAuthModuleDeps) {
+  const { database, clock, foreignResources } = deps;
+  const keyRing = () => {
+    if (!deps.keyRing) {
+      throw serviceUnavailable('OAuth is not configured: set CADRE_ENCRYPTION_KEYS', 3600, 'not_configured');
+    }
+    return deps.keyRing;
+  };
+  const http = { ...deps.http, fetch: timedOAuthFetch(deps.http?.fetch ?? fetch, deps.providerCall) };
+  const integrations = createIntegrationsService({ database, tenancy: deps.tenancy, keyRing, http });
+  const oauth = createOAuthService({
+    planLimits: deps.planLimits,
+    database,
+    clock,
+    integrations,
+    keyRing,
+    http,
+    publicUrl: deps.publicUrl,
+    consoleUrl: deps.consoleUrl,
+    allowedReturnOrigins: deps.allowedReturnOrigins,
+    foreignResources,
+  });
+  const connectionTokens = createConnectionTokens({ database, clock, integrations, keyRing, http });
+  const { disconnect } = createDisconnect({ database, clock, integrations, keyRing, http, foreignResources });
+  const { reencryptAll } = createKeyRotation(database, keyRing);
+  return {
+    integrations,
+    oauth,
+    connectionTokens,
+    /** `cadre admin rotate-encryption-key` and the admin route. */
+    reencryptAll,
+    /** The connect flow and disconnecting (management face). */
+    registerRoutes(app: App) {
+      registerOAuthRoutes(app, oauth);
+      registerConnectionRoutes(app, disconnect);
+    },
+    /** Integrations and key rotation (admin face). */
+    registerAdminRoutes(app: App) {
+      registerIntegrationAdminRoutes(app, integrations);
+      registerKeyRotationRoute(app, reencryptAll);
+    },
+  };
+}

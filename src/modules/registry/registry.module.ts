@@ -1,0 +1,19 @@
+import type { App } from '../../http/route-kit.js';
+import { registerRegistryRoutes } from './registry.routes.js';
+import { createRegistryService, type RegistryServiceDeps } from './registry.service.js';
+import { registerRegistryAdminRoutes } from './registry-admin.routes.js';
+
+/** The public registry of Experts (its own face) and the operator's registry routes. */
+export function createRegistryModule(deps: RegistryServiceDeps) {
+  const service = createRegistryService(deps);
+  return {
+    service,
+    /** The registry face's routes. */
+    registerRoutes(app: App) {
+      registerRegistryRoutes(app, service);
+    },
+    registerAdminRoutes(app: App) {
+      registerRegistryAdminRoutes(app, service);
+    },
+  };
+}

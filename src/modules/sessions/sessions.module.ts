@@ -1,0 +1,29 @@
+import type { App } from '../../http/route-kit.js';
+import type { Clock } from '../../lib/clock.js';
+import { createLoginLimiter, DEFAULT_LOGIN_LIMITS, type LoginLimits } from './login-limiter.js';
+import { createSessionResolver } from './session-resolver.js';
+import { registerSessionRoutes } from './sessions.routes.js';
+import { createSessionsService, type SessionsServiceDeps } from './sessions.service.js';
+
+export interface SessionsModuleDeps extends Omit<SessionsServiceDeps, 'limiter'> {
+  clock: Clock;
+  loginLimits?: LoginLimits | undefined;
+  /** Adds `Secure` to the session cookie (when Cadre is served over https). */
+  secureCookie: boolean;
+}
+
+/** Console sessions: login and logout (the auth face) and the session cookie's resolver. */
+export function createSessionsModule({ loginLimits, secureCookie, ...deps }: SessionsModuleDeps) {
+  const service = createSessionsService({
+    ...deps,
+    limiter: createLoginLimiter(loginLimits ?? DEFAULT_LOGIN_LIMITS, deps.clock),
+  });
+  return {
+    service,
+    /** Resolves the session cookie (the request pipeline's authentication). */
+    resolver: createSessionResolver(service),
+    registerRoutes(app: App) {
+      registerSessionRoutes(app, service, { secureCookie });
+    },
+  };
+}
