@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './api-schema.js';
+import type { paths } from '../api-schema.js';
 
 /** The service's API, typed from its own OpenAPI document (api-schema.d.ts, `npm run console:api-types`). */
 export type CadreApi = Client<paths>;

@@ -7,7 +7,7 @@ import { type CliIo, paintFor, printLine } from './io.js';
 export const CONFIG_FILE_NAME = 'cadre.toml';
 
 /** The nearest cadre.toml in `from` or one of its ancestors, like git and npm find their files. */
-export function findConfigFile(from: string): string | undefined {
+function findConfigFile(from: string): string | undefined {
   let dir = resolve(from);
   for (;;) {
     const candidate = join(dir, CONFIG_FILE_NAME);
@@ -18,7 +18,7 @@ export function findConfigFile(from: string): string | undefined {
   }
 }
 
-export function resolveConfigPath(io: CliIo, explicit: string | undefined): string {
+function resolveConfigPath(io: CliIo, explicit: string | undefined): string {
   if (explicit !== undefined) {
     const path = resolve(io.cwd, explicit);
     if (!existsSync(path)) throw new CliError(`config file ${explicit} does not exist`);

@@ -113,7 +113,7 @@ function summary(io: CliIo, published: number, unchanged: number, notDone: numbe
 }
 
 /** Whether the registry's copy has the definition we would publish (tags move, so they are ignored). */
-export function sameDefinition(existing: RegistryExpert, payload: ExpertDefinition): boolean {
+function sameDefinition(existing: RegistryExpert, payload: ExpertDefinition): boolean {
   return (
     existing.instruction === payload.instruction &&
     (existing.description ?? '') === payload.description &&

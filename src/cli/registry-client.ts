@@ -3,12 +3,12 @@
  * OpenAPI document (api-schema.d.ts). Nothing else is checked at run time but the envelope the CLI reads
  * (`data.experts`, `data.expert`, `data.versions`): a newer server's extra fields never break an older CLI.
  */
+
+import type { components, operations } from '../api-schema.js';
 import type { ExpertDefinition, ExpertStatus } from '../modules/registry/expert-definition.js';
 import { type CadreApi, createCadreApi, type RequestBody } from './api.js';
-import type { components, operations } from './api-schema.js';
 import { EXIT_SERVER, EXIT_USER } from './errors.js';
 
-export type ExpertDigest = components['schemas']['ExpertDigest'];
 export type RegistryExpert = components['schemas']['RegistryExpert'];
 export type ExpertList = operations['listExperts']['responses'][200]['content']['application/json'];
 export type ExpertVersions =

@@ -1,7 +1,7 @@
 import { CliError } from './errors.js';
 import { type CliIo, paintFor, printLine } from './io.js';
 
-export const DEFAULT_URL = 'http://127.0.0.1:3000';
+const DEFAULT_URL = 'http://127.0.0.1:3000';
 
 /** Where the CLI finds Cadre, and which setting said so (named in "cannot reach" hints). */
 export type ServiceUrl = { url: string; source: string };
