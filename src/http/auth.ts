@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../lib/secrets.js';
-import type { Permission } from '../modules/auth/grants.js';
-import { type Principal, requirePermission, type Scope } from '../modules/auth/permissions.js';
+import type { Principal } from '../modules/auth/permissions.js';
 import { ApiError } from './errors.js';
 import type { RequestStep, RequestStepResult } from './pipeline.js';
 
@@ -84,11 +83,4 @@ export function registerAuthentication(app: FastifyInstance, options: AuthOption
 export function requirePrincipal(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
   return request.principal;
-}
-
-/** 403 unless the request's principal may do `permission` on `scope` (the billing routes still check here). */
-export function authorize(request: FastifyRequest, permission: Permission, scope?: Scope): Principal {
-  const principal = requirePrincipal(request);
-  requirePermission(principal, permission, scope);
-  return principal;
 }

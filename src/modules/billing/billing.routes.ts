@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { authorize, requirePrincipal } from '../../http/auth.js';
+import { requirePrincipal } from '../../http/auth.js';
 import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency.js';
 import {
   type App,
@@ -36,11 +36,8 @@ interface BillingRouteOptions {
 export function registerBillingRoutes(app: App, billing: BillingService, options: BillingRouteOptions): void {
   /** The caller's own organization named in the path (any other reads 404), once `permission` is allowed on it. */
   const onOwnOrganization = async (request: FastifyRequest, idOrSlug: string, permission: Permission) => {
-    const organization = await billing.ownOrganization(requirePrincipal(request), idOrSlug);
-    const principal = authorize(request, permission, {
-      kind: 'organization',
-      organizationId: organization.id,
-    });
+    const principal = requirePrincipal(request);
+    const organization = await billing.ownOrganization(principal, idOrSlug, permission);
     return { organization, principal };
   };
   const baseUrl = () => options.publicUrl().replace(/\/+$/, '');
@@ -57,7 +54,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
       response: { 200: dataOf(planListSchema), ...managementErrors(401, 403) },
     },
     handler: async (request, reply) => {
-      authorize(request, 'billing:read');
+      billing.assertCanReadPlans(requirePrincipal(request));
       return sendSerialized(reply, plansAnswer);
     },
   });

@@ -3,7 +3,8 @@ import { ApiError, notFound, serviceUnavailable, validationFailed } from '../../
 import { canonicalJson, type Idempotency, type StoredAnswer } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import type { Principal } from '../auth/permissions.js';
+import type { Permission } from '../auth/grants.js';
+import { type Principal, requirePermission } from '../auth/permissions.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { ENTITLED, effectiveSubscription, type PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';
@@ -39,8 +40,15 @@ export type BillingService = ReturnType<typeof createBillingService>;
 export function createBillingService(deps: BillingServiceDeps) {
   const { db } = deps.database;
 
-  /** The caller's own organization, by id or slug; any other one is 404, as if it did not exist. */
-  async function ownOrganization(principal: Principal, idOrSlug: string): Promise<Organization> {
+  /**
+   * The caller's own organization, by id or slug, once `permission` is allowed on it; any other organization
+   * is 404, as if it did not exist (before the permission is looked at).
+   */
+  async function ownOrganization(
+    principal: Principal,
+    idOrSlug: string,
+    permission: Permission,
+  ): Promise<Organization> {
     let organization: Organization;
     try {
       organization = await deps.tenancy.getOrganization(idOrSlug);
@@ -49,6 +57,7 @@ export function createBillingService(deps: BillingServiceDeps) {
       throw error;
     }
     if (organization.id !== principal.organizationId) throw notFound(`Organization ${idOrSlug}`);
+    requirePermission(principal, permission, { kind: 'organization', organizationId: organization.id });
     return organization;
   }
 
@@ -76,6 +85,8 @@ export function createBillingService(deps: BillingServiceDeps) {
 
   return {
     plans: (): Plan[] => deps.plans.list(),
+    /** Who may read the plan catalogue (its answer is serialized once, at start-up). */
+    assertCanReadPlans: (principal: Principal) => requirePermission(principal, 'billing:read'),
     ownOrganization,
 
     async subscription(organizationId: string) {
