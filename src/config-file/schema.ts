@@ -29,7 +29,7 @@ export const PROVIDER_NAMES = [
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export const RUNTIMES = ['cadre', 'cursor', 'claude-code', 'gemini'] as const;
+const RUNTIMES = ['cadre', 'cursor', 'claude-code', 'gemini'] as const;
 
 export const CONFIG_DEFAULTS = {
   model: 'claude-sonnet-4-5',
