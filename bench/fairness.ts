@@ -152,4 +152,6 @@ console.log(
 console.log(
   `\nB's non-2xx answers during the flood: ${during.non2xx} (bar: no 503); errors ${during.errors}`,
 );
-console.log(`A's publishes: ${statusesOf(publishes)}; A's reads: ${statusesOf(reads)}`);
+console.log(
+  `A's publishes: ${statusesOf(publishes)} (errors ${publishes.errors}, timeouts ${publishes.timeouts}); A's reads: ${statusesOf(reads)} (errors ${reads.errors}, timeouts ${reads.timeouts})`,
+);

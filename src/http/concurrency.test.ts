@@ -50,10 +50,13 @@ async function serverWith(
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('overloaded', null);
-  app.get('/slow', (request) => {
+  const slow = (request: { headers: Record<string, unknown> }) => {
     started.push(String(request.headers['x-key']));
     return new Promise((resolve) => held.push(() => resolve({ ok: true })));
-  });
+  };
+  app.get('/slow', slow);
+  // A write: it takes a turn in the instance's fair share (reads do not).
+  app.post('/slow', slow);
   app.get('/fast', () => ({ ok: true }));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -65,6 +68,8 @@ async function serverWith(
     started,
     get: (path: string, headers: Record<string, string>, signal?: AbortSignal) =>
       fetch(`${url}${path}`, { headers, ...(signal ? { signal } : {}) }),
+    post: (path: string, headers: Record<string, string>) =>
+      fetch(`${url}${path}`, { method: 'POST', headers }),
   };
 }
 
@@ -163,11 +168,11 @@ describe('concurrency limit', () => {
       reserved: 1,
       queueMs: 5_000,
     });
-    const flood = Array.from({ length: 5 }, () => current!.get('/slow', a1));
+    const flood = Array.from({ length: 5 }, () => current!.post('/slow', a1));
     await until(() => current!.heldCount() === 2); // at capacity: A's other three wait
-    const quiet = [current.get('/slow', b1)];
+    const quiet = [current.post('/slow', b1)];
     await until(() => current!.heldCount() === 3); // B's first takes its reserved slot at once
-    quiet.push(current.get('/slow', b1));
+    quiet.push(current.post('/slow', b1));
     await new Promise((r) => setTimeout(r, 50));
     expect(current.started).toEqual(['a1', 'a1', 'b1']);
     current.releaseOne();
@@ -181,6 +186,21 @@ describe('concurrency limit', () => {
     }
     for (const answer of await Promise.all([...flood, ...quiet])) expect(answer.status).toBe(200);
     expect(current.limiter.instanceActive()).toBe(0);
+  });
+
+  it('lets reads through the fair share uncounted against its capacity (they still batch)', async () => {
+    current = await serverWith({
+      perCredential: 50,
+      perOrganization: 50,
+      capacity: 1,
+      reserved: 1,
+      queueMs: 5_000,
+    });
+    const reads = Array.from({ length: 4 }, () => current!.get('/slow', a1));
+    await until(() => current!.heldCount() === 4);
+    expect(current.limiter.instanceActive()).toBe(0);
+    while (current.heldCount() > 0) current.releaseOne();
+    for (const answer of await Promise.all(reads)) expect(answer.status).toBe(200);
   });
 
   it('sheds the heaviest organization first when overloaded, and serves a light one', async () => {

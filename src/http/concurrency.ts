@@ -41,6 +41,8 @@ export const DEFAULT_CONCURRENCY: ConcurrencyOptions = {
   queueMs: 2_000,
 };
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** Request bodies are weighed in units of this size: a 160 KB publish costs 11, a read 1. */
 const COST_UNIT_BYTES = 16 * 1024;
 const USAGE_HALF_LIFE_MS = 1_000;
@@ -130,7 +132,9 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
     if (!held) return;
     request.concurrencySlots = null;
     for (const key of held) {
-      if (key.charCodeAt(0) === 102 /* 'f' */) fair.leave(key);
+      const kind = key.charCodeAt(0);
+      if (kind === 102 /* 'f': a fair-share slot */) fair.leave(key.slice(2));
+      else if (kind === 114 /* 'r': a read counted by the fair share */) fair.untrack(key.slice(2));
       else gates.leave(key);
     }
   };
@@ -143,10 +147,12 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
     what: string;
   }
   const enterNow = (stage: Stage, cost: number) =>
-    stage.limit < 0 ? fair.tryEnter(stage.key, cost) : gates.tryEnter(stage.key, stage.limit);
+    stage.limit < 0 ? fair.tryEnter(stage.key.slice(2), cost) : gates.tryEnter(stage.key, stage.limit);
   const enterLater = (stage: Stage, cost: number) =>
-    stage.limit < 0 ? fair.wait(stage.key, cost, options.queueMs) : gates.wait(stage.key, options.queueMs);
-  const leave = (stage: Stage) => (stage.limit < 0 ? fair.leave(stage.key) : gates.leave(stage.key));
+    stage.limit < 0
+      ? fair.wait(stage.key.slice(2), cost, options.queueMs)
+      : gates.wait(stage.key, options.queueMs);
+  const leave = (stage: Stage) => (stage.limit < 0 ? fair.leave(stage.key.slice(2)) : gates.leave(stage.key));
 
   /** Takes the stages from `from` on, waiting where it must; the slots taken so far are on the request. */
   async function admitFrom(request: FastifyRequest, stages: Stage[], from: number, cost: number) {
@@ -177,21 +183,24 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
     if (request.routeConfig.rateLimit === false) return overloaded ? shed(overloaded) : undefined;
     const credential = `c:${rateLimitSubject(request).key}`;
     const organizationId = request.principal?.organizationId;
-    const tenant = `f:${organizationId ?? credential}`;
+    const tenant = organizationId ?? credential;
     if (overloaded && fair.isHeavy(tenant)) return shed(overloaded);
     const length = Number(request.headers['content-length']);
     const cost = length > 0 ? 1 + Math.floor(length / COST_UNIT_BYTES) : 1;
-    const stages: Stage[] = organizationId
-      ? [
-          { key: credential, limit: options.perCredential, what: 'credential' },
-          { key: `o:${organizationId}`, limit: options.perOrganization, what: 'organization' },
-          { key: tenant, limit: -1, what: 'instance' },
-        ]
-      : [
-          { key: credential, limit: options.perCredential, what: 'credential' },
-          { key: tenant, limit: -1, what: 'instance' },
-        ];
+    const stages: Stage[] = [{ key: credential, limit: options.perCredential, what: 'credential' }];
+    if (organizationId) {
+      stages.push({ key: `o:${organizationId}`, limit: options.perOrganization, what: 'organization' });
+    }
+    // Writes take a turn in the fair share; reads are bounded by the two limits above only, so one tenant's
+    // concurrent reads still batch into few database queries (the fair share's capacity would serialize them).
+    const read = READ_METHODS.has(request.method);
+    if (!read) stages.push({ key: `f:${tenant}`, limit: -1, what: 'instance' });
     request.concurrencySlots = [];
+    if (read) {
+      // Counted from arrival (not only once admitted): a tenant flooding reads is heavy while it waits too.
+      fair.track(tenant, cost);
+      request.concurrencySlots.push(`r:${tenant}`);
+    }
     // The common case, every slot free, costs no promise.
     for (let i = 0; i < stages.length; i++) {
       if (!enterNow(stages[i]!, cost)) return admitFrom(request, stages, i, cost);

@@ -19,7 +19,10 @@ interface Waiter {
 }
 
 interface Tenant {
+  /** Its requests in the queue's slots (writes). */
   active: number;
+  /** Its requests in flight, counted but never queued (reads): they make it busy and add to its usage. */
+  tracked: number;
   waiting: Waiter[];
   /** The cost of its admitted requests, decayed by usageHalfLifeMs since `usageAt`. */
   usage: number;
@@ -55,7 +58,7 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
   const tenantOf = (key: string): Tenant => {
     let tenant = tenants.get(key);
     if (!tenant) {
-      tenant = { active: 0, waiting: [], usage: 0, usageAt: 0 };
+      tenant = { active: 0, tracked: 0, waiting: [], usage: 0, usageAt: 0 };
       tenants.set(key, tenant);
     }
     return tenant;
@@ -117,6 +120,18 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
         queued.add(tenant);
       });
     },
+    /** Counts a request of `key` that takes no slot (a read): it adds to the tenant's usage and busyness. */
+    track(key: string, cost: number): void {
+      const tenant = tenantOf(key);
+      const at = now();
+      tenant.usage = usageOf(tenant, at) + cost;
+      tenant.usageAt = at;
+      tenant.tracked++;
+    },
+    untrack(key: string): void {
+      const tenant = tenants.get(key);
+      if (tenant) tenant.tracked--;
+    },
     /** Frees a slot of `key`, and hands it to a waiting tenant if any. */
     leave(key: string): void {
       const tenant = tenants.get(key);
@@ -134,7 +149,7 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
       let busy = 0;
       let total = 0;
       for (const tenant of tenants.values()) {
-        if (tenant.active === 0 && tenant.waiting.length === 0) continue;
+        if (tenant.active === 0 && tenant.tracked === 0 && tenant.waiting.length === 0) continue;
         busy++;
         total += usageOf(tenant, at);
       }
@@ -146,7 +161,12 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
     sweep(): void {
       const at = now();
       for (const [key, tenant] of tenants) {
-        if (tenant.active === 0 && tenant.waiting.length === 0 && usageOf(tenant, at) < 1)
+        if (
+          tenant.active === 0 &&
+          tenant.tracked === 0 &&
+          tenant.waiting.length === 0 &&
+          usageOf(tenant, at) < 1
+        )
           tenants.delete(key);
       }
     },
