@@ -41,7 +41,7 @@ await getJson(`${cadre.url}/registry/experts`, b, {
 });
 
 // A steady tenant well inside its rate limit: each of its two reads at B_RATE requests per second, evenly
-// spaced, from a thread of its own (open loop: B's latency is what it waits, not how fast it could go).
+// spaced, from a process of its own (open loop: B's latency is what it waits, not how fast it could go).
 const B_RATE = Number(process.env.BENCH_B_RATE ?? 40);
 
 /** B's two reads for DURATION_S: their p99s (ms) and any non-2xx. */

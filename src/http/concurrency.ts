@@ -3,7 +3,7 @@ import { type ApiError, serviceUnavailable, tooManyRequests } from './errors.js'
 import { createFairShare } from './fair-share.js';
 import type { Overloaded } from './overload.js';
 import type { RequestStep, ResponseStep } from './pipeline.js';
-import { rateLimitSubject } from './rate-limit/rate-limit.js';
+import { READ_METHODS, rateLimitSubject } from './rate-limit/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,8 +40,6 @@ export const DEFAULT_CONCURRENCY: ConcurrencyOptions = {
   reserved: 2,
   queueMs: 2_000,
 };
-
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Request bodies are weighed in units of this size: a 160 KB publish costs 11, a read 1. */
 const COST_UNIT_BYTES = 16 * 1024;

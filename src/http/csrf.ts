@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../lib/secrets.js';
 import { ApiError } from './errors.js';
+import { READ_METHODS } from './rate-limit/rate-limit.js';
 
 /**
  * Where a route expects the console session's CSRF token: `body` (`csrfToken` in the JSON body, as the
@@ -15,7 +16,6 @@ declare module 'fastify' {
 }
 
 export const CSRF_HEADER = 'x-csrf-token';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const csrfInvalid = () =>
   new ApiError('csrf_token_invalid', 'Missing or invalid CSRF token for this console session');
@@ -37,7 +37,7 @@ function presentedToken(request: FastifyRequest): unknown {
 export function registerCsrfProtection(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     const principal = request.principal;
-    if (principal?.kind !== 'session' || SAFE_METHODS.has(request.method)) return done();
+    if (principal?.kind !== 'session' || READ_METHODS.has(request.method)) return done();
     const presented = presentedToken(request);
     const valid = typeof presented === 'string' && safeEqual(presented, principal.csrfToken);
     done(valid ? undefined : csrfInvalid());

@@ -47,10 +47,13 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
   const decay = Math.LN2 / options.usageHalfLifeMs;
 
   const usageOf = (tenant: Tenant, at: number) => tenant.usage * Math.exp(-decay * (at - tenant.usageAt));
-  const charge = (tenant: Tenant, cost: number) => {
+  const addUsage = (tenant: Tenant, cost: number) => {
     const at = now();
     tenant.usage = usageOf(tenant, at) + cost;
     tenant.usageAt = at;
+  };
+  const charge = (tenant: Tenant, cost: number) => {
+    addUsage(tenant, cost);
     tenant.active++;
     active++;
   };
@@ -123,9 +126,7 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
     /** Counts a request of `key` that takes no slot (a read): it adds to the tenant's usage and busyness. */
     track(key: string, cost: number): void {
       const tenant = tenantOf(key);
-      const at = now();
-      tenant.usage = usageOf(tenant, at) + cost;
-      tenant.usageAt = at;
+      addUsage(tenant, cost);
       tenant.tracked++;
     },
     untrack(key: string): void {

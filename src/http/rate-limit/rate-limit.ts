@@ -37,7 +37,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   authFailures: 600,
 };
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing: reads, for rate limits, the fair share and CSRF alike. */
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type CountResult = RateLimitHit | undefined;
 

@@ -61,8 +61,7 @@ export function createApiRequestQuota(deps: {
     return allowance;
   }
 
-  const admit = (allowance: Allowance): ApiError | undefined => {
-    const now = deps.clock.now().getTime();
+  const admit = (allowance: Allowance, now = deps.clock.now().getTime()): ApiError | undefined => {
     if (allowance.used < allowance.limit || now >= allowance.periodEnd) {
       allowance.used++;
       return undefined;
@@ -82,7 +81,7 @@ export function createApiRequestQuota(deps: {
       return undefined;
     }
     const allowance = allowances.get(principal.organizationId);
-    if (!allowance) return loadOnce(principal.organizationId).then(admit);
+    if (!allowance) return loadOnce(principal.organizationId).then((loaded) => admit(loaded));
     const now = deps.clock.now().getTime();
     // Stale or past its period: read again in the background; this request is judged on what is known.
     if ((now - allowance.loadedAt >= deps.refreshMs || now >= allowance.periodEnd) && !allowance.refreshing) {
@@ -92,7 +91,7 @@ export function createApiRequestQuota(deps: {
         deps.onError(error);
       });
     }
-    return admit(allowance);
+    return admit(allowance, now);
   };
 
   return {
