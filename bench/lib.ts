@@ -108,8 +108,10 @@ export const BENCH_ADMIN_TOKEN = 'b'.repeat(40);
  */
 export async function startCadre(env: Record<string, string> = {}, main = 'dist/main.js') {
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-'));
+  // BENCH_NODE_ARGS adds flags to the service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const server = await startProcess(
-    [main],
+    [...nodeArgs, main],
     {
       HOST: '127.0.0.1',
       PORT: '0',

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { openEmbedded } from './embedded/client.js';
 import * as schema from './schema.js';
 
 type Schema = typeof schema;
@@ -77,7 +77,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPglite(dataDir?: string): Promise<Database> {
   if (dataDir && !dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir && !dataDir.startsWith('memory://') ? { dataDir } : {});
+  const client = await openEmbedded(dataDir && !dataDir.startsWith('memory://') ? dataDir : undefined);
   let observer: QueryObserver | undefined;
   // Drizzle runs statements through `query`, and a transaction's through its own object's `query`.
   timeQueries(client, () => observer);
@@ -87,15 +87,14 @@ async function openPglite(dataDir?: string): Promise<Database> {
       timeQueries(tx, () => observer);
       return callback(tx);
     });
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
-  // PGlite lives in this process: its listeners are the ones registered here.
+  // drizzle's PGlite driver uses only what EmbeddedClient offers of PGlite (query, transaction).
+  const db = drizzlePglite({ client: client as never, schema }) as unknown as Db;
+  // PGlite lives in this process (in its own thread): its listeners are the ones registered here.
   const listening = new Map<string, number>();
   return {
     kind: 'pglite',
     db,
-    exec: async (sqlText) => {
-      await client.exec(sqlText);
-    },
+    exec: client.exec,
     listen: async (channel, listener) => {
       const unsubscribe = await client.listen(channel, listener);
       listening.set(channel, (listening.get(channel) ?? 0) + 1);

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { currentTenant } from '../lib/tenant-context.js';
 import type { Principal } from '../modules/auth/permissions.js';
 import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './concurrency.js';
 import { registerErrorHandling } from './error-handler.js';
@@ -58,6 +59,11 @@ async function serverWith(
   // A write: it takes a turn in the instance's fair share (reads do not).
   app.post('/slow', slow);
   app.get('/fast', () => ({ ok: true }));
+  // Whose work the handler runs as, after its body was read and past an await (as a repository would ask).
+  app.post('/tenant', async (request) => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return { tenant: currentTenant() ?? null, body: request.body };
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     app,
@@ -68,8 +74,12 @@ async function serverWith(
     started,
     get: (path: string, headers: Record<string, string>, signal?: AbortSignal) =>
       fetch(`${url}${path}`, { headers, ...(signal ? { signal } : {}) }),
-    post: (path: string, headers: Record<string, string>) =>
-      fetch(`${url}${path}`, { method: 'POST', headers }),
+    post: (path: string, headers: Record<string, string>, body?: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
   };
 }
 
@@ -90,6 +100,16 @@ const a2 = { 'x-key': 'a2', 'x-org': 'A' };
 const b1 = { 'x-key': 'b1', 'x-org': 'B' };
 
 describe('concurrency limit', () => {
+  it("runs the handler as the request's tenant: the organization, else the credential", async () => {
+    current = await serverWith({ perCredential: 2, perOrganization: 10, queueMs: 5_000 });
+    const big = { text: 'x'.repeat(200_000) }; // read in several chunks, on the socket's own async context
+    const organization = await current.post('/tenant', a1, big);
+    expect(await organization.json()).toEqual({ tenant: 'A', body: big });
+    const anonymous = await (await current.post('/tenant', {}, { n: 1 })).json();
+    expect(anonymous).toEqual({ tenant: expect.stringMatching(/^c:/), body: { n: 1 } });
+    expect(currentTenant()).toBeUndefined();
+  });
+
   it('lets a request over the credential limit wait, and admits it when a slot frees', async () => {
     current = await serverWith({ perCredential: 2, perOrganization: 10, queueMs: 5_000 });
     const first = [current.get('/slow', a1), current.get('/slow', a1)];

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { runAsTenant } from '../lib/tenant-context.js';
 import { type ApiError, serviceUnavailable, tooManyRequests } from './errors.js';
 import { createFairShare } from './fair-share.js';
 import type { Overloaded } from './overload.js';
@@ -9,6 +10,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The in-flight slots this request holds (credential, organization, fair share), until it is answered. */
     concurrencySlots: string[] | null;
+    /** Whose work this request is (organization id, else its credential): set once it is admitted. */
+    tenant: string | null;
   }
 }
 
@@ -183,6 +186,7 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
     const organizationId = request.principal?.organizationId;
     const tenant = organizationId ?? credential;
     if (overloaded && fair.isHeavy(tenant)) return shed(overloaded);
+    request.tenant = tenant;
     const length = Number(request.headers['content-length']);
     const cost = length > 0 ? 1 + Math.floor(length / COST_UNIT_BYTES) : 1;
     const stages: Stage[] = [{ key: credential, limit: options.perCredential, what: 'credential' }];
@@ -213,6 +217,14 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
     /** Registers the abort hook on the app (a client gone before its answer frees its slots). */
     register(app: FastifyInstance) {
       app.decorateRequest('concurrencySlots', null);
+      app.decorateRequest('tenant', null);
+      // The handler, and all it starts, runs as the request's tenant: the embedded database takes turns
+      // between tenants by it. Here rather than with the request step: the body is read in between, on the
+      // socket's own async context, which would lose it.
+      app.addHook('preHandler', (request, _reply, done) => {
+        if (request.tenant) runAsTenant(request.tenant, done);
+        else done();
+      });
       app.addHook('onRequestAbort', (request, done) => {
         releaseSlots(request);
         done();

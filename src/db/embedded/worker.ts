@@ -1,0 +1,205 @@
+// The embedded database's own thread. PGlite runs each statement synchronously inside WebAssembly; on the
+// service's thread that stalls every request (even /healthz) for as long as one tenant's heavy statement
+// runs. Here, the service's thread keeps answering while statements run.
+//
+// PGlite is one connection: one statement, or one open transaction, at a time. Who goes next is decided
+// here, not first come first served: each tenant with work waiting has a queue, and the turns go round
+// the tenants. A tenant with a hundred statements queued delays another tenant's statement by one of
+// them (or one transaction), not by a hundred.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { Reply, Request, WireError, WorkerData } from './protocol.js';
+
+if (!parentPort) throw new Error('the embedded database worker runs in a worker thread');
+const port = parentPort;
+const { dataDir } = workerData as WorkerData;
+
+const database = await PGlite.create(dataDir ? { dataDir } : {});
+const transactions = new Map<
+  number,
+  { tx: Transaction; end: (commit: boolean) => void; done: Promise<void> }
+>();
+const subscriptions = new Map<number, () => Promise<void>>();
+let nextTransaction = 1;
+
+/** Thrown inside a transaction's callback to make PGlite roll it back; never reaches the caller. */
+const ROLL_BACK = Symbol('roll back');
+
+// PGlite hands text to a parser; for these types the caller parses (or keeps the text) on its side.
+const keepText = (value: string) => value;
+
+function toWire(error: unknown): WireError {
+  if (!(error instanceof Error)) return { message: String(error), properties: {} };
+  const properties: Record<string, unknown> = { name: error.name };
+  for (const [key, value] of Object.entries(error)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) properties[key] = value;
+  }
+  return { message: error.message, properties };
+}
+
+function target(tx: number | undefined): PGlite | Transaction {
+  if (tx === undefined) return database;
+  const open = transactions.get(tx);
+  if (!open) throw new Error(`transaction ${tx} is not open`);
+  return open.tx;
+}
+
+async function begin(): Promise<number> {
+  const id = nextTransaction++;
+  let open!: (tx: Transaction) => void;
+  let end!: (commit: boolean) => void;
+  const opened = new Promise<Transaction>((resolve) => {
+    open = resolve;
+  });
+  const ended = new Promise<boolean>((resolve) => {
+    end = resolve;
+  });
+  const done = database.transaction(async (tx) => {
+    open(tx);
+    if (!(await ended)) throw ROLL_BACK;
+  });
+  // BEGIN can fail (the database closed): then the transaction never opens and `done` says why.
+  const tx = await Promise.race([
+    opened,
+    done.then(() => Promise.reject(new Error('transaction ended early'))),
+  ]);
+  transactions.set(id, { tx, end, done });
+  return id;
+}
+
+async function end(id: number, commit: boolean): Promise<void> {
+  const open = transactions.get(id);
+  if (!open) throw new Error(`transaction ${id} is not open`);
+  transactions.delete(id);
+  open.end(commit);
+  try {
+    await open.done.catch((error: unknown) => {
+      if (error !== ROLL_BACK) throw error;
+    });
+  } finally {
+    release();
+  }
+}
+
+/** Statements and transaction starts waiting for their turn, per tenant; Map order is the rotation. */
+const waiting = new Map<string, Request[]>();
+/** A statement or a transaction holds the connection; a transaction until its `end`. */
+let busy = false;
+
+function enqueue(request: Extract<Request, { tenant: string }>) {
+  const queue = waiting.get(request.tenant);
+  if (queue) queue.push(request);
+  else waiting.set(request.tenant, [request]);
+  next();
+}
+
+/** Takes the first tenant's oldest request; that tenant, if it has more, goes to the back of the round. */
+function takeTurn(): Request | undefined {
+  for (const [tenant, queue] of waiting) {
+    waiting.delete(tenant);
+    const request = queue.shift();
+    if (queue.length > 0) waiting.set(tenant, queue);
+    return request;
+  }
+  return undefined;
+}
+
+let scheduled = false;
+
+/**
+ * Picks the next turn once the messages already here are queued: a statement runs to its end within the
+ * message that brought it (PGlite's awaits are microtasks), so choosing at once would only ever see the
+ * oldest message, first come first served.
+ */
+function next() {
+  if (busy || scheduled) return;
+  scheduled = true;
+  setImmediate(runNext);
+}
+
+function runNext() {
+  scheduled = false;
+  if (busy) return;
+  const request = takeTurn();
+  if (!request) return;
+  busy = true;
+  respond(request, (error) => {
+    // A transaction that opened keeps the turn until its end; anything else gives it back now.
+    if (request.op !== 'begin' || error) release();
+  });
+}
+
+function release() {
+  busy = false;
+  next();
+}
+
+/** Answers a request, then tells `settled` (the turn's owner) whether it failed. */
+function respond(request: Request, settled?: (failed: boolean) => void) {
+  handle(request).then(
+    (value) => {
+      send({ kind: 'reply', id: request.id, ok: true, value });
+      settled?.(false);
+    },
+    (error: unknown) => {
+      send({ kind: 'reply', id: request.id, ok: false, error: toWire(error) });
+      settled?.(true);
+    },
+  );
+}
+
+function send(reply: Reply) {
+  try {
+    port.postMessage(reply);
+  } catch (error) {
+    // A value that cannot cross (structured clone) still gets an answer, never silence.
+    if (reply.kind === 'reply')
+      port.postMessage({ kind: 'reply', id: reply.id, ok: false, error: toWire(error) });
+  }
+}
+
+async function handle(request: Request): Promise<unknown> {
+  switch (request.op) {
+    case 'query': {
+      const parsers = Object.fromEntries(request.rawTypes.map((type) => [type, keepText]));
+      const { rows, fields, affectedRows } = await target(request.tx).query(request.sql, request.params, {
+        rowMode: request.rowMode,
+        parsers,
+      });
+      return { rows, fields, affectedRows };
+    }
+    case 'exec':
+      await target(request.tx).exec(request.sql);
+      return undefined;
+    case 'begin':
+      return begin();
+    case 'end':
+      return end(request.tx, request.commit);
+    case 'listen': {
+      const unsubscribe = await database.listen(request.channel, (payload) =>
+        send({ kind: 'notification', subscription: request.subscription, payload }),
+      );
+      subscriptions.set(request.subscription, unsubscribe);
+      return undefined;
+    }
+    case 'unlisten': {
+      const unsubscribe = subscriptions.get(request.subscription);
+      subscriptions.delete(request.subscription);
+      await unsubscribe?.();
+      return undefined;
+    }
+    case 'close':
+      await database.close();
+      return undefined;
+  }
+}
+
+port.on('message', (request: Request) => {
+  if (
+    request.op === 'begin' ||
+    ((request.op === 'query' || request.op === 'exec') && request.tx === undefined)
+  ) {
+    enqueue(request);
+  } else respond(request);
+});
+send({ kind: 'reply', id: 0, ok: true, value: 'ready' });
