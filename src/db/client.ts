@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { openEmbedded } from './embedded/client.js';
+import { shareCheckoutsByTenant } from './fair-pool.js';
 import * as schema from './schema.js';
 
 type Schema = typeof schema;
@@ -113,14 +114,18 @@ async function openPglite(dataDir?: string): Promise<Database> {
   };
 }
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const poolSize = options.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (error) => options.onError?.(error));
+  const turns = shareCheckoutsByTenant(pool, poolSize, CONNECT_TIMEOUT_MS);
   // The pool listens for errors on idle clients only. A checked-out client between two statements of a
   // transaction (no query active) that loses its connection (server shutdown, 57P01) would emit an unhandled
   // 'error' and crash the process; the transaction's next statement fails instead, with this listener.
@@ -151,8 +156,13 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       );
       return rows[0]?.n ?? 0;
     },
-    waitingCount: () => pool.waitingCount,
-    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    // Waiting for a turn is waiting for a connection.
+    waitingCount: () => pool.waitingCount + turns.waitingCount(),
+    stats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount + turns.waitingCount(),
+    }),
     observeQueries: (next) => {
       observer = next;
     },

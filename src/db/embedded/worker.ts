@@ -3,11 +3,11 @@
 // runs. Here, the service's thread keeps answering while statements run.
 //
 // PGlite is one connection: one statement, or one open transaction, at a time. Who goes next is decided
-// here, not first come first served: each tenant with work waiting has a queue, and the turns go round
-// the tenants. A tenant with a hundred statements queued delays another tenant's statement by one of
-// them (or one transaction), not by a hundred.
+// here, not first come first served: the turns go round the tenants with work waiting
+// (src/lib/tenant-turns.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { createTenantTurns } from '../../lib/tenant-turns.js';
 import type { Reply, Request, WireError, WorkerData } from './protocol.js';
 
 if (!parentPort) throw new Error('the embedded database worker runs in a worker thread');
@@ -77,61 +77,22 @@ async function end(id: number, commit: boolean): Promise<void> {
       if (error !== ROLL_BACK) throw error;
     });
   } finally {
-    release();
+    turns.release();
   }
 }
 
-/** Statements and transaction starts waiting for their turn, per tenant; Map order is the rotation. */
-const waiting = new Map<string, Request[]>();
-/** A statement or a transaction holds the connection; a transaction until its `end`. */
-let busy = false;
+// One holder at a time. The choice waits for the messages already sent to reach their queues: a statement
+// runs to its end within the message that brought it (PGlite's awaits are microtasks), so choosing at once
+// would only ever see the oldest message, first come first served.
+const turns = createTenantTurns(1, (choose) => setImmediate(choose));
 
-function enqueue(request: Extract<Request, { tenant: string }>) {
-  const queue = waiting.get(request.tenant);
-  if (queue) queue.push(request);
-  else waiting.set(request.tenant, [request]);
-  next();
-}
-
-/** Takes the first tenant's oldest request; that tenant, if it has more, goes to the back of the round. */
-function takeTurn(): Request | undefined {
-  for (const [tenant, queue] of waiting) {
-    waiting.delete(tenant);
-    const request = queue.shift();
-    if (queue.length > 0) waiting.set(tenant, queue);
-    return request;
-  }
-  return undefined;
-}
-
-let scheduled = false;
-
-/**
- * Picks the next turn once the messages already here are queued: a statement runs to its end within the
- * message that brought it (PGlite's awaits are microtasks), so choosing at once would only ever see the
- * oldest message, first come first served.
- */
-function next() {
-  if (busy || scheduled) return;
-  scheduled = true;
-  setImmediate(runNext);
-}
-
-function runNext() {
-  scheduled = false;
-  if (busy) return;
-  const request = takeTurn();
-  if (!request) return;
-  busy = true;
-  respond(request, (error) => {
-    // A transaction that opened keeps the turn until its end; anything else gives it back now.
-    if (request.op !== 'begin' || error) release();
-  });
-}
-
-function release() {
-  busy = false;
-  next();
+function takeTurn(request: Extract<Request, { tenant: string }>) {
+  turns.wait(request.tenant, () =>
+    respond(request, (failed) => {
+      // A transaction that opened keeps the turn until its end; anything else gives it back now.
+      if (request.op !== 'begin' || failed) turns.release();
+    }),
+  );
 }
 
 /** Answers a request, then tells `settled` (the turn's owner) whether it failed. */
@@ -199,7 +160,7 @@ port.on('message', (request: Request) => {
     request.op === 'begin' ||
     ((request.op === 'query' || request.op === 'exec') && request.tx === undefined)
   ) {
-    enqueue(request);
+    takeTurn(request);
   } else respond(request);
 });
 send({ kind: 'reply', id: 0, ok: true, value: 'ready' });
