@@ -309,7 +309,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   registerCloseOnShutdown(app);
   const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
-  const concurrencyLimit = concurrency.enabled ? createConcurrencyLimit(concurrency) : undefined;
+  const concurrencyLimit = concurrency.enabled
+    ? createConcurrencyLimit(concurrency, database.contended)
+    : undefined;
   const overloadSteps = registerOverloadProtection(app, {
     monitor: health,
     deadlineMs: overload.requestDeadlineMs,

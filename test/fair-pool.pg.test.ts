@@ -1,14 +1,17 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../src/db/errors.js';
 import { shareCheckoutsByTenant } from '../src/db/fair-pool.js';
-import { runAsTenant } from '../src/lib/tenant-context.js';
+import { runAsTenant, startAttributing, stopAttributing } from '../src/lib/tenant-context.js';
 
 // The pool's checkouts take turns between tenants (docs/operations.md, "Fairness between tenants"). A real
 // PostgreSQL server (DATABASE_URL): pg-pool's own queue is what is being replaced.
 
 let pool: pg.Pool | undefined;
+// Attribution is on while tenants compete (the concurrency step decides); these tests compete by design.
+beforeEach(startAttributing);
 afterEach(async () => {
+  stopAttributing();
   await pool?.end();
   pool = undefined;
 });

@@ -49,6 +49,8 @@ interface ListenEvents {
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /** Statements it runs at once: the pool's size, or 1 (the embedded database is one connection). */
+  readonly connections: number;
   /** Runs raw SQL that may hold several statements (migrations). */
   exec(sqlText: string): Promise<void>;
   listen(channel: string, listener: Listener, events?: ListenEvents): Promise<() => Promise<void>>;
@@ -56,6 +58,8 @@ export interface Database {
   listenerCount(channel: string): Promise<number>;
   /** Connections waiting for a free pool slot right now (0 for PGlite). */
   waitingCount(): number;
+  /** Whether statements are waiting for their turn at the database right now. */
+  contended(): boolean;
   /** The pool's connections: open, idle, and queries waiting for one (PGlite: one connection, no pool). */
   stats(): { total: number; idle: number; waiting: number };
   /** Times every statement from now on (metrics); one observer per database. */
@@ -95,6 +99,7 @@ async function openPglite(dataDir?: string): Promise<Database> {
   return {
     kind: 'pglite',
     db,
+    connections: 1,
     exec: client.exec,
     listen: async (channel, listener) => {
       const unsubscribe = await client.listen(channel, listener);
@@ -106,6 +111,7 @@ async function openPglite(dataDir?: string): Promise<Database> {
     },
     listenerCount: async (channel) => listening.get(channel) ?? 0,
     waitingCount: () => 0,
+    contended: client.contended,
     stats: () => ({ total: 1, idle: 1, waiting: 0 }),
     observeQueries: (next) => {
       observer = next;
@@ -140,6 +146,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     kind: 'postgres',
     db,
+    connections: poolSize,
     exec: async (sqlText) => {
       await pool.query(sqlText);
     },
@@ -156,6 +163,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       );
       return rows[0]?.n ?? 0;
     },
+    contended: () => turns.waitingCount() > 0,
     // Waiting for a turn is waiting for a connection.
     waitingCount: () => pool.waitingCount + turns.waitingCount(),
     stats: () => ({

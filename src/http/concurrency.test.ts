@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentTenant } from '../lib/tenant-context.js';
+import { currentTenant, isAttributing, stopAttributing } from '../lib/tenant-context.js';
 import type { Principal } from '../modules/auth/permissions.js';
 import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './concurrency.js';
 import { registerErrorHandling } from './error-handler.js';
@@ -18,7 +18,7 @@ async function serverWith(
   const held: Array<() => void> = [];
   /** The x-key of each /slow request, in the order they started running. */
   const started: string[] = [];
-  const limiter = createConcurrencyLimit({ ...DEFAULT_CONCURRENCY, ...options });
+  const limiter = createConcurrencyLimit({ ...DEFAULT_CONCURRENCY, ...options }, () => databaseContended);
   limiter.register(app);
   registerRequestPipeline(app, {
     onRequest: [
@@ -84,7 +84,11 @@ async function serverWith(
 }
 
 let current: Awaited<ReturnType<typeof serverWith>> | undefined;
+/** What the servers' database says about statements waiting for it. */
+let databaseContended = false;
 afterEach(async () => {
+  databaseContended = false;
+  stopAttributing();
   while (current && current.heldCount() > 0) current.releaseOne();
   await current?.app.close();
   current = undefined;
@@ -100,14 +104,30 @@ const a2 = { 'x-key': 'a2', 'x-org': 'A' };
 const b1 = { 'x-key': 'b1', 'x-org': 'B' };
 
 describe('concurrency limit', () => {
-  it("runs the handler as the request's tenant: the organization, else the credential", async () => {
+  it("runs the handler as the request's tenant while tenants compete for the database", async () => {
     current = await serverWith({ perCredential: 2, perOrganization: 10, queueMs: 5_000 });
     const big = { text: 'x'.repeat(200_000) }; // read in several chunks, on the socket's own async context
+    // One tenant in flight, or an idle database: nothing to take turns for, no attribution (it costs every
+    // promise of the process).
+    databaseContended = true;
+    expect(await (await current.post('/tenant', a1, { n: 0 })).json()).toEqual({
+      tenant: null,
+      body: { n: 0 },
+    });
+    const held = current.post('/slow', b1);
+    await until(() => current!.heldCount() === 1);
+    databaseContended = false;
+    await current.post('/tenant', a1, { n: 0 });
+    expect(isAttributing()).toBe(false);
+    // Another tenant in flight and statements waiting: from now on the work knows its tenant.
+    databaseContended = true;
     const organization = await current.post('/tenant', a1, big);
     expect(await organization.json()).toEqual({ tenant: 'A', body: big });
     const anonymous = await (await current.post('/tenant', {}, { n: 1 })).json();
     expect(anonymous).toEqual({ tenant: expect.stringMatching(/^c:/), body: { n: 1 } });
     expect(currentTenant()).toBeUndefined();
+    current.releaseOne();
+    expect((await held).status).toBe(200);
   });
 
   it('lets a request over the credential limit wait, and admits it when a slot frees', async () => {

@@ -1,5 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { runAsTenant } from '../lib/tenant-context.js';
+import { isAttributing, runAsTenant, startAttributing, stopAttributing } from '../lib/tenant-context.js';
 import { type ApiError, serviceUnavailable, tooManyRequests } from './errors.js';
 import { createFairShare } from './fair-share.js';
 import type { Overloaded } from './overload.js';
@@ -107,14 +108,31 @@ function createGates() {
  * While the instance sheds load, it refuses the heaviest tenants' requests (503) and serves the others.
  * Routes with `rateLimit: false` (probes, metrics) are not counted.
  */
-export function createConcurrencyLimit(options: ConcurrencyOptions) {
+export function createConcurrencyLimit(
+  options: ConcurrencyOptions,
+  /** Whether statements wait for the database now: tenants then take turns there (src/lib/tenant-turns.ts). */
+  databaseContended: () => boolean = () => false,
+) {
   const gates = createGates();
+  // Work is attributed to tenants (src/lib/tenant-context.ts) from the first request that finds several
+  // tenants with requests in flight and statements waiting for the database, until a sweep finds no such
+  // moment in a whole interval.
+  let contendedAt = Number.NEGATIVE_INFINITY;
+  const noteContention = (tenant: string) => {
+    if (!fair.othersBusy(tenant) || !databaseContended()) return;
+    contendedAt = performance.now();
+    if (!isAttributing()) startAttributing();
+  };
   const fair = createFairShare({
     capacity: options.capacity,
     reserved: options.reserved,
     usageHalfLifeMs: USAGE_HALF_LIFE_MS,
   });
-  const sweeper = setInterval(fair.sweep, 10 * USAGE_HALF_LIFE_MS);
+  const sweepIntervalMs = 10 * USAGE_HALF_LIFE_MS;
+  const sweeper = setInterval(() => {
+    fair.sweep();
+    if (performance.now() - contendedAt > sweepIntervalMs) stopAttributing();
+  }, sweepIntervalMs);
   sweeper.unref();
 
   const refuse = (what: string): ApiError =>
@@ -187,6 +205,7 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
     const tenant = organizationId ?? credential;
     if (overloaded && fair.isHeavy(tenant)) return shed(overloaded);
     request.tenant = tenant;
+    noteContention(tenant);
     const length = Number(request.headers['content-length']);
     const cost = length > 0 ? 1 + Math.floor(length / COST_UNIT_BYTES) : 1;
     const stages: Stage[] = [{ key: credential, limit: options.perCredential, what: 'credential' }];
@@ -222,7 +241,7 @@ export function createConcurrencyLimit(options: ConcurrencyOptions) {
       // between tenants by it. Here rather than with the request step: the body is read in between, on the
       // socket's own async context, which would lose it.
       app.addHook('preHandler', (request, _reply, done) => {
-        if (request.tenant) runAsTenant(request.tenant, done);
+        if (request.tenant && isAttributing()) runAsTenant(request.tenant, done);
         else done();
       });
       app.addHook('onRequestAbort', (request, done) => {

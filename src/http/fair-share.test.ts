@@ -16,6 +16,22 @@ function track(share: ReturnType<typeof createFairShare>, tenant: string, cost: 
 }
 
 describe('fair share', () => {
+  it('tells whether another tenant has requests in flight, slots and counted reads alike', () => {
+    const { share } = fairShare(4, 1);
+    expect(share.othersBusy('a')).toBe(false);
+    share.tryEnter('a', 1);
+    share.tryEnter('a', 1);
+    expect(share.othersBusy('a')).toBe(false);
+    expect(share.othersBusy('b')).toBe(true);
+    share.track('b', 1);
+    expect(share.othersBusy('a')).toBe(true);
+    share.leave('a');
+    share.leave('a');
+    expect(share.othersBusy('b')).toBe(false);
+    share.untrack('b');
+    expect(share.othersBusy('c')).toBe(false);
+  });
+
   it('admits everything below capacity, then makes a tenant past its reserved slots wait', () => {
     const { share } = fairShare(3, 1);
     expect(share.tryEnter('a', 1)).toBe(true);

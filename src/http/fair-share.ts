@@ -52,9 +52,18 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
     tenant.usage = usageOf(tenant, at) + cost;
     tenant.usageAt = at;
   };
+  /** Tenants with requests in flight (slots or counted reads), kept as they change: read per request. */
+  let busyTenants = 0;
+  const adjust = (tenant: Tenant, slots: number, reads: number) => {
+    const wasBusy = tenant.active + tenant.tracked > 0;
+    tenant.active += slots;
+    tenant.tracked += reads;
+    const isBusy = tenant.active + tenant.tracked > 0;
+    if (wasBusy !== isBusy) busyTenants += isBusy ? 1 : -1;
+  };
   const charge = (tenant: Tenant, cost: number) => {
     addUsage(tenant, cost);
-    tenant.active++;
+    adjust(tenant, 1, 0);
     active++;
   };
 
@@ -127,17 +136,17 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
     track(key: string, cost: number): void {
       const tenant = tenantOf(key);
       addUsage(tenant, cost);
-      tenant.tracked++;
+      adjust(tenant, 0, 1);
     },
     untrack(key: string): void {
       const tenant = tenants.get(key);
-      if (tenant) tenant.tracked--;
+      if (tenant) adjust(tenant, 0, -1);
     },
     /** Frees a slot of `key`, and hands it to a waiting tenant if any. */
     leave(key: string): void {
       const tenant = tenants.get(key);
       if (!tenant) return;
-      tenant.active--;
+      adjust(tenant, -1, 0);
       active--;
       dispatch();
     },
@@ -172,6 +181,12 @@ export function createFairShare(options: FairShareOptions, now: () => number = (
       }
     },
     activeCount: () => active,
+    /** Whether a tenant other than `key` has requests in flight now. */
+    othersBusy(key: string): boolean {
+      const tenant = tenants.get(key);
+      const own = tenant && tenant.active + tenant.tracked > 0 ? 1 : 0;
+      return busyTenants - own > 0;
+    },
     tenantCount: () => tenants.size,
   };
 }

@@ -1,10 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { runAsTenant } from '../../lib/tenant-context.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAsTenant, startAttributing, stopAttributing } from '../../lib/tenant-context.js';
 import { isDatabaseUnavailable, sqlState } from '../errors.js';
 import { type EmbeddedClient, openEmbedded } from './client.js';
 
 let client: EmbeddedClient | undefined;
+// Attribution is on while tenants compete (the concurrency step decides); these tests compete by design.
+beforeEach(startAttributing);
 afterEach(async () => {
+  stopAttributing();
   await client?.close();
   client = undefined;
 });

@@ -27,6 +27,8 @@ export interface EmbeddedTransaction {
 export interface EmbeddedClient extends EmbeddedTransaction {
   transaction<T>(callback: (tx: EmbeddedTransaction) => Promise<T>): Promise<T>;
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>;
+  /** More than one request is with the worker: statements wait for their turn. */
+  contended(): boolean;
   close(): Promise<void>;
 }
 
@@ -143,6 +145,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Embedde
       await call<void>({ op: 'end', tx, commit: true });
       return result;
     },
+    contended: () => pending.size > 1,
     listen: async (channel, listener) => {
       const subscription = nextSubscription++;
       listeners.set(subscription, listener);

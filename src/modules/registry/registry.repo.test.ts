@@ -16,7 +16,7 @@ afterAll(() => database.close());
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
 it('reads asked for in one event-loop turn share one query, even when ticks apart (as requests are)', async () => {
-  const reader = createRecordReader(database.db);
+  const reader = createRecordReader(database.db, 10);
   statements = 0;
   const first = reader.readByKey(parseExpertKey('batched-a@1.0.0'));
   // Requests parsed from different sockets in one turn are separate callbacks: ticks apart, same turn.
@@ -30,4 +30,18 @@ it('reads asked for in one event-loop turn share one query, even when ticks apar
   // A later turn is a batch of its own.
   await reader.readByKey(parseExpertKey('batched-c@1.0.0'));
   expect(statements).toBe(2);
+});
+
+it('holds reads that arrive while every connection is busy with a batch, and sends them as one batch', async () => {
+  const reader = createRecordReader(database.db, 1);
+  statements = 0;
+  const first = reader.readByKey(parseExpertKey('held-a@1.0.0'));
+  // Turn after turn while the first batch is in flight: without the bound, a query per turn.
+  const later: Array<Promise<unknown>> = [];
+  for (let turn = 0; turn < 5; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    later.push(reader.readByKey(parseExpertKey(`held-${turn}@1.0.0`)));
+  }
+  await Promise.all([first, ...later]);
+  expect(statements).toBeLessThanOrEqual(2);
 });

@@ -76,7 +76,7 @@ const VERSIONS_REF = '/versions';
 export function createRegistryService(deps: RegistryServiceDeps) {
   const { db } = deps.database;
   const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000, undefined, deps.cacheEvents);
-  const reads = repo.createRecordReader(db);
+  const reads = repo.createRecordReader(db, deps.database.connections);
 
   /**
    * Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once.
