@@ -105,8 +105,8 @@ async function main(): Promise<void> {
       perCredential: env.CADRE_CONCURRENCY_PER_CREDENTIAL,
       perOrganization: env.CADRE_CONCURRENCY_PER_ORGANIZATION,
       queueMs: env.CADRE_CONCURRENCY_QUEUE_MS,
-      // The embedded database runs one statement at a time on this process's event loop: few requests in
-      // flight keep a light tenant's statements near the head of its queue. A server database: its pool.
+      // Writes in flight, about as many as the database runs at once: the embedded database runs one
+      // statement (or transaction) at a time, a server database as many as its pool.
       capacity: env.CADRE_CONCURRENCY_CAPACITY ?? (embedded ? 2 : env.CADRE_DB_POOL_SIZE),
       reserved: env.CADRE_CONCURRENCY_RESERVED,
     },
