@@ -102,6 +102,15 @@ describe('the embedded database in its own thread', () => {
     expect(heard).toEqual(['one']);
   });
 
+  it('fails a statement whose parameters cannot cross to the thread, and keeps serving', async () => {
+    const db = await open();
+    await expect(db.query('SELECT $1::text AS t', [() => 'a function'])).rejects.toThrow(
+      /could not be cloned/,
+    );
+    expect(db.contended()).toBe(false);
+    expect((await db.query('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+  });
+
   it('answers "unavailable" (never hangs) once closed', async () => {
     const db = await open();
     await db.close();

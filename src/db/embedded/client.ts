@@ -112,7 +112,13 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Embedde
     const { promise, resolve, reject } = deferred<unknown>();
     pending.set(id, { resolve, reject });
     if (pending.size === 1) worker.ref();
-    worker.postMessage({ ...request, id } as Request);
+    try {
+      worker.postMessage({ ...request, id } as Request);
+    } catch (error) {
+      // A parameter that cannot cross to the thread (structured clone): this statement fails, nothing waits.
+      settle(id);
+      return Promise.reject(error);
+    }
     return promise as Promise<T>;
   };
 
