@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
 import { migrate } from '../../db/migrate.js';
 import { parseExpertKey } from './expert-definition.js';
-import { createRecordReader } from './registry.repo.js';
+import { batchedReads, createRecordReader } from './registry.repo.js';
 
 let database: Database;
 let statements = 0;
@@ -33,15 +33,30 @@ it('reads asked for in one event-loop turn share one query, even when ticks apar
 });
 
 it('holds reads that arrive while every connection is busy with a batch, and sends them as one batch', async () => {
-  const reader = createRecordReader(database.db, 1);
-  statements = 0;
-  const first = reader.readByKey(parseExpertKey('held-a@1.0.0'));
-  // Turn after turn while the first batch is in flight: without the bound, a query per turn.
-  const later: Array<Promise<unknown>> = [];
-  for (let turn = 0; turn < 5; turn++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    later.push(reader.readByKey(parseExpertKey(`held-${turn}@1.0.0`)));
+  const batches: string[][] = [];
+  const answers: Array<() => void> = [];
+  // A database whose answers come when the test says: the first batch stays in flight.
+  const loader = batchedReads(
+    (keys: readonly string[]) =>
+      new Promise<string[]>((resolve) => {
+        batches.push([...keys]);
+        answers.push(() => resolve(keys.map((key) => key.toUpperCase())));
+      }),
+    1,
+  );
+  const first = loader.load('a');
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const later: Array<Promise<string>> = [];
+  for (let i = 0; i < 5; i++) {
+    await turn();
+    later.push(loader.load(`b${i}`));
   }
-  await Promise.all([first, ...later]);
-  expect(statements).toBeLessThanOrEqual(2);
+  await turn();
+  expect(batches).toEqual([['a']]); // the rest is held, not sent as a query a turn
+  answers.shift()!();
+  await expect(first).resolves.toBe('A');
+  await turn();
+  expect(batches).toEqual([['a'], ['b0', 'b1', 'b2', 'b3', 'b4']]);
+  answers.shift()!();
+  await expect(Promise.all(later)).resolves.toEqual(['B0', 'B1', 'B2', 'B3', 'B4']);
 });

@@ -101,7 +101,7 @@ const versionId = (key: { name: string; version: string }) => `${key.name}@${key
  * flight: reads arriving while the database is busy with them join the next batch instead of queueing as
  * queries of their own (on the embedded database's one connection, a third more reads per second).
  */
-function batchedReads<K, V>(load: (keys: readonly K[]) => Promise<V[]>, connections: number) {
+export function batchedReads<K, V>(load: (keys: readonly K[]) => Promise<V[]>, connections: number) {
   let inFlight = 0;
   const held: Array<() => void> = [];
   const settled = () => {
