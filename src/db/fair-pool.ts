@@ -18,7 +18,10 @@ export function shareCheckoutsByTenant(pool: pg.Pool, capacity: number, timeoutM
   const checkout = (): Promise<pg.PoolClient> =>
     new Promise((resolve, reject) => {
       const tenant = currentTenant() ?? '';
+      let timer: NodeJS.Timeout | undefined;
+      let started = false;
       const start = () => {
+        started = true;
         clearTimeout(timer);
         connect().then(
           (client) => {
@@ -39,11 +42,13 @@ export function shareCheckoutsByTenant(pool: pg.Pool, capacity: number, timeoutM
           },
         );
       };
-      const timer = setTimeout(() => {
+      turns.wait(tenant, start);
+      // A free place started it at once (every checkout while the pool is not busy): no timer to set.
+      if (started) return;
+      timer = setTimeout(() => {
         if (turns.cancel(tenant, start)) reject(new Error('timeout exceeded when trying to connect'));
       }, timeoutMs);
       timer.unref();
-      turns.wait(tenant, start);
     });
 
   // pg-pool's query calls connect with a callback; drizzle's transactions call it for a promise.

@@ -81,17 +81,15 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Embedde
   let failure: Error | undefined;
 
   // The worker keeps the process alive only while a request waits for it, as a socket would.
-  worker.unref();
   const settle = (id: number) => {
     const entry = pending.get(id);
     pending.delete(id);
     if (pending.size === 0) worker.unref();
     return entry;
   };
-
-  const { promise: ready, resolve: markReady, reject: failReady } = deferred<void>();
-  pending.set(0, { resolve: () => markReady(), reject: failReady });
-  worker.ref();
+  // Request 0 is the start-up: the worker answers it once PGlite is open.
+  const ready = deferred<unknown>();
+  pending.set(0, ready);
 
   worker.on('message', (message: Reply) => {
     if (message.kind === 'notification') return listeners.get(message.subscription)?.(message.payload);
@@ -135,7 +133,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Embedde
     await call<void>({ op: 'exec', sql, tx, tenant: currentTenant() ?? '' });
   };
 
-  await ready;
+  await ready.promise;
   return {
     query: query(undefined),
     exec: exec(undefined),

@@ -44,6 +44,7 @@ export interface WireError {
   properties: Record<string, unknown>;
 }
 
+/** Answers carry their request's id; id 0 answers the start-up (PGlite is open), asked by no request. */
 export type Reply =
   | { kind: 'reply'; id: number; ok: true; value: unknown }
   | { kind: 'reply'; id: number; ok: false; error: WireError }

@@ -99,7 +99,7 @@ const versionId = (key: { name: string; version: string }) => `${key.name}@${key
  * own), its batch sent after the poll phase rather than on the next tick, so the reads of every request
  * parsed from the sockets in one event-loop turn share one query. At most `connections` batches are in
  * flight: reads arriving while the database is busy with them join the next batch instead of queueing as
- * queries of their own (on the embedded database's one connection, a third more reads per second).
+ * queries of their own (on the embedded database's one connection, a fifth more uncached reads per second).
  */
 export function batchedReads<K, V>(load: (keys: readonly K[]) => Promise<V[]>, connections: number) {
   let inFlight = 0;
