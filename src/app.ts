@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
+import { warnOfEmbeddedContention } from './db/embedded/contention-warning.js';
 import { registerAuthentication } from './http/auth.js';
 import { answerClientError } from './http/client-errors.js';
 import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './http/concurrency.js';
@@ -310,7 +311,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   registerCloseOnShutdown(app);
   const concurrency = { ...DEFAULT_CONCURRENCY, ...deps.concurrency };
   const concurrencyLimit = concurrency.enabled
-    ? createConcurrencyLimit(concurrency, database.contended)
+    ? createConcurrencyLimit(
+        concurrency,
+        database.contended,
+        warnOfEmbeddedContention(database, () => app.log),
+      )
     : undefined;
   const overloadSteps = registerOverloadProtection(app, {
     monitor: health,

@@ -18,7 +18,11 @@ async function serverWith(
   const held: Array<() => void> = [];
   /** The x-key of each /slow request, in the order they started running. */
   const started: string[] = [];
-  const limiter = createConcurrencyLimit({ ...DEFAULT_CONCURRENCY, ...options }, () => databaseContended);
+  const limiter = createConcurrencyLimit(
+    { ...DEFAULT_CONCURRENCY, ...options },
+    () => databaseContended,
+    () => competitions++,
+  );
   limiter.register(app);
   registerRequestPipeline(app, {
     onRequest: [
@@ -86,8 +90,11 @@ async function serverWith(
 let current: Awaited<ReturnType<typeof serverWith>> | undefined;
 /** What the servers' database says about statements waiting for it. */
 let databaseContended = false;
+/** How many times the servers said tenants started competing for the database. */
+let competitions = 0;
 afterEach(async () => {
   databaseContended = false;
+  competitions = 0;
   stopAttributing();
   while (current && current.heldCount() > 0) current.releaseOne();
   await current?.app.close();
@@ -119,12 +126,15 @@ describe('concurrency limit', () => {
     databaseContended = false;
     await current.post('/tenant', a1, { n: 0 });
     expect(isAttributing()).toBe(false);
+    expect(competitions).toBe(0);
     // Another tenant in flight and statements waiting: from now on the work knows its tenant.
     databaseContended = true;
     const organization = await current.post('/tenant', a1, big);
     expect(await organization.json()).toEqual({ tenant: 'A', body: big });
     const anonymous = await (await current.post('/tenant', {}, { n: 1 })).json();
     expect(anonymous).toEqual({ tenant: expect.stringMatching(/^c:/), body: { n: 1 } });
+    // The operator hears of it once, when the competition starts, not once per request.
+    expect(competitions).toBe(1);
     expect(currentTenant()).toBeUndefined();
     current.releaseOne();
     expect((await held).status).toBe(200);

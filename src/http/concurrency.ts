@@ -112,6 +112,8 @@ export function createConcurrencyLimit(
   options: ConcurrencyOptions,
   /** Whether statements wait for the database now: tenants then take turns there (src/lib/tenant-turns.ts). */
   databaseContended: () => boolean = () => false,
+  /** Told when tenants start competing for the database (attribution goes on), not once per request. */
+  onTenantsCompete: () => void = () => {},
 ) {
   const gates = createGates();
   // Work is attributed to tenants (src/lib/tenant-context.ts) from the first request that finds several
@@ -121,7 +123,9 @@ export function createConcurrencyLimit(
   const noteContention = (tenant: string) => {
     if (!fair.othersBusy(tenant) || !databaseContended()) return;
     contendedAt = performance.now();
-    if (!isAttributing()) startAttributing();
+    if (isAttributing()) return;
+    startAttributing();
+    onTenantsCompete();
   };
   const fair = createFairShare({
     capacity: options.capacity,
