@@ -5,6 +5,9 @@
  * during the flood stays within 3× its p99 alone, and B gets no 503.
  *
  *   npm run build && npx tsx bench/fairness.ts          (BENCH_DURATION seconds per phase, default 10)
+ *
+ * BENCH_MAIN names another build's entry point (default dist/main.js): on a VM whose speed drifts, two
+ * builds are compared by alternating runs of each.
  */
 
 import { fork } from 'node:child_process';
@@ -22,12 +25,15 @@ const DEFAULT_RATE_LIMITS = {
   CADRE_RATE_LIMIT_WRITE: '1200',
 };
 // The in-flight limits under test may be set from the environment (CADRE_CONCURRENCY_*).
-const cadre = await startCadre({
-  ...(UNLIMITED ? {} : DEFAULT_RATE_LIMITS),
-  ...(Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => name.startsWith('CADRE_CONCURRENCY_')),
-  ) as Record<string, string>),
-});
+const cadre = await startCadre(
+  {
+    ...(UNLIMITED ? {} : DEFAULT_RATE_LIMITS),
+    ...(Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name.startsWith('CADRE_CONCURRENCY_')),
+    ) as Record<string, string>),
+  },
+  process.env.BENCH_MAIN,
+);
 
 const organization = async (slug: string) => ({
   authorization: `Bearer ${await createBenchOrganization(cadre.url, cadre.bootstrap.adminToken, slug)}`,
