@@ -31,9 +31,9 @@ describe('the apiRequests plan limit is enforced per request', () => {
     expect(refused.body).toMatchObject({
       error: {
         message: expect.stringMatching(
-          /^The Free plan allows 5 API requests per period; this organization has used them\. Upgrade the plan or wait for the next period \(\d{4}-/,
+          /^This organization's limit is 5 API requests per period \(set by an operator; the Free plan allows 10000\); this organization has used them\. Upgrade the plan or wait for the next period \(\d{4}-/,
         ),
-        details: [{ path: 'apiRequests', message: 'limit 5 (plan free)' }],
+        details: [{ path: 'apiRequests', message: 'limit 5 (plan free, set by an operator)' }],
       },
     });
     const retryAfter = Number(refused.headers.get('retry-after'));

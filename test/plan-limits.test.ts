@@ -80,8 +80,10 @@ describe('plan limits are enforced at the write that would exceed them', () => {
     expect((await publish(server, org.ownerKey, expertBody(name, '1.1.0'))).status).toBe(200);
     const refused = await publish(server, org.ownerKey, expertBody(name, '1.2.0'));
     expectRegistryError(refused, 403);
+    // The limit is the operator's, not the plan's: the message says whose, and reads as one sentence.
     expect(refused.body).toMatchObject({
-      reason: expect.stringMatching(/Free plan allows 2 Expert versions/),
+      reason:
+        "This organization's limit is 2 Expert versions published per period (set by an operator; the Free plan allows 50); this organization has 2. Upgrade the plan or wait for the next period. [expertVersions: limit 2 (plan free, set by an operator)]",
     });
     await server.admin('PUT', `/admin/v1/organizations/${org.id}/limits`, { expertVersions: 3 });
     expect((await publish(server, org.ownerKey, expertBody(name, '1.2.0'))).status).toBe(200);

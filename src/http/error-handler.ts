@@ -88,9 +88,13 @@ export function sendError(
   if (shape === 'registry') {
     // Registry convention: validation problems are plain 400s (docs/errors.md).
     const status = error.code === 'validation_failed' ? 400 : error.status;
-    const reason = error.details?.length
-      ? `${error.message}: ${error.details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`
-      : error.message;
+    const details = error.details?.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+    // "Request validation failed: body.name: …"; a message that is already a sentence gets them after it.
+    const reason = !details
+      ? error.message
+      : error.message.endsWith('.')
+        ? `${error.message} [${details}]`
+        : `${error.message}: ${details}`;
     return reply
       .code(status)
       .type('application/json')

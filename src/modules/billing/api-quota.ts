@@ -2,13 +2,13 @@ import type { Database } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
 import type { RequestStep } from '../../http/pipeline.js';
 import type { Clock } from '../../lib/clock.js';
-import type { PlanLimits } from './plan-limits.js';
+import { describeLimit, type PlanLimits } from './plan-limits.js';
 import type { UsageSource } from './usage.js';
 
 interface Allowance {
   limit: number;
-  planName: string;
-  planKey: string;
+  /** The limit in words for the refusal (the plan's, or an operator's override): see describeLimit. */
+  described: { sentence: string; detail: string };
   periodEnd: number;
   /** Requests counted in the period: the meter's total when loaded, plus those admitted here since. */
   used: number;
@@ -46,12 +46,12 @@ export function createApiRequestQuota(deps: {
   };
 
   async function load(organizationId: string): Promise<Allowance> {
-    const { plan, period, limits } = await deps.planLimits.entitlement(deps.database.db, organizationId);
+    const current = await deps.planLimits.entitlement(deps.database.db, organizationId);
+    const { period } = current;
     const used = await deps.usage(organizationId, period);
     const allowance: Allowance = {
-      limit: limits.apiRequests,
-      planName: plan.name,
-      planKey: plan.key,
+      limit: current.limits.apiRequests,
+      described: describeLimit(current, 'apiRequests'),
       periodEnd: period.end.getTime(),
       used,
       loadedAt: deps.clock.now().getTime(),
@@ -69,8 +69,8 @@ export function createApiRequestQuota(deps: {
     const retryAfterS = Math.max(1, Math.ceil((allowance.periodEnd - now) / 1000));
     return new ApiError(
       'plan_quota_exceeded',
-      `The ${allowance.planName} plan allows ${allowance.limit} API requests per period; this organization has used them. Upgrade the plan or wait for the next period (${new Date(allowance.periodEnd).toISOString()}).`,
-      [{ path: 'apiRequests', message: `limit ${allowance.limit} (plan ${allowance.planKey})` }],
+      `${allowance.described.sentence}; this organization has used them. Upgrade the plan or wait for the next period (${new Date(allowance.periodEnd).toISOString()}).`,
+      [{ path: 'apiRequests', message: allowance.described.detail }],
       { 'Retry-After': String(retryAfterS) },
     );
   };

@@ -88,13 +88,14 @@ export function createPlanLimits(deps: {
       await tx.execute(
         sql`SELECT pg_advisory_xact_lock(${PLAN_LOCK_CLASS}, hashtext(${`${organizationId}:${counter}`}))`,
       );
-      const { plan, period, limits } = await entitlement(tx, organizationId);
-      const used = await deps.usage[counter](organizationId, period, tx);
-      if (used < limits[counter]) return;
+      const current = await entitlement(tx, organizationId);
+      const used = await deps.usage[counter](organizationId, current.period, tx);
+      if (used < current.limits[counter]) return;
+      const limit = describeLimit(current, counter);
       throw new ApiError(
         'plan_limit_exceeded',
-        `The ${plan.name} plan allows ${limits[counter]} ${COUNTER_WORDS[counter]}; this organization has ${used}. ${REMEDY[counter]}`,
-        [{ path: counter, message: `limit ${limits[counter]} (plan ${plan.key})` }],
+        `${limit.sentence}; this organization has ${used}. ${REMEDY[counter]}`,
+        [{ path: counter, message: limit.detail }],
       );
     },
 
@@ -127,6 +128,25 @@ export function createPlanLimits(deps: {
 
 /** The first key of the two-key advisory locks plan checks take (migrations use the one-key form). */
 const PLAN_LOCK_CLASS = 7_501;
+
+/**
+ * A limit in words, for refusals: the plan's, or an operator's override of it (then both, so the message
+ * never claims a plan allows what only this organization was given).
+ */
+export function describeLimit(
+  { plan, limits, overridden }: Pick<Entitlement, 'plan' | 'limits' | 'overridden'>,
+  counter: CounterKey,
+): { sentence: string; detail: string } {
+  const limit = limits[counter];
+  const words = `${limit} ${COUNTER_WORDS[counter]}`;
+  if (!overridden.includes(counter)) {
+    return { sentence: `The ${plan.name} plan allows ${words}`, detail: `limit ${limit} (plan ${plan.key})` };
+  }
+  return {
+    sentence: `This organization's limit is ${words} (set by an operator; the ${plan.name} plan allows ${plan.limits[counter]})`,
+    detail: `limit ${limit} (plan ${plan.key}, set by an operator)`,
+  };
+}
 
 const COUNTER_WORDS: Record<CounterKey, string> = {
   apiRequests: 'API requests per period',
