@@ -82,6 +82,15 @@ describe('the owner and ownership transfers', () => {
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(members.map(() => 200));
+    // Each answer is its own transfer as it committed, not what a later one left behind.
+    for (const [i, answer] of answers.entries()) {
+      const { owner, previousOwner } = (
+        answer.body as { data: Record<string, { userId: string; role: string }> }
+      ).data;
+      expect(owner).toMatchObject({ userId: members[i], role: 'owner' });
+      expect(previousOwner).toMatchObject({ role: 'admin' });
+      expect(previousOwner!.userId).not.toBe(members[i]);
+    }
     const roles = Object.values(await rolesOf(server, org.id));
     expect(roles.filter((role) => role === 'owner')).toHaveLength(1);
     expect(roles.filter((role) => role === 'admin')).toHaveLength(6);

@@ -158,14 +158,10 @@ export function registerAdminRoutes(app: App, { tenancy, apiKeys, resetPassword 
     },
     handler: async (request) => {
       const organization = await tenancy.getOrganization(request.params.org);
-      const { previousOwnerId } = await tenancy.transferOwnership(organization.id, request.body.userId, {
+      const { owner, previousOwner } = await tenancy.transferOwnership(organization.id, request.body.userId, {
         kind: 'admin',
       });
-      const [owner, previous] = await Promise.all([
-        tenancy.getMembership(organization.id, request.body.userId),
-        tenancy.getMembership(organization.id, previousOwnerId),
-      ]);
-      return { data: { owner: presentMembership(owner!), previousOwner: presentMembership(previous!) } };
+      return { data: { owner: presentMembership(owner), previousOwner: presentMembership(previousOwner) } };
     },
   });
 

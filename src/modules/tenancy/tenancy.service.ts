@@ -168,7 +168,8 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
     /**
      * Makes `newOwnerId` (a member) the owner and the previous owner an admin, atomically: the
      * organization's row is locked first, so concurrent transfers run one after the other and exactly one
-     * owner remains. Audited; both users' cached keys follow at once.
+     * owner remains. Audited; both users' cached keys follow at once. Answers both memberships as this
+     * transfer left them (a read after commit could already see a later transfer's).
      */
     async transferOwnership(organizationId: string, newOwnerId: string, actor: Actor) {
       return bus.commit(async (tx, publish) => {
@@ -189,17 +190,17 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
         const next = members.find((member) => member.userId === newOwnerId);
         if (!next) throw notFound(`Member ${newOwnerId}`);
         const previous = members.find((member) => member.role === 'owner')!;
-        if (previous.userId === newOwnerId) return { previousOwnerId: newOwnerId };
-        await tx
+        if (previous.userId === newOwnerId) return { owner: next, previousOwner: next };
+        const [demoted] = await tx
           .update(memberships)
           .set({ role: 'admin' })
-          .where(
-            and(eq(memberships.organizationId, organizationId), eq(memberships.userId, previous.userId)),
-          );
-        await tx
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, previous.userId)))
+          .returning();
+        const [promoted] = await tx
           .update(memberships)
           .set({ role: 'owner' })
-          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, newOwnerId)));
+          .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, newOwnerId)))
+          .returning();
         await recordAuditEvent(tx, {
           organizationId,
           action: 'organization.ownership_transferred_to',
@@ -217,7 +218,7 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
         for (const userId of [previous.userId, newOwnerId]) {
           await publish({ topic: MEMBERSHIP_CHANGED, organizationId, userId });
         }
-        return { previousOwnerId: previous.userId };
+        return { owner: promoted!, previousOwner: demoted! };
       });
     },
 
