@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { loadOrCreateAdminToken, seedDemoOrganization } from './bootstrap.js';
-import { parseEnv } from './config/env.js';
+import { InvalidEnvironmentError, parseEnv } from './config/env.js';
 import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
@@ -16,7 +16,7 @@ import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { parseKeyRing } from './modules/oauth/token-vault.js';
 
-const env = parseEnv();
+const env = loadEnv();
 // Buffered stdout: a write per log line costs more than the request it describes. Flushed at least every
 // 200 ms (log lines stay timely), right after start-up, and on exit.
 const logDestination = createBatchedDestination(pino.destination({ sync: false }));
@@ -193,3 +193,14 @@ main().catch((error: unknown) => {
   else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });
+
+/** The environment, or a refusal that says what to fix (a log line like the other refusals, no stack trace). */
+function loadEnv() {
+  try {
+    return parseEnv();
+  } catch (error) {
+    if (!(error instanceof InvalidEnvironmentError)) throw error;
+    createLogger('info', pino.destination({ sync: true })).fatal(`start-up refused: ${error.message}`);
+    process.exit(1);
+  }
+}

@@ -149,6 +149,20 @@ describe('one server per embedded data directory', () => {
     expect(await restarted.stop()).toBe(0);
   });
 
+  it('a bad environment is refused with what to fix, not a stack trace, before anything is touched', async () => {
+    const dataDir = join(root, 'bad-env');
+    const run = await runCadreToExit({
+      CADRE_DATA_DIR: dataDir,
+      NODE_ENV: 'production',
+      CADRE_BILLING_PROVIDER: 'local',
+    });
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('start-up refused: Invalid environment:');
+    expect(run.output).toContain('CADRE_BILLING_PROVIDER');
+    expect(run.output).not.toMatch(/\n\s+at /); // no stack frames
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('a taken port fails the start at once, before the data directory is touched', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

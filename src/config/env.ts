@@ -120,6 +120,9 @@ export type Env = z.infer<typeof envSchema> & {
   billing: BillingOptions;
 };
 
+/** The environment names a setting wrongly: the operator's to fix, so the service says what, not where. */
+export class InvalidEnvironmentError extends Error {}
+
 /**
  * Parses the environment. Billing providers come from a registry (providers/index.ts): it names the values
  * CADRE_BILLING_PROVIDER takes, and each provider validates its own variables and may refuse to start.
@@ -149,7 +152,9 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
     });
   }
   if (!result.success || problems.length > 0) {
-    throw new Error(`Invalid environment:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    throw new InvalidEnvironmentError(
+      `Invalid environment:\n${problems.map((line) => `  ${line}`).join('\n')}`,
+    );
   }
   const env = result.data;
   const provider = env.CADRE_BILLING_PROVIDER;
