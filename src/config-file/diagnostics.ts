@@ -9,6 +9,7 @@ import {
   fieldHint,
   keysAt,
   kindOfValue,
+  limitHint,
   misplacedKey,
   providerKeyOwner,
   skillKeyOwner,
@@ -113,8 +114,12 @@ export class DiagnosticBuilder {
     const value = valueAt(data, path);
     const last = path[path.length - 1];
     const field = typeof last === 'string' ? last : String(path[path.length - 2] ?? '');
+    // An issue on a whole Expert, skill or tool: the last segment is the user's name for it, not a field, so
+    // the message (a sentence of its own) is not prefixed with it and the hint is the entry's.
+    const entry = recordEntry(path);
+    const hintKey = entry ? `${entry.record}:entry` : field;
     // Array entries: "invalid entry in tags: …" reads better than "tags[0] …".
-    const subject = typeof last === 'number' ? `invalid entry in ${field}:` : field || 'value';
+    const subject = entry ? '' : typeof last === 'number' ? `invalid entry in ${field}:` : field || 'value';
     switch (issue.code) {
       case 'unrecognized_keys':
         for (const key of issue.keys) this.unknownKey([...path, key], data);
@@ -166,8 +171,8 @@ export class DiagnosticBuilder {
           kind: numeric ? 'range' : 'limit',
           path,
           at: 'value',
-          message: `${subject} ${issue.message}`,
-          hint: fieldHint(field, issue.message),
+          message: withSubject(subject, issue.message),
+          hint: numeric ? fieldHint(field, issue.message) : limitHint(hintKey, issue.message),
         });
         return;
       }
@@ -177,37 +182,50 @@ export class DiagnosticBuilder {
           kind: 'invalid-value',
           path,
           at: 'key',
-          message: `invalid ${recordKeyName(path)} ${JSON.stringify(last)}: ${inner}`,
+          message: `invalid ${recordEntry(path)?.name ?? 'key'} ${JSON.stringify(last)}: ${inner}`,
           hint: fieldHint(`${String(path[path.length - 2])}:key`, inner),
         });
         return;
       }
-      case 'custom':
-        if ((issue.params as { invalidKey?: boolean } | undefined)?.invalidKey) {
+      case 'custom': {
+        const params = issue.params as { invalidKey?: boolean; maximum?: number } | undefined;
+        if (params?.invalidKey && params.maximum !== undefined) {
+          // A name too long: the message names the limit (and the path the key), the name itself is noise.
+          this.add({
+            kind: 'limit',
+            path,
+            at: 'key',
+            message: issue.message,
+            hint: limitHint(`${entry?.record ?? ''}:key`, issue.message),
+          });
+          return;
+        }
+        if (params?.invalidKey) {
           this.add({
             kind: 'invalid-value',
             path,
             at: 'key',
-            message: `invalid ${recordKeyName(path)} ${JSON.stringify(last)}: ${issue.message}`,
-            hint: fieldHint(`${String(path[path.length - 2])}:key`, issue.message),
+            message: `invalid ${entry?.name ?? 'key'} ${JSON.stringify(last)}: ${issue.message}`,
+            hint: fieldHint(`${entry?.record ?? ''}:key`, issue.message),
           });
           return;
         }
-        this.addDefault(issue, path, field, subject);
+        this.addDefault(issue, path, hintKey, subject);
         return;
+      }
       default:
-        this.addDefault(issue, path, field, subject);
+        this.addDefault(issue, path, hintKey, subject);
     }
   }
 
-  private addDefault(issue: z.core.$ZodIssue, path: PathSegment[], field: string, subject: string): void {
+  private addDefault(issue: z.core.$ZodIssue, path: PathSegment[], hintKey: string, subject: string): void {
     const isLimit = /at most|bytes/.test(issue.message) && !/either/.test(issue.message);
     this.add({
       kind: isLimit ? 'limit' : 'invalid-value',
       path,
       at: 'value',
-      message: `${subject} ${issue.message}`,
-      hint: fieldHint(field, issue.message),
+      message: withSubject(subject, issue.message),
+      hint: isLimit ? limitHint(hintKey, issue.message) : fieldHint(hintKey, issue.message),
     });
   }
 
@@ -283,10 +301,18 @@ function expectedOf(field: string, expected: string): string {
   return expected === 'number' && INTEGER_FIELDS.has(field) ? 'int' : expected;
 }
 
-function recordKeyName(path: readonly PathSegment[]): string {
-  const parent = path[path.length - 2];
-  if (parent === 'experts') return 'Expert name';
-  if (parent === 'skills') return 'skill name';
-  if (parent === 'tools') return 'tool name';
-  return 'key';
+/** When `path` names one entry of the file's records (an Expert, a skill, a tool): which record, by position. */
+function recordEntry(
+  path: readonly PathSegment[],
+): { record: 'experts' | 'skills' | 'tools'; name: string } | undefined {
+  if (typeof path[path.length - 1] !== 'string' || path[0] !== 'experts') return undefined;
+  if (path.length === 2) return { record: 'experts', name: 'Expert name' };
+  if (path.length === 4 && path[2] === 'skills') return { record: 'skills', name: 'skill name' };
+  if (path.length === 6 && path[2] === 'skills' && path[4] === 'tools')
+    return { record: 'tools', name: 'tool name' };
+  return undefined;
+}
+
+function withSubject(subject: string, message: string): string {
+  return subject ? `${subject} ${message}` : message;
 }

@@ -1,5 +1,6 @@
 /** Wording for diagnostics: type names, examples, allowed keys and one-line fix hints. */
 import {
+  DEFINITION_LIMITS,
   interactiveSkillSchema,
   interactiveToolSchema,
   mcpSseSkillSchema,
@@ -215,8 +216,36 @@ const FIELD_HINTS: Record<string, string> = {
   'tools:key': 'use 1-64 letters, digits, "-" or "_" in tool names',
 };
 
+/**
+ * Hints for a value past a bound (a `limit` diagnostic), by field: FIELD_HINTS say how to fix a value's
+ * format, which would be the wrong advice here (`tools` there is "add at least one tool").
+ */
+const LIMIT_HINTS: Record<string, string> = {
+  description: FIELD_HINTS.description!,
+  instruction: FIELD_HINTS.instruction!,
+  tags: FIELD_HINTS.tags!,
+  tools: `split the tools over more than one interactive skill: each may have at most ${DEFINITION_LIMITS.toolsPerSkill}`,
+  'experts:entry':
+    "make the Expert smaller: shorten its instruction or its skills' rules and descriptions, or move skills to an Expert it delegates to",
+  'skills:key': `shorten the skill name to at most ${DEFINITION_LIMITS.skillNameLength} characters`,
+  'tools:key': `shorten the tool name to at most ${DEFINITION_LIMITS.toolNameLength} characters`,
+};
+
+/** What the generic hint calls an issue on a whole Expert, skill or tool (see `:entry` keys). */
+const ENTRY_NAMES: Record<string, string> = {
+  'experts:entry': 'the Expert',
+  'skills:entry': 'the skill',
+  'tools:entry': 'the tool',
+};
+
+function changeHint(field: string, message: string): string {
+  return `change ${ENTRY_NAMES[field] ?? (field || 'the value')} so that it ${message.replace(/^must /, 'will ')}`;
+}
+
 export function fieldHint(field: string, message: string): string {
-  return (
-    FIELD_HINTS[field] ?? `change ${field || 'the value'} so that it ${message.replace(/^must /, 'will ')}`
-  );
+  return FIELD_HINTS[field] ?? changeHint(field, message);
+}
+
+export function limitHint(field: string, message: string): string {
+  return LIMIT_HINTS[field] ?? changeHint(field, message);
 }

@@ -285,6 +285,81 @@ describe('limits: bytes for instruction, characters for description', () => {
   });
 });
 
+describe('record limits: each names its field and limit, all reported at once', () => {
+  const expert = '[experts.whole]\ninstruction = "x"\n';
+  const stdio = (name: string, extra = '') =>
+    `[experts.whole.skills."${name}"]\ntype = "mcpStdioSkill"\ncommand = "npx"\n${extra}`;
+  const tool = (skill: string, name: string) =>
+    `[experts.whole.skills.${skill}.tools."${name}"]\ninputJsonSchema = '{"type": "object"}'\n`;
+  const check = (text: string) => {
+    const result = parseConfig(text, { path: 'cadre.toml' });
+    if (result.ok) throw new Error('unexpectedly valid');
+    return result.diagnostics.map((d) => ({ kind: d.kind, path: d.path, message: d.message, hint: d.hint }));
+  };
+
+  it('a skill name over 255 characters and a tool name over 64 say which name and which limit', () => {
+    const skill = 's'.repeat(300);
+    const toolName = 't'.repeat(70);
+    const text = `${expert}${stdio(skill)}[experts.whole.skills.ask]\ntype = "interactiveSkill"\n${tool('ask', toolName)}`;
+    expect(check(text)).toEqual([
+      {
+        kind: 'limit',
+        path: `experts.whole.skills.${skill}`,
+        message: 'skill name must be at most 255 characters, is 300',
+        hint: 'shorten the skill name to at most 255 characters',
+      },
+      {
+        kind: 'limit',
+        path: `experts.whole.skills.ask.tools.${toolName}`,
+        message: 'tool name must be at most 64 characters, is 70',
+        hint: 'shorten the tool name to at most 64 characters',
+      },
+    ]);
+    // The caret is under the key itself.
+    const result = parseConfig(text, { path: 'cadre.toml' });
+    expect(result.ok ? [] : result.diagnostics.map((d) => [d.line, d.column])).toEqual([
+      [3, 23],
+      [8, 33],
+    ]);
+  });
+
+  it("more than 64 skills is reported beside the Expert's other limit errors", () => {
+    const skills = Array.from({ length: 65 }, (_, i) =>
+      stdio(`s${i}`, i === 0 ? `rule = "${'r'.repeat(8193)}"\n` : ''),
+    );
+    const text = `${expert}${skills.join('')}${stdio('n'.repeat(256))}[experts.whole.skills.ask]\ntype = "interactiveSkill"\n${tool('ask', 'x'.repeat(65))}`;
+    expect(check(text).map((d) => [d.path.replace(/(.)\1{20,}/g, '$1…'), d.message])).toEqual([
+      ['experts.whole.skills', 'skills must have at most 64 skills'],
+      ['experts.whole.skills.s0.rule', 'rule must be at most 8192 characters'],
+      ['experts.whole.skills.n…', 'skill name must be at most 255 characters, is 256'],
+      ['experts.whole.skills.ask.tools.x…', 'tool name must be at most 64 characters, is 65'],
+    ]);
+  });
+
+  it('more than 64 tools in a skill: the hint is about the limit, not "add at least one tool"', () => {
+    const tools = Array.from({ length: 65 }, (_, i) => tool('ask', `t${i}`)).join('');
+    const [d, ...rest] = check(`${expert}[experts.whole.skills.ask]\ntype = "interactiveSkill"\n${tools}`);
+    expect(rest).toEqual([]);
+    expect(d).toEqual({
+      kind: 'limit',
+      path: 'experts.whole.skills.ask.tools',
+      message: 'tools must have at most 64 tools',
+      hint: 'split the tools over more than one interactive skill: each may have at most 64',
+    });
+  });
+
+  it('the whole definition over 256 KB reads as a sentence naming the limit in bytes', () => {
+    const skills = Array.from({ length: 40 }, (_, i) => stdio(`s${i}`, `rule = "${'r'.repeat(8000)}"\n`));
+    const [d, ...rest] = check(`${expert}${skills.join('')}`);
+    expect(rest).toEqual([]);
+    expect(d).toMatchObject({ kind: 'limit', path: 'experts.whole' });
+    expect(d?.message).toMatch(
+      /^the whole definition must be at most 262144 bytes as JSON \(256 KB\), is \d+ bytes$/,
+    );
+    expect(d?.hint).toMatch(/^make the Expert smaller: /);
+  });
+});
+
 describe('delegation', () => {
   it('reports a cycle among the Experts of the file', () => {
     const [d, ...rest] = diagnosticsOf('invalid/delegation-cycle.toml');

@@ -45,6 +45,42 @@ describe('a published definition is bounded in every part', () => {
     await refused({ delegates: many(L.delegates + 1, (i) => `d${i}`) }, /at most 64 delegates/);
   });
 
+  it('a skill or tool name past its limit is named, with the limit, at its own path', async () => {
+    const longSkill = 's'.repeat(L.skillNameLength + 45);
+    const res = await publish(
+      server,
+      org.ownerKey,
+      expertBody(uniqueName(), '1.0.0', { skills: { '@service/base': baseSkill, [longSkill]: baseSkill } }),
+    );
+    expectRegistryError(res, 400);
+    expect(res.body).toMatchObject({
+      reason: `Request validation failed: skills.${longSkill}: skill name must be at most 255 characters, is 300`,
+    });
+    const longTool = 't'.repeat(L.toolNameLength + 6);
+    const ask = { type: 'interactiveSkill' as const, tools: { [longTool]: { inputJsonSchema: '{}' } } };
+    await refused(
+      { skills: { '@service/base': baseSkill, ask } },
+      new RegExp(`skills\\.ask\\.tools\\.${longTool}: tool name must be at most 64 characters, is 70$`),
+    );
+  });
+
+  it('every limit is reported at once: the skill count beside a bad skill name and a bad tool name', async () => {
+    const skills = Object.fromEntries(many(L.skills, (i) => `s${i}`).map((name) => [name, baseSkill]));
+    const ask = { type: 'interactiveSkill' as const, tools: { ['t'.repeat(70)]: { inputJsonSchema: '{}' } } };
+    const res = await publish(
+      server,
+      org.ownerKey,
+      expertBody(uniqueName(), '1.0.0', {
+        skills: { ...skills, '@service/base': baseSkill, ['x'.repeat(300)]: baseSkill, ask },
+      }),
+    );
+    expectRegistryError(res, 400);
+    const { reason } = res.body as unknown as { reason: string };
+    expect(reason).toMatch(/skills: must have at most 64 skills/);
+    expect(reason).toMatch(/skill name must be at most 255 characters, is 300/);
+    expect(reason).toMatch(/tool name must be at most 64 characters, is 70/);
+  });
+
   it('the whole definition: at most 256 KB as JSON, though every part is within its own bound', async () => {
     const rule = 'r'.repeat(L.ruleLength);
     const skills = Object.fromEntries(many(40, (i) => `s${i}`).map((name) => [name, { ...baseSkill, rule }]));

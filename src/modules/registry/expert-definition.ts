@@ -17,7 +17,6 @@ const MAX_CUSTOM_TAGS = 8;
 const DESCRIPTION_MAX_CHARS = 2048;
 /** 20 KB measured in UTF-8 bytes, not characters: "é" counts 2, "😀" counts 4. */
 export const INSTRUCTION_MAX_BYTES = 20 * 1024;
-const SKILL_NAME_MAX_LENGTH = 255;
 
 /**
  * Bounds on everything else a definition holds, so one record cannot be large enough to slow every reader
@@ -25,6 +24,7 @@ const SKILL_NAME_MAX_LENGTH = 255;
  */
 export const DEFINITION_LIMITS = {
   skills: 64,
+  skillNameLength: 255,
   toolsPerSkill: 64,
   delegates: 64,
   listItems: 256,
@@ -49,6 +49,7 @@ const EXPERT_NAME_PATTERN = /^(@[a-z0-9][a-z0-9_-]*\/)?[a-z0-9][a-z0-9_-]*$/;
 const TAG_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 // Tool names are handed to LLM APIs, which accept only this alphabet and length.
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME_ALPHABET = /^[a-zA-Z0-9_-]+$/;
 // Skill names are map keys that also appear in keys like `@service/base`.
 const SKILL_NAME_PATTERN = /^[a-zA-Z0-9@][a-zA-Z0-9@/._-]*$/;
 const ENV_VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -215,6 +216,67 @@ export const delegatesSchema = z
 // ---------------------------------------------------------------------------------------------
 // Skills
 
+type NamedRecordRules = {
+  /** What a key is, as messages name it: "skill name". */
+  name: string;
+  maxLength: number;
+  /** The alphabet of a name, without a length: a long name gets its own message, naming the limit. */
+  alphabet: RegExp;
+  alphabetMessage: string;
+  /** The names' rules for JSON Schema (editors, OpenAPI), which sees no refinement. */
+  propertyNames: { type: 'string'; maxLength?: number; pattern: string };
+  maxEntries: number;
+  /** What the entries are, as messages count them: "skills". */
+  entries: string;
+  emptyMessage?: string;
+};
+
+/**
+ * A record of named entries (skills, tools) whose names and count are checked beside it, not as its key
+ * schema: zod reports a bad key as a bare "Invalid key in record", drops the entry, and then skips the
+ * record's own refinements, so one bad name would hide the count. Here every problem is reported at once,
+ * each at its key's path with its limit; the JSON Schema still gets the names' rules as `propertyNames`.
+ */
+function namedRecord<V extends z.ZodType>(value: V, rules: NamedRecordRules) {
+  return z
+    .record(z.string(), value)
+    .superRefine(
+      (record, ctx) => {
+        const names = Object.keys(record);
+        for (const name of names) {
+          if (name.length > rules.maxLength) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: `${rules.name} must be at most ${rules.maxLength} characters, is ${name.length}`,
+              params: { invalidKey: true, maximum: rules.maxLength },
+            });
+          }
+          if (!rules.alphabet.test(name)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: rules.alphabetMessage,
+              params: { invalidKey: true },
+            });
+          }
+        }
+        if (rules.emptyMessage !== undefined && names.length === 0) {
+          ctx.addIssue({ code: 'custom', message: rules.emptyMessage });
+        }
+        if (names.length > rules.maxEntries) {
+          ctx.addIssue({ code: 'custom', message: atMostItems(rules.maxEntries, rules.entries) });
+        }
+      },
+      // Also when an entry's own fields are wrong (such issues stop plain refinements).
+      {
+        when: (payload) =>
+          typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+      },
+    )
+    .meta({ propertyNames: rules.propertyNames });
+}
+
 const toolNameList = z
   .array(
     z.string().min(1, 'tool names must not be empty').max(L.toolNameLength, atMostChars(L.toolNameLength)),
@@ -293,17 +355,19 @@ export const interactiveToolSchema = z.strictObject({
   inputJsonSchema: inputJsonSchemaSchema,
 });
 
-const toolNameSchema = z
-  .string()
-  .regex(TOOL_NAME_PATTERN, 'tool names must be 1-64 letters, digits, "-" or "_"');
-
 export const interactiveSkillSchema = z.strictObject({
   type: z.literal('interactiveSkill'),
   ...skillCommon,
-  tools: z
-    .record(toolNameSchema, interactiveToolSchema)
-    .refine((tools) => Object.keys(tools).length > 0, 'an interactive skill needs at least one tool')
-    .refine((tools) => Object.keys(tools).length <= L.toolsPerSkill, atMostItems(L.toolsPerSkill, 'tools')),
+  tools: namedRecord(interactiveToolSchema, {
+    name: 'tool name',
+    maxLength: L.toolNameLength,
+    alphabet: TOOL_NAME_ALPHABET,
+    alphabetMessage: 'tool names must be 1-64 letters, digits, "-" or "_"',
+    propertyNames: { type: 'string', pattern: TOOL_NAME_PATTERN.source },
+    maxEntries: L.toolsPerSkill,
+    entries: 'tools',
+    emptyMessage: 'an interactive skill needs at least one tool',
+  }),
 });
 
 export const skillSchema = z.discriminatedUnion('type', [
@@ -312,15 +376,16 @@ export const skillSchema = z.discriminatedUnion('type', [
   interactiveSkillSchema,
 ]);
 
-const skillNameSchema = z
-  .string()
-  .max(SKILL_NAME_MAX_LENGTH, `skill names must be at most ${SKILL_NAME_MAX_LENGTH} characters`)
-  .regex(SKILL_NAME_PATTERN, 'skill names must be letters, digits, "@", "/", ".", "-" or "_"');
-
 /** Skills as written in a config file: `@service/base` may be absent (the CLI adds it). */
-export const skillsSchema = z
-  .record(skillNameSchema, skillSchema)
-  .refine((skills) => Object.keys(skills).length <= L.skills, atMostItems(L.skills, 'skills'));
+export const skillsSchema = namedRecord(skillSchema, {
+  name: 'skill name',
+  maxLength: L.skillNameLength,
+  alphabet: SKILL_NAME_PATTERN,
+  alphabetMessage: 'skill names must be letters, digits, "@", "/", ".", "-" or "_"',
+  propertyNames: { type: 'string', maxLength: L.skillNameLength, pattern: SKILL_NAME_PATTERN.source },
+  maxEntries: L.skills,
+  entries: 'skills',
+});
 
 /** The whole definition's size bound, checked on what is stored (publish) and on each Expert of a file. */
 export function checkDefinitionSize(definition: unknown, ctx: z.RefinementCtx): void {
