@@ -145,6 +145,10 @@ export interface AppContext {
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
   const timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000, ...deps.timeouts };
+  // One access-log line per answer: by the onResponse step, and for answers given before routing (no route
+  // hooks run for them) by frameworkErrors and clientErrorHandler.
+  const requestLog = deps.logger && deps.logRequests !== false ? deps.logger : undefined;
+  const logRequest = requestLog && requestLogStep(requestLog);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: requestId,
@@ -170,14 +174,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       setResponseHeaders(request, reply);
       reply.header('cache-control', 'no-store');
       const shape = faceOfUnroutedPath(request.url).errorShape;
-      return sendError(
-        request,
-        reply,
-        new ApiError('bad_request', `Malformed request URL (${error.code})`),
-        shape,
-      );
+      sendError(request, reply, new ApiError('bad_request', `Malformed request URL (${error.code})`), shape);
+      logRequest?.(request, reply);
     },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, requestLog),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -358,7 +358,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
       authFailures?.count,
       billing.countUsage,
       metrics.requestStep,
-      deps.logger && deps.logRequests !== false ? requestLogStep(app) : undefined,
+      logRequest,
     ],
   });
   await registerOpenApi(app, VERSION);

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/http/logger.js';
 import { startServer, type TestServer } from './support/server.js';
 
 /** Sends raw bytes and reads the whole answer until the server closes the connection. */
@@ -31,8 +33,15 @@ function parse(answer: string) {
 
 describe('requests Node refuses before routing answer in the documented error shape', () => {
   let server: TestServer;
+  const lines: string[] = [];
   beforeAll(async () => {
-    server = await startServer();
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    server = await startServer({ logger: createLogger('info', sink) });
   });
   afterAll(() => server.close());
 
@@ -70,5 +79,37 @@ describe('requests Node refuses before routing answer in the documented error sh
     const answer = parse(await raw(server.url, 'HELLO THERE\r\n\r\n'));
     expect(answer.status).toBe(400);
     expect(answer.body.error.code).toBe('bad_request');
+  });
+
+  it('each refusal writes one access-log line like a request line: request id, status, code, no request bytes', async () => {
+    const secret = 'lcs_I4uWcow7F8mhq5pb5GjT1FdAx3S7xR56';
+    const refusals = [
+      `GET /billing/local/checkout/${secret}?pad=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `POST /api/v1/api-keys?access_token=${secret} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}`,
+      `HELLO ${secret}\r\n\r\n`,
+    ];
+    const before = lines.length;
+    const answers = [];
+    for (const bytes of refusals) answers.push(parse(await raw(server.url, bytes)));
+    const logged = lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toEqual(
+      answers.map((answer) => ({
+        level: 30,
+        time: expect.any(Number),
+        pid: process.pid,
+        hostname: expect.any(String),
+        reqId: answer.headers['x-request-id'],
+        status: answer.status,
+        code: answer.body.error.code,
+        cause: expect.stringMatching(/^HPE_/),
+        msg: 'request',
+      })),
+    );
+    expect(logged.map((line) => [line.status, line.cause])).toEqual([
+      [431, 'HPE_HEADER_OVERFLOW'],
+      [400, 'HPE_UNEXPECTED_CONTENT_LENGTH'],
+      [400, 'HPE_INVALID_METHOD'],
+    ]);
+    expect(lines.join('\n')).not.toContain(secret.slice(4));
   });
 });

@@ -129,4 +129,57 @@ describe('logs', () => {
       await server.close();
     }
   });
+
+  it('never contain a capability token, on near-miss URLs that match no route or on malformed ones', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const server = await startServer({ logger: createLogger('info', sink) });
+    try {
+      const org = await createOrganization(server, 'team', uniqueSlug(), { planLimits: 'plan' });
+      const checkout = await server.request<{ data: { url: string; sessionId: string } }>(
+        'POST',
+        `/api/v1/organizations/${org.id}/billing/checkout`,
+        {
+          key: org.ownerKey,
+          headers: { 'idempotency-key': 'log-near-miss' },
+          body: { planKey: 'plus', successUrl: 'https://app.test/ok', cancelUrl: 'https://app.test/no' },
+        },
+      );
+      const { sessionId } = checkout.body.data;
+      expect(sessionId).toMatch(/^lcs_/);
+      const before = lines.length;
+      const urls = [
+        `/billing/local/checkout//${sessionId}`,
+        `/billing/local/CHECKOUT/${sessionId}`,
+        `/billing/local/checkout/${sessionId}/confirm/x`,
+        `/api/v1/nothing/${sessionId}?api%2Dkey=key-secret-value`,
+        // A malformed path parameter (FST_ERR_BAD_URL): answered by frameworkErrors, logged by onResponse once.
+        `/billing/local/checkout/${sessionId}%E0%A4%A`,
+      ];
+      const statuses = [];
+      for (const url of urls) statuses.push((await server.request('GET', url)).status);
+      expect(statuses).toEqual([404, 404, 404, 404, 400]);
+      const requests = lines
+        .slice(before)
+        .map((line) => JSON.parse(line) as { msg: string; url?: string; status?: number })
+        .filter((entry) => entry.msg === 'request');
+      expect(requests.map((entry) => [entry.status, entry.url])).toEqual([
+        [404, '/billing/local/checkout//lcs_[redacted]'],
+        [404, '/billing/local/CHECKOUT/lcs_[redacted]'],
+        [404, '/billing/local/checkout/lcs_[redacted]/confirm/x'],
+        [404, '/api/v1/nothing/lcs_[redacted]?api%2Dkey=[redacted]'],
+        [400, '/billing/local/checkout/lcs_[redacted]'],
+      ]);
+      const log = lines.join('\n');
+      expect(log).not.toContain(sessionId.slice(4));
+      expect(log).not.toContain('key-secret-value');
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { randomId } from './request-id.js';
 
@@ -18,9 +19,15 @@ function classify(error: NodeJS.ErrnoException): { code: ErrorCode; message: str
 /**
  * Fastify's `clientErrorHandler`: a request Node's parser refuses (a 20 KB URL, a duplicate
  * Content-Length, a header sent too slowly) is answered in the documented error shape, with a request id,
- * and the connection closed; there is no route, so no face, and the management envelope is used.
+ * and the connection closed; there is no route, so no face, and the management envelope is used. With
+ * `log` (the request log), the refusal gets its access-log line: the request id, status, code and the
+ * parser's own code as `cause`; no method or URL (Node parsed none it hands over), never the request's bytes.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  log?: FastifyBaseLogger,
+): void {
   // Nothing to answer on a connection the client already dropped, or one that already has a response.
   if (
     error.code === 'ECONNRESET' ||
@@ -44,4 +51,5 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
       'Connection: close\r\n\r\n' +
       body,
   );
+  log?.info({ reqId: requestId, status, code, cause: error.code }, 'request');
 }

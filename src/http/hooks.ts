@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAccessLog } from './logger.js';
 import type { ResponseStep } from './pipeline.js';
 
@@ -30,10 +30,10 @@ export function registerCloseOnShutdown(app: FastifyInstance): void {
 /**
  * Response step: one line per answered request, with the request id as a field (the line a request's child
  * logger would write, without making one); 5xx answers are also logged with their error by the error
- * handler.
+ * handler. Router-level failures (frameworkErrors) run no route hook: their handler calls it itself.
  */
-export function requestLogStep(app: FastifyInstance): ResponseStep {
-  const write = createAccessLog(app.log);
+export function requestLogStep(log: FastifyBaseLogger): ResponseStep {
+  const write = createAccessLog(log);
   return (request, reply) =>
     write({
       reqId: request.id,

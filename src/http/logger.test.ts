@@ -40,6 +40,53 @@ describe('redactUrl', () => {
     expect(redactUrl('/healthz')).toBe('/healthz');
     expect(redactUrl('/x?token')).toBe('/x?token=[redacted]');
   });
+
+  it('compares names normalized: decoded, lower-cased, without separators', () => {
+    const names = [
+      'api-key',
+      'api%2Dkey',
+      'API_KEY',
+      'X-Api-Key',
+      'access-token',
+      'Access_Token',
+      'client-secret',
+      'refresh-token',
+      'id-token',
+      'co_de',
+      'STATE',
+      'session-id',
+    ];
+    for (const name of names) {
+      expect(redactUrl(`/cb?filter=ok&${name}=s3cret`), name).toBe(`/cb?filter=ok&${name}=[redacted]`);
+    }
+    expect(redactUrl('/x?keyword=a&codec=b&statement=c')).toBe('/x?keyword=a&codec=b&statement=c');
+  });
+
+  it('replaces a capability token in the path by its prefix, whatever the route, case or encoding', () => {
+    const token = 'I4uWcow7F8mhq5pb5GjT1FdAx3S7xR56';
+    const cases: Array<[string, string]> = [
+      [`/billing/local/checkout/lcs_${token}`, '/billing/local/checkout/lcs_[redacted]'],
+      [`/billing/local/checkout//lcs_${token}`, '/billing/local/checkout//lcs_[redacted]'],
+      [`/billing/local/CHECKOUT/lcs_${token}/confirm`, '/billing/local/CHECKOUT/lcs_[redacted]/confirm'],
+      [`/billing/local/portal/lps_${token}/cancel`, '/billing/local/portal/lps_[redacted]/cancel'],
+      [`/lcs_${token}`, '/lcs_[redacted]'],
+      [`/a/LCS_${token}`, '/a/lcs_[redacted]'],
+      [`/a/%6Ccs_${token}`, '/a/lcs_[redacted]'],
+      [`/a/%4C%50%53_${token}`, '/a/lps_[redacted]'],
+      [`/a/lcs%5F${token}`, '/a/lcs_[redacted]'],
+      [`/a/x%2Flcs_${token}`, '/a/lcs_[redacted]'],
+      [`/a/lcs_${token};v=1?take=5`, '/a/lcs_[redacted]?take=5'],
+      [`/a/lcs_${token}?api-key=k`, '/a/lcs_[redacted]?api-key=[redacted]'],
+      // In a query value too: a return URL, or a parameter whose name says nothing.
+      [`/a?id=lcs_${token}&take=5`, '/a?id=lcs_[redacted]&take=5'],
+      [`/a?next=%2Fbilling%2Flocal%2Fportal%2Flps_${token}`, '/a?next=lps_[redacted]'],
+    ];
+    for (const [url, logged] of cases) expect(redactUrl(url), url).toBe(logged);
+    // Not a token: the prefix inside a word, or without its underscore.
+    for (const url of ['/registry/experts/glcs_review', '/registry/experts/lcs-guide', '/a?q=xlps_1']) {
+      expect(redactUrl(url)).toBe(url);
+    }
+  });
 });
 
 describe('redactSecrets', () => {

@@ -2,13 +2,22 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
 
+export const REDACTED = '[redacted]';
+
 // Query parameters that carry secrets on their way through: OAuth codes and state, tokens of every kind
 // (access_token, refresh_token, id_token, csrfToken), keys (api_key, apiKey), client secrets, passwords,
-// Authorization sent as a parameter, signatures, sessions. Matched on the decoded, lower-cased name, so
-// `%63ode` is `code`.
-const SECRET_NAME = /^(code|state|key)$|token|secret|passw|authoriz|api_?key|session|signature|credential/;
+// Authorization sent as a parameter, signatures, sessions. Matched on the normalized name (decoded,
+// lower-cased, separators dropped), so `%63ode` is `code` and `api-key`, `API_KEY`, `apiKey` are `apikey`.
+const SECRET_NAME = /^(code|state|key)$|token|secret|passw|authoriz|apikey|session|signature|credential/;
 
-function decodedName(raw: string): string {
+// The secrets the service mints to travel in URLs, by their prefix: local checkout (`lcs_`) and portal
+// (`lps_`) sessions. Found by what they look like, on any route or none: in a path segment or a query value,
+// decoded, in any case, at its start or after a separator (`x%2Flcs_…`). The hint, on the raw URL, spares the
+// common URL the decoding.
+const CAPABILITY = /(?:^|[^a-z0-9])(lcs|lps)_/;
+const CAPABILITY_HINT = /(?:l|%[46]c)(?:c|p|%[46]3|%[57]0)(?:s|%[57]3)(?:_|%5f)/i;
+
+function decoded(raw: string): string {
   try {
     return decodeURIComponent(raw.replaceAll('+', ' ')).toLowerCase();
   } catch {
@@ -16,23 +25,37 @@ function decodedName(raw: string): string {
   }
 }
 
-/** The URL with the values of secret-looking query parameters replaced; untouched without a query. */
+const normalizedName = (raw: string): string => decoded(raw).replace(/[-_]/g, '');
+
+/** `lcs_[redacted]` for a path segment or query value holding a capability token, else the part as is. */
+function withoutCapability(part: string): string {
+  const found = CAPABILITY.exec(decoded(part));
+  return found ? `${found[1]}_${REDACTED}` : part;
+}
+
+/**
+ * The URL with capability tokens and the values of secret-named query parameters replaced; untouched
+ * without a query or a token.
+ */
 export const redactUrl = (url: string): string => {
   const at = url.indexOf('?');
-  if (at < 0) return url;
+  const tokens = CAPABILITY_HINT.test(url);
+  if (at < 0 && !tokens) return url;
+  let path = at < 0 ? url : url.slice(0, at);
+  if (tokens) path = path.split('/').map(withoutCapability).join('/');
+  if (at < 0) return path;
   const query = url
     .slice(at + 1)
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
       const name = equals < 0 ? pair : pair.slice(0, equals);
-      return SECRET_NAME.test(decodedName(name)) ? `${name}=[redacted]` : pair;
+      if (SECRET_NAME.test(normalizedName(name))) return `${name}=${REDACTED}`;
+      return tokens && equals >= 0 ? `${name}=${withoutCapability(pair.slice(equals + 1))}` : pair;
     })
     .join('&');
-  return `${url.slice(0, at + 1)}${query}`;
+  return `${path}?${query}`;
 };
-
-export const REDACTED = '[redacted]';
 
 /** Property names whose values never reach a log line, at any depth (compared lower-cased). */
 const SECRET_KEYS = new Set([
