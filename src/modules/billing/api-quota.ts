@@ -47,12 +47,11 @@ export function createApiRequestQuota(deps: {
 
   async function load(organizationId: string): Promise<Allowance> {
     const current = await deps.planLimits.entitlement(deps.database.db, organizationId);
-    const { period } = current;
-    const used = await deps.usage(organizationId, period);
+    const used = await deps.usage(organizationId, current.period);
     const allowance: Allowance = {
       limit: current.limits.apiRequests,
       described: describeLimit(current, 'apiRequests'),
-      periodEnd: period.end.getTime(),
+      periodEnd: current.period.end.getTime(),
       used,
       loadedAt: deps.clock.now().getTime(),
       refreshing: false,
