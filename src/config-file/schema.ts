@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  ALWAYS,
   BASE_SKILL_KEY,
   checkDefinitionSize,
   DEFAULT_MIN_RUNTIME_VERSION,
@@ -149,7 +150,7 @@ export const expertConfigSchema = z
       .default({})
       .meta({ description: 'Skills by name: [experts."<name>".skills."<skill>"] with a `type`' }),
   })
-  .superRefine(checkDefinitionSize);
+  .superRefine(checkDefinitionSize, ALWAYS);
 
 export const configFileSchema = z
   .strictObject({

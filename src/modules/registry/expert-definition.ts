@@ -387,9 +387,12 @@ export const skillsSchema = namedRecord(skillSchema, {
   entries: 'skills',
 });
 
-/** The whole definition's size bound, checked on what is stored (publish) and on each Expert of a file. */
+/**
+ * The whole definition's size bound, checked on what is stored (publish) and on each Expert of a file.
+ * Checked even when other fields are wrong (`ALWAYS`), so a user learns of it with them, not after fixing them.
+ */
 export function checkDefinitionSize(definition: unknown, ctx: z.RefinementCtx): void {
-  const bytes = utf8ByteLength(JSON.stringify(definition));
+  const bytes = utf8ByteLength(JSON.stringify(definition) ?? '');
   if (bytes > L.definitionBytes) {
     ctx.addIssue({
       code: 'custom',
@@ -397,6 +400,9 @@ export function checkDefinitionSize(definition: unknown, ctx: z.RefinementCtx): 
     });
   }
 }
+
+/** Refinement options: run even when the object has other issues (zod skips refinements after those). */
+export const ALWAYS = { when: () => true };
 
 /** Skills of a publish payload: must include `@service/base`, and it must be an mcpStdioSkill. */
 export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
@@ -426,7 +432,7 @@ export const expertDefinitionSchema = z
     delegates: delegatesSchema.optional(),
     tags: tagsSchema.optional(),
   })
-  .superRefine(checkDefinitionSize);
+  .superRefine(checkDefinitionSize, ALWAYS);
 
 /** Body of POST /registry/experts/:key. At least one of the two fields. */
 export const expertUpdateSchema = z
