@@ -3,7 +3,7 @@
 // two results over IPC.
 import autocannon from 'autocannon';
 
-const { url, headers, tag, durationS } = JSON.parse(process.argv[2]);
+const { url, headers, tag, durationS, publishConnections = 50 } = JSON.parse(process.argv[2]);
 const base = { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' };
 // A heavy publish: 60 skills with long argument lists (a large record, well within the limits).
 const skills = Object.fromEntries(
@@ -17,29 +17,33 @@ const skills = Object.fromEntries(
   ]),
 );
 let version = 0;
-const publishes = autocannon({
-  url,
-  connections: 50,
-  duration: durationS,
-  requests: [
-    {
-      method: 'POST',
-      path: '/registry/experts',
-      headers: { ...headers, 'content-type': 'application/json' },
-      setupRequest: (request) => ({
-        ...request,
-        body: JSON.stringify({
-          name: `flood-${tag}`,
-          version: `1.0.${version++}`,
-          minRuntimeVersion: '1.0.0',
-          description: 'A',
-          instruction: 'A',
-          skills: { '@service/base': base, ...skills },
-        }),
-      }),
-    },
-  ],
-});
+const noPublishes = Promise.resolve({ statusCodeStats: {}, errors: 0, timeouts: 0 });
+const publishes =
+  publishConnections === 0
+    ? noPublishes
+    : autocannon({
+        url,
+        connections: publishConnections,
+        duration: durationS,
+        requests: [
+          {
+            method: 'POST',
+            path: '/registry/experts',
+            headers: { ...headers, 'content-type': 'application/json' },
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({
+                name: `flood-${tag}`,
+                version: `1.0.${version++}`,
+                minRuntimeVersion: '1.0.0',
+                description: 'A',
+                instruction: 'A',
+                skills: { '@service/base': base, ...skills },
+              }),
+            }),
+          },
+        ],
+      });
 const reads = autocannon({
   url: `${url}/api/v1/organizations/flood-${tag}/billing/usage`,
   headers,

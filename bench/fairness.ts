@@ -103,9 +103,18 @@ function percentile(values: number[], p: number): number {
 // on this small machine the load generator shares the server's cores, and A's clients taking the CPU from
 // the server is not a tenant taking the instance from another. B's probe keeps the normal priority.
 const FLOOD_NICE = Number(process.env.BENCH_FLOOD_NICE ?? 10);
+// BENCH_FLOOD_PUBLISHES=0 floods with reads only: what B pays for the shared CPU and statements alone, with
+// none of A's transactions holding the database (a diagnostic, not the bar's flood).
+const PUBLISH_CONNECTIONS = Number(process.env.BENCH_FLOOD_PUBLISHES ?? 50);
 async function flood() {
   const child = fork(fileURLToPath(new URL('./fairness-flood.mjs', import.meta.url)), [
-    JSON.stringify({ url: cadre.url, headers: a, tag, durationS: DURATION_S + 2 }),
+    JSON.stringify({
+      url: cadre.url,
+      headers: a,
+      tag,
+      durationS: DURATION_S + 2,
+      publishConnections: PUBLISH_CONNECTIONS,
+    }),
   ]);
   if (FLOOD_NICE !== 0 && child.pid !== undefined) setPriority(child.pid, FLOOD_NICE);
   return (await once(child, 'message'))[0] as Record<'publishes' | 'reads', FloodResult>;
