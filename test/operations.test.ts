@@ -158,7 +158,7 @@ describe('logs', () => {
         `/billing/local/CHECKOUT/${sessionId}`,
         `/billing/local/checkout/${sessionId}/confirm/x`,
         `/api/v1/nothing/${sessionId}?api%2Dkey=key-secret-value`,
-        // A malformed path parameter (FST_ERR_BAD_URL): answered by frameworkErrors, logged by onResponse once.
+        // A malformed path parameter (FST_ERR_BAD_URL): answered and logged by frameworkErrors (no route hook runs).
         `/billing/local/checkout/${sessionId}%E0%A4%A`,
       ];
       const statuses = [];
