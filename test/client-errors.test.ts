@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/http/logger.js';
+import { captureLogs } from './support/log-capture.js';
 import { startServer, type TestServer } from './support/server.js';
 
 /** Sends raw bytes and reads the whole answer until the server closes the connection. */
@@ -33,15 +32,9 @@ function parse(answer: string) {
 
 describe('requests Node refuses before routing answer in the documented error shape', () => {
   let server: TestServer;
-  const lines: string[] = [];
+  const { lines, logger } = captureLogs();
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    server = await startServer({ logger: createLogger('info', sink) });
+    server = await startServer({ logger });
   });
   afterAll(() => server.close());
 

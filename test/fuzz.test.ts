@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/http/logger.js';
 import { createOrganization, createProject, type TestOrganization } from './support/fixtures.js';
+import { captureLogs } from './support/log-capture.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from './support/server.js';
 
 interface Operation {
@@ -99,18 +98,12 @@ describe('fuzzing every operation of /openapi.json', () => {
   let org: TestOrganization;
   let operations: Operation[];
   const known: Record<string, string[]> = {};
-  const lines: string[] = [];
+  const { lines, logger } = captureLogs();
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
     // Many generated requests carry bad credentials: keep the failed-authentication limit out of the way.
     server = await startServer({
-      logger: createLogger('info', sink),
+      logger,
       logRequests: false,
       rateLimits: { authFailures: 1_000_000 },
     });

@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/http/logger.js';
 import { expectApiError } from './support/assertions.js';
 import { createOrganization, uniqueSlug } from './support/fixtures.js';
+import { captureLogs } from './support/log-capture.js';
 import { ADMIN_TOKEN, startServer } from './support/server.js';
 
 describe('readiness', () => {
@@ -57,14 +56,8 @@ describe('response headers', () => {
 
 describe('logs', () => {
   it('are JSON and never contain keys, admin tokens, authorization headers or OAuth codes', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const server = await startServer({ logger: createLogger('trace', sink) });
+    const { lines, logger } = captureLogs('trace');
+    const server = await startServer({ logger });
     try {
       const org = await createOrganization(server, 'team', uniqueSlug(), { planLimits: 'plan' });
       const created = await server.request<{ data: { key: string } }>('POST', '/api/v1/api-keys', {
@@ -131,14 +124,8 @@ describe('logs', () => {
   });
 
   it('never contain a capability token, on near-miss URLs that match no route or on malformed ones', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const server = await startServer({ logger: createLogger('info', sink) });
+    const { lines, logger } = captureLogs();
+    const server = await startServer({ logger });
     try {
       const org = await createOrganization(server, 'team', uniqueSlug(), { planLimits: 'plan' });
       const checkout = await server.request<{ data: { url: string; sessionId: string } }>(

@@ -1,8 +1,6 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '../src/http/errors.js';
 import { notFound } from '../src/http/errors.js';
-import { createLogger } from '../src/http/logger.js';
 import { createForeignResourceGuard, rejectForeignResource } from '../src/http/rate-limit/rate-limit.js';
 import { createRedisStore } from '../src/http/rate-limit/redis-store.js';
 import { createMemoryStore, type RateLimitStore } from '../src/http/rate-limit/store.js';
@@ -10,6 +8,7 @@ import { createManualClock } from '../src/lib/clock.js';
 import type { Principal } from '../src/modules/auth/permissions.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
 import { createOrganization, createProject, uniqueSlug } from './support/fixtures.js';
+import { captureLogs } from './support/log-capture.js';
 import { startServer, type TestServer } from './support/server.js';
 import { type RedisServer, startRedis } from './support/servers.js';
 
@@ -165,13 +164,7 @@ describe('failed authentications per client address', () => {
 
 describe('rate-limit store outage', () => {
   it('fails open: requests pass uncounted (no 500), with one warning in the log', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { lines, logger } = captureLogs('warn');
     const broken: RateLimitStore = {
       kind: 'redis',
       hit: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
@@ -180,7 +173,7 @@ describe('rate-limit store outage', () => {
     const server = await startServer({
       rateLimits: small,
       rateLimitStore: broken,
-      logger: createLogger('warn', sink),
+      logger,
     });
     try {
       const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
