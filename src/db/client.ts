@@ -132,6 +132,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   });
   pool.on('error', (error) => options.onError?.(error));
   const turns = shareCheckoutsByTenant(pool, poolSize, CONNECT_TIMEOUT_MS);
+  // Waiting for a turn is waiting for a connection.
+  const waitingCount = () => pool.waitingCount + turns.waitingCount();
   // The pool listens for errors on idle clients only. A checked-out client between two statements of a
   // transaction (no query active) that loses its connection (server shutdown, 57P01) would emit an unhandled
   // 'error' and crash the process; the transaction's next statement fails instead, with this listener.
@@ -164,13 +166,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       return rows[0]?.n ?? 0;
     },
     contended: () => turns.waitingCount() > 0,
-    // Waiting for a turn is waiting for a connection.
-    waitingCount: () => pool.waitingCount + turns.waitingCount(),
-    stats: () => ({
-      total: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount + turns.waitingCount(),
-    }),
+    waitingCount,
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: waitingCount() }),
     observeQueries: (next) => {
       observer = next;
     },

@@ -245,7 +245,8 @@ export function createConcurrencyLimit(
       // between tenants by it. Here rather than with the request step: the body is read in between, on the
       // socket's own async context, which would lose it.
       app.addHook('preHandler', (request, _reply, done) => {
-        if (request.tenant && isAttributing()) runAsTenant(request.tenant, done);
+        // runAsTenant only sets the context while tenants compete; otherwise it simply calls `done`.
+        if (request.tenant) runAsTenant(request.tenant, done);
         else done();
       });
       app.addHook('onRequestAbort', (request, done) => {
