@@ -381,6 +381,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     registerFace(app, FACES.console, () => undefined, consoleModule.registerRoutes);
   }
   registerFace(app, FACES.registry, faceErrors(FACES.registry), registry.registerRoutes);
+  registerFace(app, FACES.perstack, faceErrors(FACES.perstack), registry.registerPerstackRoutes);
   registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
     apiKeys.registerRoutes(scope);
     billing.registerRoutes(scope);

@@ -7,7 +7,7 @@ import type { App } from './route-kit.js';
  * answer and its defaults; a route inherits its face's behaviour by where it is registered, and its
  * `config` states only what differs for that route (docs/architecture.md).
  */
-export type FaceName = 'registry' | 'management' | 'admin' | 'auth' | 'system' | 'console';
+export type FaceName = 'registry' | 'perstack' | 'management' | 'admin' | 'auth' | 'system' | 'console';
 
 /** The error body shape of a face: the registry's `{ code, error, reason }` or the management envelope. */
 export type ErrorShape = 'registry' | 'management';
@@ -39,6 +39,14 @@ export interface Face {
 }
 
 export const FACES = {
+  /**
+   * The Perstack-compatible registry (docs/perstack.md): first, because its prefix lies under the management
+   * face's `/api` and an unrouted path belongs to the longest prefix it falls under.
+   */
+  perstack: {
+    prefix: '/api/registry/v1',
+    defaults: { face: 'perstack', errorShape: 'registry', noStore: false, countUsage: false },
+  },
   registry: {
     prefix: '/registry',
     defaults: { face: 'registry', errorShape: 'registry', noStore: false, countUsage: false },

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { FACES } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import { fastCounter, fastHistogram } from './hot-path-metrics.js';
 
@@ -67,6 +68,7 @@ const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 /** The face a route belongs to, from its registered pattern (never the raw URL: bounded label values). */
 function faceOf(pattern: string): string {
+  if (pattern.startsWith(`${FACES.perstack.prefix}/`)) return 'perstack';
   const first = pattern.split('/')[1] ?? '';
   if (first === 'registry' || first === 'api' || first === 'admin' || first === 'auth') return first;
   return 'system';

@@ -72,6 +72,13 @@ describe('keyFromUrl', () => {
     ['/registry/experts/%40acme%2Fwriter%2Fversions', { name: '@acme/writer', versions: true }],
     ['/registry/experts/@acme/versions', { name: '@acme/versions', versions: false }],
     ['/registry/experts/versions', { name: 'versions', versions: false }],
+    // The Perstack-compatible face's path, as its client encodes keys (encodeURIComponent).
+    ['/api/registry/v1/experts/writer', { name: 'writer', versions: false }],
+    [
+      '/api/registry/v1/experts/%40acme%2Fwriter%401.0.0',
+      { name: '@acme/writer', version: '1.0.0', versions: false },
+    ],
+    ['/api/registry/v1/experts/%40acme%2Fwriter/versions', { name: '@acme/writer', versions: true }],
   ];
   it.each(cases)('%s', (url, expected) => {
     const { key, versions } = keyFromUrl(url, true);
@@ -87,6 +94,8 @@ describe('keyFromUrl', () => {
     '/registry/experts/Writer',
     '/registry/experts/a@b@c',
     '/registry/experts/%E0%A4%A',
+    '/api/registry/v1/experts/',
+    '/api/registry/experts/writer',
   ])('rejects %s', (url) => {
     expect(() => keyFromUrl(url, true)).toThrow(ApiError);
   });

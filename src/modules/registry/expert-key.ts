@@ -3,7 +3,8 @@ import semver from 'semver';
 import { ApiError } from '../../http/errors.js';
 import { type ParsedExpertKey, tryParseExpertKey } from './expert-definition.js';
 
-const EXPERTS_PATH = '/registry/experts/';
+/** Where Expert keys start: the registry face's path, and the Perstack-compatible face's (docs/perstack.md). */
+const EXPERTS_PATHS = ['/registry/experts/', '/api/registry/v1/experts/'];
 
 export interface KeyRequest {
   key: ParsedExpertKey;
@@ -16,7 +17,8 @@ export interface KeyRequest {
 const badKey = (reason: string) => new ApiError('bad_request', reason);
 
 /**
- * Reads the Expert key from a raw request URL under `/registry/experts/`. Keys contain `@` and, when
+ * Reads the Expert key from a raw request URL under `/registry/experts/` (or the Perstack-compatible
+ * `/api/registry/v1/experts/`). Keys contain `@` and, when
  * scoped, `/`; clients send them encoded (`%40acme%2Fwriter`) or not (`@acme/writer`), so the key is
  * taken from the raw path and decoded here rather than from router parameters, which split on `/`.
  * A trailing `/versions` selects the versions listing when what precedes it is a valid key; otherwise
@@ -35,7 +37,8 @@ export function keyFromUrl(url: string, allowVersions: boolean): KeyRequest {
 const parsedPaths = new LRUCache<string, KeyRequest>({ max: 10_000 });
 
 function parseKeyPath(path: string, allowVersions: boolean): KeyRequest {
-  const rawTail = path.startsWith(EXPERTS_PATH) ? path.slice(EXPERTS_PATH.length) : '';
+  const base = EXPERTS_PATHS.find((prefix) => path.startsWith(prefix));
+  const rawTail = base ? path.slice(base.length) : '';
   let tail: string;
   try {
     tail = decodeURIComponent(rawTail);

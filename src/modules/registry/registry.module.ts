@@ -1,9 +1,13 @@
 import type { App } from '../../http/route-kit.js';
+import { registerPerstackRoutes } from './perstack.routes.js';
 import { registerRegistryRoutes } from './registry.routes.js';
 import { createRegistryService, type RegistryServiceDeps } from './registry.service.js';
 import { registerRegistryAdminRoutes } from './registry-admin.routes.js';
 
-/** The public registry of Experts (its own face) and the operator's registry routes. */
+/**
+ * The public registry of Experts (its own face), the same registry in Perstack's wire contract (a face of its
+ * own, docs/perstack.md) and the operator's registry routes.
+ */
 export function createRegistryModule(deps: RegistryServiceDeps) {
   const service = createRegistryService(deps);
   return {
@@ -11,6 +15,10 @@ export function createRegistryModule(deps: RegistryServiceDeps) {
     /** The registry face's routes. */
     registerRoutes(app: App) {
       registerRegistryRoutes(app, service);
+    },
+    /** The Perstack-compatible face's routes. */
+    registerPerstackRoutes(app: App) {
+      registerPerstackRoutes(app, service);
     },
     registerAdminRoutes(app: App) {
       registerRegistryAdminRoutes(app, service);

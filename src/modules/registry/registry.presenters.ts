@@ -73,3 +73,33 @@ export function presentVersion(
     tags: tagsOf(row),
   };
 }
+
+/** A row of a name's versions listing: a digest, and whether it runs on runtime v1.0. */
+export type VersionRow = DigestRecord & Pick<ExpertRecord, 'runsOnV1_0'>;
+
+/**
+ * How a face presents the registry's records: the specification's `/registry` face, or the
+ * Perstack-compatible one (perstack.presenters.ts). The service reads once and caches each face's answers
+ * apart (`name` namespaces them); a face may decline a record it cannot describe.
+ */
+export interface RegistryView {
+  /** Namespaces this face's cached answers ('' for the registry face). */
+  readonly name: string;
+  /** Lists read whole records (not digests), and only Experts that run on runtime v1.0. */
+  readonly list: { records: boolean; runtimeV1_0Only: boolean };
+  /** The `expert` of a read by key; throws an ApiError when this face cannot present it. */
+  expert(record: ExpertRecord): unknown;
+  /** A list item, from a digest row or (when `list.records`) a whole record. */
+  listItem(row: DigestRecord | ExpertRecord): unknown;
+  /** An item of a name's versions listing, or undefined when this face leaves it out. */
+  versionItem(row: VersionRow): unknown;
+}
+
+/** The specification's registry face: digests in lists, short version items, records exactly as stored. */
+export const registryView: RegistryView = {
+  name: '',
+  list: { records: false, runtimeV1_0Only: false },
+  expert: presentExpert,
+  listItem: presentDigest,
+  versionItem: presentVersion,
+};

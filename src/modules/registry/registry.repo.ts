@@ -83,9 +83,11 @@ function prepareReads(db: Db) {
       )
       .limit(1)
       .prepare('registry_by_tag'),
+    // Digests, for the Perstack-compatible face's versions listing (its items are whole digests).
     versions: db
-      .select({ id: e.id, name: e.name, version: e.version, tags: e.tags, isLatest: e.isLatest })
+      .select({ ...digestColumns, runsOnV1_0: e.runsOnV1_0 })
       .from(e)
+      .innerJoin(organizations, eq(organizations.id, e.organizationId))
       .where(eq(e.name, sql.placeholder('name')))
       .orderBy(desc(e.versionOrder))
       .prepare('registry_versions_of'),
@@ -324,23 +326,36 @@ const SORT_COLUMNS = {
 /** Escapes LIKE wildcards: `_` is a legal name character. */
 const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function listWhere(query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>): SQL | undefined {
+/** How a face lists: digests or whole records, and whether only Experts that run on runtime v1.0. */
+export interface ListShape {
+  records: boolean;
+  runtimeV1_0Only: boolean;
+}
+const DIGESTS: ListShape = { records: false, runtimeV1_0Only: false };
+
+function listWhere(
+  query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>,
+  runtimeV1_0Only: boolean,
+): SQL | undefined {
   const conditions: SQL[] = [eq(e.isLatest, true)];
+  if (runtimeV1_0Only) conditions.push(eq(e.runsOnV1_0, true));
   if (query.organizationId !== undefined) conditions.push(eq(e.organizationId, query.organizationId));
   if (query.filter) conditions.push(sql`${e.name} LIKE ${likePrefix(query.filter.toLowerCase())}`);
   return and(...conditions);
 }
 
 /** The page query of List Experts (exported so bench/explain-registry.ts can show its plans). */
-export function listPageQuery(executor: Executor, query: ListExpertsQuery) {
+export function listPageQuery(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
   const direction = query.order === 'asc' ? asc : desc;
   const column = SORT_COLUMNS[query.sort ?? 'createdAt'];
+  // Both column sets share the digest's fields; records add instruction, skills, delegates and status.
+  const columns = (shape.records ? recordColumns : digestColumns) as typeof recordColumns;
   return (
     executor
-      .select(digestColumns)
+      .select(columns)
       .from(e)
       .innerJoin(organizations, eq(organizations.id, e.organizationId))
-      .where(listWhere(query))
+      .where(listWhere(query, shape.runtimeV1_0Only))
       // Names are unique among latest holders; the other sorts break ties by id, as their indexes do.
       .orderBy(...(column === e.name ? [direction(column)] : [direction(column), direction(e.id)]))
       .limit(query.take)
@@ -348,24 +363,28 @@ export function listPageQuery(executor: Executor, query: ListExpertsQuery) {
   );
 }
 
-/** meta.total: from registry_counts unless a name filter applies (then an index range count). */
-export function listCountQuery(executor: Executor, query: ListExpertsQuery) {
-  if (query.filter) return executor.select({ total: count() }).from(e).where(listWhere(query));
-  const total = sql<number>`coalesce(sum(${registryCounts.latest}), 0)::int`.mapWith(Number);
-  return executor
-    .select({ total })
-    .from(registryCounts)
-    .where(
-      query.organizationId === undefined
-        ? undefined
-        : eq(registryCounts.organizationId, query.organizationId),
-    );
+/**
+ * meta.total: from registry_counts unless a name filter applies (then an index range count); for a face that
+ * lists only Experts running on runtime v1.0, less the latest versions that need a newer one (a partial index
+ * holds exactly those, so the count stays small).
+ */
+export function listCountQuery(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
+  if (query.filter) {
+    return executor.select({ total: count() }).from(e).where(listWhere(query, shape.runtimeV1_0Only));
+  }
+  const ofOrganization = (column: typeof e.organizationId | typeof registryCounts.organizationId) =>
+    query.organizationId === undefined ? sql`true` : sql`${column} = ${query.organizationId}`;
+  const newer = shape.runtimeV1_0Only
+    ? sql`(SELECT count(*) FROM ${e} WHERE ${e.isLatest} AND NOT ${e.runsOnV1_0} AND ${ofOrganization(e.organizationId)})`
+    : sql`0`;
+  const total = sql<number>`(coalesce(sum(${registryCounts.latest}), 0) - ${newer})::int`.mapWith(Number);
+  return executor.select({ total }).from(registryCounts).where(ofOrganization(registryCounts.organizationId));
 }
 
-export async function listLatest(executor: Executor, query: ListExpertsQuery) {
+export async function listLatest(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
   const [rows, [total]] = await Promise.all([
-    listPageQuery(executor, query),
-    listCountQuery(executor, query),
+    listPageQuery(executor, query, shape),
+    listCountQuery(executor, query, shape),
   ]);
   return { rows, total: total?.total ?? 0 };
 }

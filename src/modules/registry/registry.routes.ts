@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
-import { type App, bearerSecurity, registryErrors, sendSerialized } from '../../http/route-kit.js';
+import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.js';
 import { keyFromUrl } from './expert-key.js';
-import type { CachedAnswer } from './registry.cache.js';
 import {
   expertAnswerSchema,
   expertDelegatorsSchema,
@@ -15,47 +14,12 @@ import {
   updateExpertBody,
 } from './registry.schemas.js';
 import type { RegistryService } from './registry.service.js';
+import { documentationOnly, notModified, readByKey, sendAnswer } from './registry-answers.js';
 
 const tags = ['Registry'];
-const notModified = z.null().meta({ description: 'Not Modified: the If-None-Match ETag is current' });
-
-/** True when If-None-Match names this ETag (or `*`); weak comparison, as RFC 9110 asks for GET. */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
-}
-
-/** Sends a pre-serialized answer (Buffers bypass the serializer) or 304 when the client has it. */
-function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) {
-  reply.header('etag', answer.etag).header('cache-control', 'no-cache');
-  if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
-  return sendSerialized(reply, answer.body);
-}
-
-/**
- * The key is read from the raw URL by keyFromUrl (router parameters split scoped keys), so the params
- * schema of the GET routes is documentation only: skipping its validation keeps the hot read path short.
- */
-const documentationOnly = () => (value: unknown) => ({ value });
 
 export function registerRegistryRoutes(app: App, registry: RegistryService): void {
-  // Synchronous when the answer is cached: the hot path costs no promise.
-  const getByKey = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
-    const { key, versions, delegators } = keyFromUrl(request.url, true);
-    const answer = delegators
-      ? registry.delegators(key)
-      : versions
-        ? registry.versions(key)
-        : registry.get(key);
-    if (!(answer instanceof Promise)) {
-      sendAnswer(request, reply, answer);
-      return undefined;
-    }
-    return answer.then(async (found) => {
-      await sendAnswer(request, reply, found); // a reply is awaitable: settles once sent
-    });
-  };
+  const getByKey = readByKey(registry);
 
   app.get('/experts', {
     config: { auth: 'public' },

@@ -47,11 +47,11 @@ const digestFields = {
   updatedAt: timestamp,
 };
 
-const expertDigestSchema = z
+export const expertDigestSchema = z
   .object({ type: z.literal('expertDigest'), ...digestFields })
   .meta({ id: 'ExpertDigest' });
 
-const registryExpertSchema = z
+export const registryExpertSchema = z
   .object({
     type: z.literal('registryExpert'),
     ...digestFields,
@@ -82,9 +82,15 @@ const expertVersionSchema = z
 
 export const expertAnswerSchema = z.object({ data: z.object({ expert: registryExpertSchema }) });
 
+export const listMetaSchema = z.object({
+  total: z.number().int(),
+  take: z.number().int(),
+  skip: z.number().int(),
+});
+
 export const expertListSchema = z.object({
   data: z.object({ experts: z.array(expertDigestSchema) }),
-  meta: z.object({ total: z.number().int(), take: z.number().int(), skip: z.number().int() }),
+  meta: listMetaSchema,
 });
 
 export const expertVersionsSchema = z.object({

@@ -1,0 +1,47 @@
+import { ApiError } from '../../http/errors.js';
+import {
+  type DigestRecord,
+  type ExpertRecord,
+  presentDigest,
+  presentExpert,
+  type RegistryView,
+} from './registry.presenters.js';
+import type { ExpertDigest, RegistryExpert } from './registry.schemas.js';
+import { PERSTACK_RUNTIME_VERSION, runsOnV1_0 } from './runtime-line.js';
+
+/**
+ * The Perstack-compatible face's answer for an Expert that needs a newer runtime than v1.0, which that face's
+ * clients cannot describe (docs/perstack.md "Runtime versions"): the registry face serves it as stored.
+ */
+export function needsNewerRuntime(key: string, minRuntimeVersion: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `Expert ${key} needs runtime ${minRuntimeVersion} or newer; this API serves Experts that run on runtime ` +
+      `${PERSTACK_RUNTIME_VERSION} only. Read it at /registry/experts/${key}`,
+  );
+}
+
+/** A record as that face presents it: `minRuntimeVersion` is `v1.0`, the only value its clients accept. */
+export function toPerstack<T extends ExpertDigest | RegistryExpert>(
+  presented: T,
+): T & { minRuntimeVersion: typeof PERSTACK_RUNTIME_VERSION } {
+  if (!runsOnV1_0(presented.minRuntimeVersion)) {
+    throw needsNewerRuntime(presented.key, presented.minRuntimeVersion);
+  }
+  return { ...presented, minRuntimeVersion: PERSTACK_RUNTIME_VERSION };
+}
+
+const isRecord = (row: DigestRecord | ExpertRecord): row is ExpertRecord => 'instruction' in row;
+
+/** Whole records in lists and versions listings, Experts needing a newer runtime left out of both. */
+export const perstackView: RegistryView = {
+  name: 'perstack:',
+  list: { records: true, runtimeV1_0Only: true },
+  expert: (record) => toPerstack(presentExpert(record)),
+  listItem: (row) => {
+    // `list.records` makes every row a whole record; a digest here would be a bug in the list query.
+    if (!isRecord(row)) throw new Error('the Perstack-compatible face lists whole records');
+    return toPerstack(presentExpert(row));
+  },
+  versionItem: (row) => (row.runsOnV1_0 ? toPerstack(presentDigest(row)) : undefined),
+};
