@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answersInRegistryShape } from '../src/http/faces.js';
 import { createOrganization, createProject, type TestOrganization } from './support/fixtures.js';
 import { captureLogs } from './support/log-capture.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from './support/server.js';
@@ -234,7 +235,7 @@ describe('fuzzing every operation of /openapi.json', () => {
               if (!op.statuses.has(res.status)) failures.push(`undocumented status: ${where}`);
               if (res.status >= 400) {
                 const parsed = JSON.parse(text) as Record<string, unknown>;
-                const shapeOk = path.startsWith('/registry')
+                const shapeOk = answersInRegistryShape(path)
                   ? typeof parsed.code === 'number' && typeof parsed.reason === 'string'
                   : typeof (parsed.error as { code?: unknown })?.code === 'string' &&
                     (parsed.error as { requestId?: unknown }).requestId === res.headers.get('x-request-id');

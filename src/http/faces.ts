@@ -85,6 +85,10 @@ export function faceOfUnroutedPath(path: string): FaceDefaults {
   return FACES.system.defaults;
 }
 
+/** True for a path of a face that answers errors in the registry's `{ code, error, reason }` shape. */
+export const answersInRegistryShape = (path: string): boolean =>
+  faceOfUnroutedPath(path).errorShape === 'registry';
+
 /**
  * Registers a face: an encapsulated scope under its prefix whose routes get the face's defaults (their own
  * `config` wins), and `setUp` for what else the face owns (its error and not-found handlers).

@@ -10,6 +10,7 @@ import {
 } from '../../src/modules/auth/grants.js';
 import type { checkoutBody, portalBody } from '../../src/modules/billing/billing.schemas.js';
 import type { ConnectionRecord } from '../../src/modules/oauth/connections.js';
+import type { perstackPublishBody, perstackUpdateBody } from '../../src/modules/registry/perstack.schemas.js';
 import type {
   expertAnswerSchema,
   publishExpertBody,
@@ -65,6 +66,9 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   publishExpert: 'experts:write',
   updateExpert: 'experts:write',
   deleteExpert: 'experts:delete',
+  perstackPublishExpert: 'experts:write',
+  perstackUpdateExpert: 'experts:write',
+  perstackDeleteExpert: 'experts:delete',
 };
 
 /** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
@@ -77,6 +81,7 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   getMe: 'answers about the caller only',
   listProjects: "lists the caller's own organization's projects only",
   publishExpert: "publishes under the caller's own organization; a foreign scope is 403 (docs/registry.md)",
+  perstackPublishExpert: 'the same publish as publishExpert, through the Perstack-compatible face',
 };
 
 /** Operations where another organization's resource does not read as absent, with why. */
@@ -94,6 +99,9 @@ const FOREIGN_ANSWER: Record<string, { status: number; message: RegExp; reason: 
       'registry Experts are public: their existence is no secret, so deleting one is refused, not hidden',
   },
 };
+// The Perstack-compatible face changes and deletes through the same service, with the same answers.
+FOREIGN_ANSWER.perstackUpdateExpert = FOREIGN_ANSWER.updateExpert!;
+FOREIGN_ANSWER.perstackDeleteExpert = FOREIGN_ANSWER.deleteExpert!;
 
 /** Why admin operations get only the 401 checks. */
 const ADMIN_ONLY_401 =
@@ -131,6 +139,11 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
   }),
   publishExpert: (tenant): z.input<typeof publishExpertBody> => expertBody(expertName(tenant)),
   updateExpert: (): z.input<typeof updateExpertBody> => ({ status: 'deprecated' }),
+  perstackPublishExpert: (tenant): z.input<typeof perstackPublishBody> => ({
+    ...expertBody(expertName(tenant)),
+    tags: ['latest'],
+  }),
+  perstackUpdateExpert: (): z.input<typeof perstackUpdateBody> => ({ status: 'deprecated' }),
 };
 
 /** What a project grant may hold (src/modules/auth/grants.ts); every other permission is organization-wide. */
