@@ -11,7 +11,7 @@ export const DEMO_EXPERTS: ExpertDefinition[] = [
   {
     name: 'web-search',
     version: '1.0.0',
-    minRuntimeVersion: '1.0.0',
+    minRuntimeVersion: 'v1.0',
     description: 'Searches the web and returns the most relevant pages with short extracts.',
     instruction:
       'Search the web for what you are asked. Answer with at most five results: title, address and a two-line extract each.',
@@ -29,7 +29,7 @@ export const DEMO_EXPERTS: ExpertDefinition[] = [
   {
     name: 'writer',
     version: '1.0.0',
-    minRuntimeVersion: '1.0.0',
+    minRuntimeVersion: 'v1.0',
     description: 'Turns notes into clear prose.',
     instruction: 'Rewrite the notes you are given as clear, short paragraphs. Keep every fact; add none.',
     skills: { ...base },
@@ -38,7 +38,7 @@ export const DEMO_EXPERTS: ExpertDefinition[] = [
   {
     name: 'writer',
     version: '1.1.0',
-    minRuntimeVersion: '1.0.0',
+    minRuntimeVersion: 'v1.0',
     description: 'Turns notes into clear prose, and asks before changing the tone.',
     instruction:
       'Rewrite the notes you are given as clear, short paragraphs. Keep every fact; add none.\nAsk the user before you change the tone of the text.',

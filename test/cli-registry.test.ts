@@ -71,7 +71,7 @@ describe('cadre publish and cadre experts against a real registry', () => {
       delegates: ['@acme/researcher@2.0.0'],
       tags: expect.arrayContaining(['latest', 'stable']),
       status: 'available',
-      minRuntimeVersion: '0.0.0',
+      minRuntimeVersion: 'v1.0',
     });
     expect(Object.keys(writer.body.data.expert.skills as object)).toContain('@service/base');
     const researcher = await server.request<{

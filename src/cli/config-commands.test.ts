@@ -149,7 +149,7 @@ describe('cadre config show', () => {
       experts: {
         helper: {
           version: '1.0.0',
-          minRuntimeVersion: '0.0.0',
+          minRuntimeVersion: 'v1.0',
           description: '',
           instruction: 'Help.',
           delegates: [],

@@ -53,7 +53,7 @@ describe('cadre publish', () => {
     expect(critic).toEqual({
       name: 'critic',
       version: '1.1.0',
-      minRuntimeVersion: '0.0.0',
+      minRuntimeVersion: 'v1.0',
       description: 'Finds problems',
       instruction: 'Criticise.',
       skills: {

@@ -1,10 +1,12 @@
 /** Wording for diagnostics: type names, examples, allowed keys and one-line fix hints. */
 import {
+  DEFAULT_BASE_SKILL_NAMES,
   DEFINITION_LIMITS,
   interactiveSkillSchema,
   interactiveToolSchema,
   mcpSseSkillSchema,
   mcpStdioSkillSchema,
+  quotedNames,
 } from '../modules/registry/expert-definition.js';
 import { configFileSchema, expertConfigSchema, PROVIDER_NAMES, providerSettingSchemas } from './schema.js';
 import type { PathSegment } from './toml-locator.js';
@@ -191,6 +193,8 @@ export function exampleFor(path: readonly PathSegment[], expected: string | unde
   return GENERIC_EXAMPLE[expected ?? 'string']?.(key) ?? `${key} = …`;
 }
 
+const BASE_SKILL_NAMES_TEXT = quotedNames(DEFAULT_BASE_SKILL_NAMES);
+
 const FIELD_HINTS: Record<string, string> = {
   temperature: 'use a number from 0.0 to 1.0, e.g. temperature = 0.3',
   maxSteps: 'use a whole number of at least 1, e.g. maxSteps = 100',
@@ -209,7 +213,8 @@ const FIELD_HINTS: Record<string, string> = {
   requiredEnv: 'use environment variable names such as "GITHUB_TOKEN"',
   omit: 'keep either pick (tools to use) or omit (tools to hide), not both',
   tools: 'add at least one tool: [experts."<name>".skills."<skill>".tools."<tool>"]',
-  type: `the base skill "@service/base" is run by the runtime itself: use type = "mcpStdioSkill"`,
+  type: `a base skill (${BASE_SKILL_NAMES_TEXT}) is run by the runtime itself: use type = "mcpStdioSkill"`,
+  skills: `keep one base skill (${BASE_SKILL_NAMES_TEXT}) and remove the others: each gives the runtime's own tools`,
   'experts:key':
     'use lowercase letters, digits, "-" or "_", optionally "@scope/name"; put the version in version = "…"',
   'skills:key': 'use letters, digits, "@", "/", ".", "-" or "_" in skill names',

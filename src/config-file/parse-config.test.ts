@@ -49,13 +49,19 @@ describe('valid files', () => {
   it('applies Expert defaults', () => {
     expect(valid('valid/minimal.toml').experts.helper).toEqual({
       version: '1.0.0',
-      minRuntimeVersion: '0.0.0',
+      minRuntimeVersion: 'v1.0',
       description: '',
       instruction: 'Help.',
       delegates: [],
       runtime: ['cadre'],
       tags: [],
       skills: {},
+    });
+  });
+
+  it('keeps Perstack\'s base skill "@perstack/base" as written, with no other base skill', () => {
+    expect(valid('valid/perstack-base.toml').experts.scout?.skills).toEqual({
+      '@perstack/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@perstack/base' },
     });
   });
 
@@ -70,7 +76,7 @@ describe('valid files', () => {
     });
     const researcher = config.experts.researcher!;
     expect(researcher.version).toBe('1.2.0');
-    expect(researcher.minRuntimeVersion).toBe('0.1.0');
+    expect(researcher.minRuntimeVersion).toBe('v1.0');
     expect(researcher.runtime).toEqual(['cadre', 'claude-code']);
     expect(researcher.tags).toEqual(['stable']);
     expect(researcher.instruction.startsWith('You are a careful researcher.')).toBe(true);
@@ -263,6 +269,25 @@ describe('every semantic error is reported at once, each with its position', () 
     expect(summary('invalid/base-skill-type.toml')).toEqual([
       ['invalid-value', 4, 8, 'experts.writer.skills."@service/base".type'],
     ]);
+    const [perstack, ...rest] = diagnosticsOf('invalid/perstack-base-type.toml');
+    expect(rest).toEqual([]);
+    expect(perstack).toMatchObject({
+      kind: 'invalid-value',
+      line: 4,
+      path: 'experts.writer.skills."@perstack/base".type',
+      message: 'type must be "mcpStdioSkill" for the base skill "@perstack/base"',
+    });
+  });
+
+  it('an Expert has one base skill: "@service/base" beside "@perstack/base" is an error', () => {
+    const [both, ...rest] = diagnosticsOf('invalid/two-base-skills.toml');
+    expect(rest).toEqual([]);
+    expect(both).toMatchObject({
+      kind: 'invalid-value',
+      path: 'experts.writer.skills',
+      message: 'skills must include only one base skill, has "@service/base", "@perstack/base"',
+      hint: expect.stringContaining('keep one base skill'),
+    });
   });
 });
 

@@ -1,14 +1,17 @@
 import {
   BASE_SKILL_KEY,
+  baseSkillsIn,
   DEFAULT_BASE_SKILL,
+  DEFAULT_BASE_SKILL_NAMES,
   type ExpertDefinition,
   expertDefinitionSchema,
 } from '../modules/registry/expert-definition.js';
 import type { CadreConfig } from './schema.js';
 
 /**
- * The POST /registry/experts body for one Expert of a validated config. The base skill is added
- * when the file does not define one (the registry requires it); `runtime` is a local setting the
+ * The POST /registry/experts body for one Expert of a validated config. `@service/base` is added
+ * when the file defines no base skill under any accepted name (the registry requires one, and only
+ * one: `@perstack/base` stays alone); `runtime` is a local setting the
  * publish payload has no field for. Parsing with the registry's own schema guarantees the result
  * is a payload the registry accepts.
  */
@@ -16,7 +19,7 @@ export function toPublishPayload(config: CadreConfig, name: string): ExpertDefin
   const expert = config.experts[name];
   if (!expert) throw new Error(`no Expert "${name}" in the config`);
   const skills =
-    BASE_SKILL_KEY in expert.skills
+    baseSkillsIn(expert.skills, DEFAULT_BASE_SKILL_NAMES).length > 0
       ? expert.skills
       : { [BASE_SKILL_KEY]: DEFAULT_BASE_SKILL, ...expert.skills };
   return expertDefinitionSchema.parse({

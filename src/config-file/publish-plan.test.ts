@@ -51,7 +51,7 @@ describe('toPublishPayload', () => {
     expect(payload).toEqual({
       name: 'helper',
       version: '1.0.0',
-      minRuntimeVersion: '0.0.0',
+      minRuntimeVersion: 'v1.0',
       description: '',
       instruction: 'Help.',
       skills: { [BASE_SKILL_KEY]: DEFAULT_BASE_SKILL },
@@ -71,6 +71,15 @@ describe('toPublishPayload', () => {
     expect(writer.delegates).toEqual(['researcher']);
     expect(toPublishPayload(load('valid/complete.toml'), 'researcher').tags).toEqual(['stable']);
     expect('runtime' in writer).toBe(false);
+  });
+
+  it('adds no "@service/base" to an Expert whose base skill is Perstack\'s "@perstack/base"', () => {
+    const payload = toPublishPayload(load('valid/perstack-base.toml'), 'scout');
+    expect(payload.skills).toEqual({
+      '@perstack/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@perstack/base' },
+    });
+    expect(payload.minRuntimeVersion).toBe('v1.0');
+    expect(expertDefinitionSchema.safeParse(payload).success).toBe(true);
   });
 
   it('refuses a name the file does not define', () => {

@@ -6,12 +6,16 @@ import { z } from 'zod';
 import {
   ALWAYS,
   BASE_SKILL_KEY,
+  baseSkillProblem,
+  baseSkillsIn,
   checkDefinitionSize,
+  DEFAULT_BASE_SKILL_NAMES,
   DEFAULT_MIN_RUNTIME_VERSION,
   delegatesSchema,
   descriptionSchema,
   expertNameSchema,
   instructionSchema,
+  quotedNames,
   runtimeVersionSchema,
   semverSchema,
   skillsSchema,
@@ -115,8 +119,7 @@ export const expertConfigSchema = z
       .default(CONFIG_DEFAULTS.version)
       .meta({ description: 'Semantic version published to the registry (default "1.0.0")' }),
     minRuntimeVersion: runtimeVersionSchema.default(DEFAULT_MIN_RUNTIME_VERSION).meta({
-      description:
-        'Minimum runtime release the Expert needs: "1.0.0", "1.0", "v1", "v2.1.0-beta.1" (default "0.0.0": any)',
+      description: `Minimum runtime release the Expert needs: "1.0.0", "1.0", "v1", "v2.1.0-beta.1" (default "${DEFAULT_MIN_RUNTIME_VERSION}")`,
     }),
     description: descriptionSchema
       .default('')
@@ -137,18 +140,18 @@ export const expertConfigSchema = z
       .meta({ description: 'Custom tags for this version (at most 8, never "latest")' }),
     skills: skillsSchema
       .superRefine((skills, ctx) => {
-        // The registry requires its base skill to be an mcpStdioSkill; say so before publishing.
-        const base = skills[BASE_SKILL_KEY];
-        if (base && base.type !== 'mcpStdioSkill') {
-          ctx.addIssue({
-            code: 'custom',
-            path: [BASE_SKILL_KEY, 'type'],
-            message: `must be "mcpStdioSkill" for the base skill "${BASE_SKILL_KEY}"`,
-          });
-        }
+        // None is fine: `cadre publish` adds one. One the file defines is checked as the registry will check
+        // it (one base skill, an mcpStdioSkill), so the problem is found here, with its position.
+        if (baseSkillsIn(skills, DEFAULT_BASE_SKILL_NAMES).length === 0) return;
+        const problem = baseSkillProblem(skills, DEFAULT_BASE_SKILL_NAMES);
+        if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
       })
       .default({})
-      .meta({ description: 'Skills by name: [experts."<name>".skills."<skill>"] with a `type`' }),
+      .meta({
+        description:
+          'Skills by name: [experts."<name>".skills."<skill>"] with a `type`; at most one base skill, named ' +
+          `${quotedNames(DEFAULT_BASE_SKILL_NAMES)} (cadre publish adds "${BASE_SKILL_KEY}" when there is none)`,
+      }),
   })
   .superRefine(checkDefinitionSize, ALWAYS);
 

@@ -1,4 +1,8 @@
-import { BASE_SKILL_KEY, DEFAULT_BASE_SKILL } from '../modules/registry/expert-definition.js';
+import {
+  BASE_SKILL_KEY,
+  DEFAULT_BASE_SKILL,
+  DEFAULT_MIN_RUNTIME_VERSION,
+} from '../modules/registry/expert-definition.js';
 import { CONFIG_DEFAULTS, type ProviderName } from './schema.js';
 
 /** The JSON Schema `cadre init` writes beside the file, named by its `#:schema` line for editors. */
@@ -42,14 +46,14 @@ ${PROVIDER_SETTINGS[provider].join('\n')}
 
 [experts."my-expert"]
 version = "1.0.0"
+minRuntimeVersion = "${DEFAULT_MIN_RUNTIME_VERSION}"              # the runtime release it needs (default): "1.0.0", "v1", "v2.1"
 description = "What this Expert does, in a sentence"
 instruction = """
 You are a careful assistant. Describe the Expert's role, its tone and what it must never do.
 """
 # delegates = ["other-expert"]          # Experts this one may call: name, name@1.2.0, @scope/name@tag
-# minRuntimeVersion = "1.0"             # the runtime release it needs: "1.0.0", "1.0", "v1"
 
-# The base skill: the runtime's own tools, which every Expert has.
+# The base skill: the runtime's own tools, which every Expert has (Perstack's tools name it "@perstack/base").
 [experts."my-expert".skills."${BASE_SKILL_KEY}"]
 type = "${DEFAULT_BASE_SKILL.type}"
 command = "${DEFAULT_BASE_SKILL.command}"

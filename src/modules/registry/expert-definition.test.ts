@@ -1,10 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  acceptedBaseSkillNames,
   BASE_SKILL_KEY,
+  baseSkillProblem,
+  baseSkillsIn,
   DEFAULT_BASE_SKILL,
+  DEFAULT_BASE_SKILL_NAMES,
   descriptionSchema,
   ExpertKeyError,
+  expertDefinitionBodySchema,
   expertDefinitionSchema,
   expertNameSchema,
   expertUpdateSchema,
@@ -14,6 +19,7 @@ import {
   parseExpertKey,
   publishSkillsSchema,
   semverSchema,
+  skillNameSchema,
   skillSchema,
   tagSchema,
   tagsSchema,
@@ -247,11 +253,71 @@ describe('skills', () => {
     }
   });
 
-  it('requires an mcpStdioSkill @service/base in publish payloads', () => {
+  it('requires an mcpStdioSkill base skill in publish payloads', () => {
     expect(publishSkillsSchema.safeParse({ [BASE_SKILL_KEY]: DEFAULT_BASE_SKILL }).success).toBe(true);
-    expect(firstMessage(publishSkillsSchema.safeParse({}))).toMatch(/must include the base skill/);
+    expect(firstMessage(publishSkillsSchema.safeParse({}))).toBe(
+      'must include a base skill: one of "@service/base", "@perstack/base"',
+    );
     const sseBase = { [BASE_SKILL_KEY]: { type: 'mcpSseSkill', endpoint: 'https://x.test' } };
-    expect(firstMessage(publishSkillsSchema.safeParse(sseBase))).toMatch(/must be an mcpStdioSkill/);
+    const wrongType = publishSkillsSchema.safeParse(sseBase);
+    expect(firstMessage(wrongType)).toBe('must be "mcpStdioSkill" for the base skill "@service/base"');
+    expect(wrongType.error?.issues[0]?.path).toEqual([BASE_SKILL_KEY, 'type']);
+  });
+
+  it('accepts Perstack\'s "@perstack/base" as the base skill, under that name', () => {
+    const skills = { '@perstack/base': DEFAULT_BASE_SKILL, search: DEFAULT_BASE_SKILL };
+    expect(publishSkillsSchema.parse(skills)).toEqual(skills);
+  });
+});
+
+describe('base-skill names', () => {
+  const stdio = DEFAULT_BASE_SKILL;
+
+  it("defaults to Cadre's and Perstack's; an operator adds names, never removes these", () => {
+    expect(DEFAULT_BASE_SKILL_NAMES).toEqual(['@service/base', '@perstack/base']);
+    expect(acceptedBaseSkillNames()).toEqual(DEFAULT_BASE_SKILL_NAMES);
+    expect(acceptedBaseSkillNames(['@acme/base', '@service/base'])).toEqual([
+      '@service/base',
+      '@perstack/base',
+      '@acme/base',
+    ]);
+    expect(Object.isFrozen(acceptedBaseSkillNames(['@acme/base']))).toBe(true);
+  });
+
+  it('finds the base skills a definition holds, in its order', () => {
+    const skills = { other: stdio, '@perstack/base': stdio, '@service/base': stdio };
+    expect(baseSkillsIn(skills, DEFAULT_BASE_SKILL_NAMES)).toEqual(['@perstack/base', '@service/base']);
+    // Not a prototype property: only the definition's own keys count.
+    expect(baseSkillsIn({}, ['constructor', 'toString'])).toEqual([]);
+  });
+
+  it('needs exactly one, an mcpStdioSkill, naming the accepted names when there is none', () => {
+    const accepted = acceptedBaseSkillNames(['@acme/base']);
+    expect(baseSkillProblem({ '@acme/base': stdio }, accepted)).toBeUndefined();
+    expect(baseSkillProblem({ '@acme/base': stdio }, DEFAULT_BASE_SKILL_NAMES)?.message).toBe(
+      'must include a base skill: one of "@service/base", "@perstack/base"',
+    );
+    expect(baseSkillProblem({ other: stdio }, accepted)).toEqual({
+      path: [],
+      message: 'must include a base skill: one of "@service/base", "@perstack/base", "@acme/base"',
+    });
+    expect(baseSkillProblem({ '@service/base': stdio, '@perstack/base': stdio }, accepted)).toEqual({
+      path: [],
+      message: 'must include only one base skill, has "@service/base", "@perstack/base"',
+    });
+    const sse = { type: 'mcpSseSkill' as const, endpoint: 'https://x.test' };
+    expect(baseSkillProblem({ '@perstack/base': sse }, accepted)).toEqual({
+      path: ['@perstack/base', 'type'],
+      message: 'must be "mcpStdioSkill" for the base skill "@perstack/base"',
+    });
+  });
+
+  it('an added name must be a skill name', () => {
+    expect(skillNameSchema.safeParse('@acme/base').success).toBe(true);
+    expect(skillNameSchema.safeParse('tools.v2_base-1').success).toBe(true);
+    for (const bad of ['', 'has space', '/base', 'x'.repeat(256)]) {
+      expect(skillNameSchema.safeParse(bad).success, bad).toBe(false);
+    }
   });
 });
 
@@ -266,6 +332,14 @@ describe('expert definition and update payloads', () => {
     delegates: ['@acme/editor@1.0.0', 'critic'],
     tags: ['stable'],
   };
+  it("the route's body schema leaves the base skill to the service (its names are the operator's)", () => {
+    const acmeBase = { ...valid, skills: { '@acme/base': DEFAULT_BASE_SKILL } };
+    expect(expertDefinitionSchema.safeParse(acmeBase).success).toBe(false);
+    expect(expertDefinitionBodySchema.parse(acmeBase)).toEqual(acmeBase);
+    // Every other rule holds there as well.
+    expect(expertDefinitionBodySchema.safeParse({ ...valid, runtime: 'cadre' }).success).toBe(false);
+    expect(expertDefinitionBodySchema.safeParse({ ...valid, tags: ['latest'] }).success).toBe(false);
+  });
   it('accepts a complete payload and rejects unknown and missing fields', () => {
     expect(expertDefinitionSchema.parse(valid)).toEqual(valid);
     expect(expertDefinitionSchema.safeParse({ ...valid, runtime: 'cadre' }).success).toBe(false);

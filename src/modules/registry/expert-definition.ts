@@ -7,7 +7,15 @@ import semver from 'semver';
 import { z } from 'zod';
 import { checkJsonSchemaText } from './json-schema-check.js';
 
+/** The base skill's name in Cadre's specification: the one `cadre publish` adds when a definition has none. */
 export const BASE_SKILL_KEY = '@service/base';
+
+/**
+ * The names a base skill (the runtime's own tools, every Expert has one) may have: Cadre's, and Perstack's,
+ * whose tools publish definitions with `@perstack/base` (docs/registry.md, "Base skill"). Stored as written.
+ * An operator accepts more with CADRE_BASE_SKILL_NAMES; these stay accepted whatever it says.
+ */
+export const DEFAULT_BASE_SKILL_NAMES = ['@service/base', '@perstack/base'] as const;
 export const LATEST_TAG = 'latest';
 
 const EXPERT_NAME_MAX_LENGTH = 255;
@@ -277,6 +285,15 @@ function namedRecord<V extends z.ZodType>(value: V, rules: NamedRecordRules) {
     .meta({ propertyNames: rules.propertyNames });
 }
 
+/** A skill's name (a key of `skills`); also the form of every accepted base-skill name. */
+export const skillNameSchema = z
+  .string()
+  .max(L.skillNameLength, atMostChars(L.skillNameLength))
+  .regex(
+    SKILL_NAME_PATTERN,
+    'must be letters, digits, "@", "/", ".", "-" or "_", starting with a letter, digit or "@"',
+  );
+
 const toolNameList = z
   .array(
     z.string().min(1, 'tool names must not be empty').max(L.toolNameLength, atMostChars(L.toolNameLength)),
@@ -376,7 +393,7 @@ export const skillSchema = z.discriminatedUnion('type', [
   interactiveSkillSchema,
 ]);
 
-/** Skills as written in a config file: `@service/base` may be absent (the CLI adds it). */
+/** Skills as written in a config file: the base skill may be absent (the CLI adds it). */
 export const skillsSchema = namedRecord(skillSchema, {
   name: 'skill name',
   maxLength: L.skillNameLength,
@@ -404,34 +421,79 @@ export function checkDefinitionSize(definition: unknown, ctx: z.RefinementCtx): 
 /** Refinement options: run even when the object has other issues (zod skips refinements after those). */
 export const ALWAYS = { when: () => true };
 
-/** Skills of a publish payload: must include `@service/base`, and it must be an mcpStdioSkill. */
-export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
-  const base = skills[BASE_SKILL_KEY];
-  if (base === undefined) {
-    ctx.addIssue({ code: 'custom', message: `must include the base skill "${BASE_SKILL_KEY}"` });
-  } else if (base.type !== 'mcpStdioSkill') {
-    ctx.addIssue({
-      code: 'custom',
-      path: [BASE_SKILL_KEY, 'type'],
-      message: `"${BASE_SKILL_KEY}" must be an mcpStdioSkill`,
-    });
+/** The accepted base-skill names: Cadre's defaults first, then an operator's `extra` (added, never replacing). */
+export function acceptedBaseSkillNames(extra: readonly string[] = []): readonly string[] {
+  return Object.freeze([...new Set<string>([...DEFAULT_BASE_SKILL_NAMES, ...extra])]);
+}
+
+/** The base skills `skills` holds: its keys that are accepted base-skill names, in the definition's order. */
+export function baseSkillsIn(skills: Skills, acceptedNames: readonly string[]): string[] {
+  return Object.keys(skills).filter((name) => acceptedNames.includes(name));
+}
+
+/** A definition's base-skill problem: where in `skills` (`[]`: the skills as a whole) and what. */
+export interface BaseSkillProblem {
+  path: string[];
+  message: string;
+}
+
+/** Names as messages list them: `"@service/base", "@perstack/base"`. */
+export const quotedNames = (names: readonly string[]) => names.map((name) => `"${name}"`).join(', ');
+
+/**
+ * Why `skills` cannot be published with these accepted base-skill names, or undefined. Exactly one base skill:
+ * the runtime starts it for its own tools, and two (`@service/base` beside `@perstack/base`) would give an
+ * Expert two sets of them. It must be an mcpStdioSkill: the runtime runs it as a local process.
+ */
+export function baseSkillProblem(
+  skills: Skills,
+  acceptedNames: readonly string[],
+): BaseSkillProblem | undefined {
+  const present = baseSkillsIn(skills, acceptedNames);
+  const [name] = present;
+  if (name === undefined) {
+    return { path: [], message: `must include a base skill: one of ${quotedNames(acceptedNames)}` };
   }
+  if (present.length > 1) {
+    return { path: [], message: `must include only one base skill, has ${quotedNames(present)}` };
+  }
+  if (skills[name]?.type !== 'mcpStdioSkill') {
+    return { path: [name, 'type'], message: `must be "mcpStdioSkill" for the base skill "${name}"` };
+  }
+  return undefined;
+}
+
+/** Skills of a publish payload with Cadre's default base-skill names (cadre.toml, the CLI, the playground). */
+export const publishSkillsSchema = skillsSchema.superRefine((skills, ctx) => {
+  const problem = baseSkillProblem(skills, DEFAULT_BASE_SKILL_NAMES);
+  if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
 });
 
 // ---------------------------------------------------------------------------------------------
 // The Expert definition as published (POST /registry/experts body).
 
+const definitionFields = {
+  name: expertNameSchema,
+  version: semverSchema,
+  minRuntimeVersion: runtimeVersionSchema,
+  description: descriptionSchema,
+  instruction: instructionSchema,
+  skills: skillsSchema,
+  delegates: delegatesSchema.optional(),
+  tags: tagsSchema.optional(),
+};
+
+/** A complete definition, its base skill named as Cadre's defaults allow: what cadre.toml and the CLI produce. */
 export const expertDefinitionSchema = z
-  .strictObject({
-    name: expertNameSchema,
-    version: semverSchema,
-    minRuntimeVersion: runtimeVersionSchema,
-    description: descriptionSchema,
-    instruction: instructionSchema,
-    skills: publishSkillsSchema,
-    delegates: delegatesSchema.optional(),
-    tags: tagsSchema.optional(),
-  })
+  .strictObject({ ...definitionFields, skills: publishSkillsSchema })
+  .superRefine(checkDefinitionSize, ALWAYS);
+
+/**
+ * The publish body as the route checks it: every rule but the base skill's name, which is the operator's to
+ * extend (CADRE_BASE_SKILL_NAMES); the registry service checks it against the configured names.
+ */
+export const expertDefinitionBodySchema = z
+  .strictObject(definitionFields)
   .superRefine(checkDefinitionSize, ALWAYS);
 
 /** Body of POST /registry/experts/:key. At least one of the two fields. */
@@ -456,5 +518,8 @@ export const DEFAULT_BASE_SKILL: McpStdioSkill = {
   packageName: '@cadre/base',
 };
 
-/** "No minimum": the value used when a config file does not name a minRuntimeVersion. */
-export const DEFAULT_MIN_RUNTIME_VERSION = '0.0.0';
+/**
+ * The minRuntimeVersion of an Expert whose config file names none: runtime v1.0, the release Perstack's clients
+ * understand (they accept `"v1.0"` and nothing else), so a default Expert is served on every face.
+ */
+export const DEFAULT_MIN_RUNTIME_VERSION = 'v1.0';
