@@ -33,6 +33,7 @@ import {
 import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.js';
 import { requestId } from './http/request-id.js';
 import type { App } from './http/route-kit.js';
+import { boundTlsServer, type ServedTls, tlsServerOptions } from './http/tls.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
 import { createApiKeysModule } from './modules/api-keys/api-keys.module.js';
@@ -120,6 +121,8 @@ export interface AppDeps {
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
 }
 
+  /** Serve HTTPS (or HTTP/2 with HTTP/1.1) with this certificate; unset: plain HTTP. */
+  tls?: ServedTls;
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
 export interface AppContext {
   database: Database;
@@ -182,7 +185,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+    ...(deps.tls ? tlsServerOptions(deps.tls, timeouts.keepAliveMs) : {}),
   app.setSerializerCompiler(serializerCompiler);
+  if (deps.tls) boundTlsServer(app, deps.tls, timeouts);
 
   const clock = deps.clock ?? systemClock;
   const { database } = deps;
@@ -243,7 +248,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     loginLimits: deps.loginLimits,
     ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
     passwords: tenancy,
-    secureCookie: deps.publicUrl?.startsWith('https:') ?? false,
+    // Without CADRE_PUBLIC_URL, browsers reach Cadre as it listens: over https when it serves TLS itself.
+    secureCookie: (deps.publicUrl ?? (deps.tls ? 'https:' : 'http:')).startsWith('https:'),
   });
   const tenancyAdmin = createTenancyModule({ tenancy, apiKeys: apiKeys.service, sessions: sessions.service });
   const registry = createRegistryModule({

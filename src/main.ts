@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import type { Server as TlsServer } from 'node:tls';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { loadOrCreateAdminToken, seedDemoOrganization } from './bootstrap.js';
@@ -9,6 +10,7 @@ import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
+import { readTlsCredentials, reloadTlsOnSighup, TlsFilesError } from './http/tls.js';
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { makePrivateDataDir, tighten } from './lib/private-dir.js';
@@ -26,6 +28,8 @@ const embedded = !env.DATABASE_URL;
 const dataDir = resolve(env.CADRE_DATA_DIR);
 
 async function main(): Promise<void> {
+  // A certificate that cannot be served refuses the start before anything else, like a taken port.
+  const tls = env.tls && { credentials: readTlsCredentials(env.tls), http2: env.tls.http2 };
   // Before the database is opened: a server that cannot serve, or a second server on the same embedded
   // data directory, must not touch the data (docs/operations.md, "One server per data directory").
   await checkPortFree(env.HOST, env.PORT);
@@ -135,7 +139,10 @@ async function main(): Promise<void> {
       ? { trustProxy: trustProxy === 'true' ? true : trustProxy.split(',').map((item) => item.trim()) }
       : {}),
   });
+    ...(tls ? { tls } : {}),
   if (context.billing.definition.testMode) {
+  // With TLS, Fastify made an HTTPS or HTTP/2 secure server (App is typed for the plain HTTP one).
+  if (env.tls) reloadTlsOnSighup(app.server as unknown as TlsServer, env.tls, log);
     log.warn(
       `billing runs in test mode (CADRE_BILLING_PROVIDER=${context.billing.definition.id}): paid plans are activated without payment`,
     );
@@ -183,12 +190,24 @@ async function main(): Promise<void> {
     });
     log.info({ port: env.CADRE_METRICS_PORT }, 'metrics served on their own port');
   }
-  log.info({ address, database: database.kind, admin: Boolean(adminToken) }, `Cadre listening on ${address}`);
+  log.info(
+    {
+      address,
+      database: database.kind,
+      admin: Boolean(adminToken),
+      ...(tls ? { http2: tls.http2, certificate: tls.credentials.certificate } : {}),
+    },
+    `Cadre listening on ${address}`,
+  );
   logDestination.flush();
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof DataDirLockedError || error instanceof PortUnavailableError)
+  if (
+    error instanceof DataDirLockedError ||
+    error instanceof PortUnavailableError ||
+    error instanceof TlsFilesError
+  )
     log.fatal(`start-up refused: ${error.message}`);
   else log.fatal({ err: error }, 'start-up failed');
   process.exit(1);

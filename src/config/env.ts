@@ -90,6 +90,16 @@ const envSchema = z.object({
   /** A client must send its request headers within this. */
   CADRE_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
   /** A client must send its whole request (headers and body) within this. */
+  // TLS served by Cadre itself (docs/operations.md, "TLS"): both files or neither (checked in parseEnv).
+  /** PEM certificate (chain); re-read on SIGHUP with the key. */
+  CADRE_TLS_CERT_FILE: z.string().min(1, 'a file path (unset: plain HTTP)').optional(),
+  /** PEM private key of that certificate. */
+  CADRE_TLS_KEY_FILE: z.string().min(1, 'a file path (unset: plain HTTP)').optional(),
+  /** Offer HTTP/2 over TLS (ALPN), HTTP/1.1 still served to clients that do not ask for it. */
+  CADRE_HTTP2: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
   CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
@@ -129,6 +139,8 @@ export class InvalidEnvironmentError extends Error {}
  */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BILLING_PROVIDERS): Env {
   const schema = envSchema.extend({
+  /** TLS served by Cadre: both files set; undefined: plain HTTP. */
+  tls: { certFile: string; keyFile: string; http2: boolean } | undefined;
     CADRE_BILLING_PROVIDER: z.enum(providers.ids).default(providers.defaultId),
   });
   const problems: string[] = [];
@@ -162,8 +174,29 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
     ...env,
     billing: {
       provider,
+  if (result.success) problems.push(...tlsProblems(result.data));
       usageFlushMs: env.CADRE_USAGE_FLUSH_MS,
       ...(settings === undefined ? {} : { [provider]: settings }),
     },
   };
+}
+  const { CADRE_TLS_CERT_FILE: certFile, CADRE_TLS_KEY_FILE: keyFile } = env;
+    tls: certFile && keyFile ? { certFile, keyFile, http2: env.CADRE_HTTP2 } : undefined,
+
+/**
+ * A certificate without its key (or the reverse) is half a set-up: refused, not served as plain HTTP, which
+ * the operator did not ask for. HTTP/2 is offered over TLS only (browsers and most clients speak it nowhere
+ * else, and a cleartext HTTP/2 server would refuse every HTTP/1.1 client).
+ */
+function tlsProblems(env: z.infer<typeof envSchema>): string[] {
+  const cert = env.CADRE_TLS_CERT_FILE !== undefined;
+  const key = env.CADRE_TLS_KEY_FILE !== undefined;
+  if (cert && !key)
+    return ["CADRE_TLS_KEY_FILE: required with CADRE_TLS_CERT_FILE (the certificate's private key)"];
+  if (key && !cert) return ["CADRE_TLS_CERT_FILE: required with CADRE_TLS_KEY_FILE (the key's certificate)"];
+  if (env.CADRE_HTTP2 && !cert)
+    return [
+      'CADRE_HTTP2: HTTP/2 is served over TLS only; set CADRE_TLS_CERT_FILE and CADRE_TLS_KEY_FILE too',
+    ];
+  return [];
 }

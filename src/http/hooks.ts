@@ -21,8 +21,10 @@ export function registerCloseOnShutdown(app: FastifyInstance): void {
     closing = true;
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('Connection', 'close');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    // HTTP/2 has no Connection header (Node drops it with a warning): its sessions are closed on preClose
+    // (src/http/tls.ts).
+    if (closing && request.raw.httpVersionMajor !== 2) reply.header('Connection', 'close');
     done(null, payload);
   });
 }

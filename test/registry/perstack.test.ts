@@ -500,3 +500,35 @@ describe('the face itself', () => {
     );
   });
 });
+
+describe('rate limits apply to both faces, from one budget', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startServer({ rateLimits: { read: 100, write: 2, anonymousRead: 2, windowMs: 60_000 } });
+  });
+  afterAll(() => limited.close());
+
+  it("counts an address's reads across the faces and answers 429 in the registry shape", async () => {
+    expect((await limited.request('GET', '/registry/experts')).status).toBe(200);
+    expect((await limited.request('GET', '/api/registry/v1/experts/')).status).toBe(200);
+    const refused = await limited.request('GET', '/api/registry/v1/experts/');
+    expectRegistryError(refused, 429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it("counts a key's writes across the faces", async () => {
+    const org = await createOrganization(limited, 'personal');
+    const client = createPerstackClient(limited.url, org.ownerKey);
+    const name = uniqueName('limited');
+    expect((await client.create(cliPayload(name))).ok).toBe(true);
+    const viaRegistry = await limited.request('POST', keyPath(`${name}@1.0.0`), {
+      key: org.ownerKey,
+      body: { status: 'deprecated' },
+    });
+    expect(viaRegistry.status, viaRegistry.text).toBe(200);
+    expect(await client.update(`${name}@1.0.0`, { tags: ['stable'] })).toMatchObject({
+      ok: false,
+      error: { code: 429, message: 'Too Many Requests' },
+    });
+  });
+});
