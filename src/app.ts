@@ -119,10 +119,10 @@ export interface AppDeps {
   consoleDir?: string | false;
   /** Slow-client bounds: headers, whole request, idle keep-alive (ms). */
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
-}
-
   /** Serve HTTPS (or HTTP/2 with HTTP/1.1) with this certificate; unset: plain HTTP. */
   tls?: ServedTls;
+}
+
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
 export interface AppContext {
   database: Database;
@@ -183,11 +183,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clientErrorHandler: (error, socket) => answerClientError(error, socket, requestLog),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-  }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
     ...(deps.tls ? tlsServerOptions(deps.tls, timeouts.keepAliveMs) : {}),
-  app.setSerializerCompiler(serializerCompiler);
+  }).withTypeProvider<ZodTypeProvider>();
   if (deps.tls) boundTlsServer(app, deps.tls, timeouts);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
   const clock = deps.clock ?? systemClock;
   const { database } = deps;

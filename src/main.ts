@@ -138,11 +138,11 @@ async function main(): Promise<void> {
     ...(trustProxy
       ? { trustProxy: trustProxy === 'true' ? true : trustProxy.split(',').map((item) => item.trim()) }
       : {}),
-  });
     ...(tls ? { tls } : {}),
-  if (context.billing.definition.testMode) {
+  });
   // With TLS, Fastify made an HTTPS or HTTP/2 secure server (App is typed for the plain HTTP one).
   if (env.tls) reloadTlsOnSighup(app.server as unknown as TlsServer, env.tls, log);
+  if (context.billing.definition.testMode) {
     log.warn(
       `billing runs in test mode (CADRE_BILLING_PROVIDER=${context.billing.definition.id}): paid plans are activated without payment`,
     );

@@ -79,6 +79,16 @@ const envSchema = z.object({
   CADRE_FOREIGN_RESOURCE_WINDOW_S: positiveInt.default(60),
   /** Behind a load balancer: `true` (trust every hop) or a comma list of proxy addresses/CIDRs. */
   CADRE_TRUST_PROXY: z.string().optional(),
+  // TLS served by Cadre itself (docs/operations.md, "TLS"): both files or neither (checked in parseEnv).
+  /** PEM certificate (chain); re-read on SIGHUP with the key. */
+  CADRE_TLS_CERT_FILE: z.string().min(1, 'a file path (unset: plain HTTP)').optional(),
+  /** PEM private key of that certificate. */
+  CADRE_TLS_KEY_FILE: z.string().min(1, 'a file path (unset: plain HTTP)').optional(),
+  /** Offer HTTP/2 over TLS (ALPN), HTTP/1.1 still served to clients that do not ask for it. */
+  CADRE_HTTP2: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** Shed load (503) while the event loop lags more than this. */
   CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: positiveInt.default(1_000),
   /** Shed load while the V8 heap is fuller than this fraction of its limit. */
@@ -90,16 +100,6 @@ const envSchema = z.object({
   /** A client must send its request headers within this. */
   CADRE_HEADERS_TIMEOUT_MS: positiveInt.default(10_000),
   /** A client must send its whole request (headers and body) within this. */
-  // TLS served by Cadre itself (docs/operations.md, "TLS"): both files or neither (checked in parseEnv).
-  /** PEM certificate (chain); re-read on SIGHUP with the key. */
-  CADRE_TLS_CERT_FILE: z.string().min(1, 'a file path (unset: plain HTTP)').optional(),
-  /** PEM private key of that certificate. */
-  CADRE_TLS_KEY_FILE: z.string().min(1, 'a file path (unset: plain HTTP)').optional(),
-  /** Offer HTTP/2 over TLS (ALPN), HTTP/1.1 still served to clients that do not ask for it. */
-  CADRE_HTTP2: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
   CADRE_REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   /** Idle keep-alive connections are closed after this; above the load balancer's idle timeout, so it closes first. */
   CADRE_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(72_000),
@@ -128,6 +128,8 @@ export type Env = z.infer<typeof envSchema> & {
   CADRE_BILLING_PROVIDER: string;
   /** Billing options: the chosen provider and its settings, from its own variables. */
   billing: BillingOptions;
+  /** TLS served by Cadre: both files set; undefined: plain HTTP. */
+  tls: { certFile: string; keyFile: string; http2: boolean } | undefined;
 };
 
 /** The environment names a setting wrongly: the operator's to fix, so the service says what, not where. */
@@ -139,8 +141,6 @@ export class InvalidEnvironmentError extends Error {}
  */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BILLING_PROVIDERS): Env {
   const schema = envSchema.extend({
-  /** TLS served by Cadre: both files set; undefined: plain HTTP. */
-  tls: { certFile: string; keyFile: string; http2: boolean } | undefined;
     CADRE_BILLING_PROVIDER: z.enum(providers.ids).default(providers.defaultId),
   });
   const problems: string[] = [];
@@ -163,6 +163,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
       problem: (variable, message) => problems.push(`${variable}: ${message}`),
     });
   }
+  if (result.success) problems.push(...tlsProblems(result.data));
   if (!result.success || problems.length > 0) {
     throw new InvalidEnvironmentError(
       `Invalid environment:\n${problems.map((line) => `  ${line}`).join('\n')}`,
@@ -170,18 +171,17 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
   }
   const env = result.data;
   const provider = env.CADRE_BILLING_PROVIDER;
+  const { CADRE_TLS_CERT_FILE: certFile, CADRE_TLS_KEY_FILE: keyFile } = env;
   return {
     ...env,
+    tls: certFile && keyFile ? { certFile, keyFile, http2: env.CADRE_HTTP2 } : undefined,
     billing: {
       provider,
-  if (result.success) problems.push(...tlsProblems(result.data));
       usageFlushMs: env.CADRE_USAGE_FLUSH_MS,
       ...(settings === undefined ? {} : { [provider]: settings }),
     },
   };
 }
-  const { CADRE_TLS_CERT_FILE: certFile, CADRE_TLS_KEY_FILE: keyFile } = env;
-    tls: certFile && keyFile ? { certFile, keyFile, http2: env.CADRE_HTTP2 } : undefined,
 
 /**
  * A certificate without its key (or the reverse) is half a set-up: refused, not served as plain HTTP, which
