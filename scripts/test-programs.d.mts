@@ -1,4 +1,4 @@
-export type Program = 'redis' | 'postgres' | 'chromium' | 'haproxy';
+export type Program = 'redis' | 'postgres' | 'chromium' | 'haproxy' | 'openssl';
 export declare const PACKAGES: Record<Program, string>;
 export declare function onPath(name: string): string | undefined;
 export declare function postgresBin(): string | undefined;

@@ -1,5 +1,5 @@
 // The system programs the test suite starts (real Redis, PostgreSQL servers of a test's own, a real browser,
-// HAProxy in front of several instances),
+// HAProxy in front of several instances, OpenSSL making the certificates Cadre serves TLS with),
 // where Debian puts them, and the Debian packages that bring them. Used by `npm test`'s pretest step
 // (scripts/test-setup.mjs) and by the test helpers that start them (test/support/).
 import { existsSync, readdirSync } from 'node:fs';
@@ -11,6 +11,7 @@ export const PACKAGES = {
   postgres: 'postgresql',
   chromium: 'chromium',
   haproxy: 'haproxy',
+  openssl: 'openssl',
 };
 
 const DESCRIPTIONS = {
@@ -18,6 +19,7 @@ const DESCRIPTIONS = {
   postgres: "PostgreSQL's server programs (/usr/lib/postgresql/<version>/bin/postgres, initdb, pg_ctl)",
   chromium: 'Chromium (/usr/bin/chromium)',
   haproxy: 'HAProxy (/usr/sbin/haproxy)',
+  openssl: 'OpenSSL (/usr/bin/openssl)',
 };
 
 /** The program's path on PATH, or undefined. */
@@ -48,6 +50,7 @@ export function findPrograms() {
     postgres: postgresBin(),
     chromium: existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : onPath('chromium'),
     haproxy: existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : onPath('haproxy'),
+    openssl: existsSync('/usr/bin/openssl') ? '/usr/bin/openssl' : onPath('openssl'),
   };
 }
 

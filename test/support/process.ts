@@ -67,7 +67,8 @@ export async function startCadre(env: Record<string, string>, timeoutMs = 30_000
       reject(new Error(`Cadre did not start in time:\n${output()}`));
     }, timeoutMs);
     const check = () => {
-      const match = /"address":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output());
+      // https:// when the process serves TLS itself (CADRE_TLS_CERT_FILE).
+      const match = /"address":"(https?:\/\/127\.0\.0\.1:\d+)"/.exec(output());
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
