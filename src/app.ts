@@ -94,6 +94,8 @@ export interface AppDeps {
   oauthHttp?: OAuthHttpOptions;
   /** Entries of the registry's per-instance read cache; 0 disables it (benchmarks). */
   registryCacheEntries?: number;
+  /** Base-skill names accepted besides Cadre's and Perstack's (CADRE_BASE_SKILL_NAMES, docs/registry.md). */
+  baseSkillNames?: readonly string[];
   /** Rate limits (defaults: DEFAULT_RATE_LIMITS); tests pass small ones. */
   rateLimits?: Partial<RateLimitOptions>;
   /** In-flight limits per credential and per organization (defaults: DEFAULT_CONCURRENCY). */
@@ -260,6 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     cacheEntries: deps.registryCacheEntries ?? 10_000,
     cacheEvents: metrics.registryCache,
+    baseSkillNames: deps.baseSkillNames,
   });
   const oauth = createOAuthModule({
     database,

@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     },
     billing: env.billing,
     registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
+    baseSkillNames: env.CADRE_BASE_SKILL_NAMES,
     ...(rateLimitStore ? { rateLimitStore } : {}),
     rateLimits: {
       enabled: env.CADRE_RATE_LIMITS === 'on',

@@ -95,6 +95,34 @@ describe('cadre publish and cadre experts against a real registry', () => {
     expect(wrongKey.stderr).toContain(`401 unauthorized: ${answer.body.error.message}`);
   });
 
+  it('publishes a definition written for Perstack\'s tools as it is: "@perstack/base" alone, no "@service/base" added', async () => {
+    const dir = tempProject({
+      'cadre.toml': [
+        '[experts."@acme/scout"]',
+        'instruction = "Scout."',
+        '[experts."@acme/scout".skills."@perstack/base"]',
+        'type = "mcpStdioSkill"',
+        'command = "npx"',
+        'packageName = "@perstack/base"',
+        '',
+      ].join('\n'),
+    });
+    expect((await cadre(['config', 'validate'], dir)).code).toBe(0);
+    const run = await cadre(['publish'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    const scout = await server.request<{ data: { expert: { minRuntimeVersion: string; skills: object } } }>(
+      'GET',
+      '/registry/experts/@acme/scout@1.0.0',
+    );
+    expect(scout.body.data.expert).toMatchObject({
+      minRuntimeVersion: 'v1.0',
+      skills: { '@perstack/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@perstack/base' } },
+    });
+    expect(Object.keys(scout.body.data.expert.skills)).toEqual(['@perstack/base']);
+    // Published again, it is the same definition: unchanged, not refused.
+    expect((await cadre(['publish'], dir)).stdout).toContain('unchanged @acme/scout@1.0.0');
+  });
+
   it('lists, shows, tags, deprecates and deletes through the registry; registry errors exit 1 with their reason', async () => {
     const dir = tempProject({
       'cadre.toml': CONFIG.replaceAll('1.0.0', '1.1.0').replaceAll('2.0.0', '2.1.0'),

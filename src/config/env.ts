@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
+import { skillNameSchema } from '../modules/registry/expert-definition.js';
 
 const commaList = z.string().transform((value) =>
   value
@@ -10,6 +11,14 @@ const commaList = z.string().transform((value) =>
 );
 
 const positiveInt = z.coerce.number().int().positive();
+
+/** Skill names, comma-separated: a name no definition could hold would be accepted in vain, so it is refused. */
+const skillNameList = commaList.superRefine((names, ctx) => {
+  for (const name of names) {
+    const problem = skillNameSchema.safeParse(name).error?.issues[0]?.message;
+    if (problem) ctx.addIssue({ code: 'custom', message: `"${name}" is not a skill name: it ${problem}` });
+  }
+});
 
 /**
  * Every environment variable Cadre reads, parsed once at start-up. README lists them all; keep the two in
@@ -56,6 +65,8 @@ const envSchema = z.object({
     .transform((value) => value === 'true' || value === '1'),
   /** Entries of the registry's per-instance read cache; 0 disables it. */
   CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
+  /** Base-skill names a publish may use besides "@service/base" and "@perstack/base" (docs/registry.md). */
+  CADRE_BASE_SKILL_NAMES: skillNameList.default([]),
   CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
   // Protection (docs/operations.md). Rate limits count requests in a sliding window, per credential (API key,
   // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import {
   delegatesSchema,
-  expertDefinitionSchema,
+  expertDefinitionBodySchema,
   expertUpdateSchema,
   LATEST_TAG,
   skillsSchema,
@@ -111,7 +111,7 @@ export const expertKeyParams = z.object({
   }),
 });
 
-export const publishExpertBody = expertDefinitionSchema.meta({ id: 'PublishExpert' });
+export const publishExpertBody = expertDefinitionBodySchema.meta({ id: 'PublishExpert' });
 export const updateExpertBody = expertUpdateSchema.meta({ id: 'UpdateExpert' });
 
 export type ExpertDigest = z.infer<typeof expertDigestSchema>;

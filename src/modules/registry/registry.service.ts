@@ -12,6 +12,8 @@ import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import {
+  acceptedBaseSkillNames,
+  baseSkillProblem,
   type ExpertDefinition,
   type ExpertUpdate,
   formatExpertKey,
@@ -43,6 +45,11 @@ export interface RegistryServiceDeps {
   cacheEvents?: CacheEvents;
   /** The plan's `expertVersions` limit, checked in the publish transaction. */
   planLimits: PlanCheck;
+  /**
+   * Names a published base skill may have (CADRE_BASE_SKILL_NAMES); DEFAULT_BASE_SKILL_NAMES are accepted
+   * whatever this holds: an operator adds names, never removes Cadre's or Perstack's.
+   */
+  baseSkillNames?: readonly string[];
 }
 
 export type RegistryService = ReturnType<typeof createRegistryService>;
@@ -91,6 +98,8 @@ export interface UpdatePolicy {
 export function createRegistryService(deps: RegistryServiceDeps) {
   const { db } = deps.database;
   const cache = createRegistryReadCache(deps.bus, deps.cacheEntries ?? 10_000, undefined, deps.cacheEvents);
+  /** The accepted base-skill names, read-only: every face publishing through this service checks these. */
+  const baseSkillNames = acceptedBaseSkillNames(deps.baseSkillNames);
   const reads = repo.createRecordReader(db, deps.database.connections);
 
   /**
@@ -175,7 +184,19 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     });
   }
 
+  /**
+   * The base skill is checked here, not by the route's schema: its accepted names are the operator's. Refused
+   * as the schema refuses (validation_failed at `skills`), before any permission check, as a schema would be.
+   */
+  function assertBaseSkill(definition: ExpertDefinition): void {
+    const problem = baseSkillProblem(definition.skills, baseSkillNames);
+    if (!problem) return;
+    const detail = { path: ['skills', ...problem.path].join('.'), message: problem.message };
+    throw new ApiError('validation_failed', 'Request validation failed', [detail]);
+  }
+
   async function publish(principal: Principal, input: ExpertDefinition): Promise<RegistryExpert> {
+    assertBaseSkill(input);
     requirePermission(principal, 'experts:write');
     // Stored as UTF-8, a lone surrogate becomes U+FFFD: normalize first, so the answer is what is stored.
     const definition = wellFormedDeep(input);
@@ -507,5 +528,5 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     return answer({ data: { experts: rows.map(presentVersion) }, meta: { total: rows.length } });
   }
 
-  return { publish, update, remove, takedown, get, versions, delegators, list, cache };
+  return { publish, update, remove, takedown, get, versions, delegators, list, cache, baseSkillNames };
 }
