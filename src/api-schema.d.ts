@@ -105,6 +105,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/registry/v1/experts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Experts holding `latest` that run on runtime v1.0, as whole records */
+        get: operations["perstackListExperts"];
+        put?: never;
+        /** Publish a new version; it becomes `latest` (a `latest` among the tags is accepted as such) */
+        post: operations["perstackPublishExpert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/registry/v1/experts/{expertKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an Expert by key (`name`, `name@1.2.3`, `name@latest`, `name@tag`, `@scope/name[@…]`) */
+        get: operations["perstackGetExpert"];
+        put?: never;
+        /** Change the status and/or replace the custom tags of one version */
+        post: operations["perstackUpdateExpert"];
+        /** Delete a version (organization owner only); answers `{}` */
+        delete: operations["perstackDeleteExpert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/registry/v1/experts/{expertKey}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of an Expert name that run on runtime v1.0, as digests */
+        get: operations["perstackGetExpertVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1233,6 +1287,155 @@ export interface components {
             status?: "available" | "deprecated" | "disabled";
             tags?: string[];
         };
+        PerstackRegistryExpertInput: {
+            /** @constant */
+            type: "registryExpert";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwnerInput"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates: string[];
+            /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
+            unavailableDelegates?: {
+                key: string;
+                reason: string;
+            }[];
+        };
+        PerstackExpertDigestInput: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwnerInput"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PerstackPublishExpertInput: {
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates?: string[];
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
+        PerstackUpdateExpertInput: {
+            /** @enum {string} */
+            status?: "available" | "deprecated" | "disabled";
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
         ExpertTakedownInput: {
             /** @example writer@1.2.0 */
             key: string;
@@ -1854,6 +2057,155 @@ export interface components {
         UpdateExpert: {
             /** @enum {string} */
             status?: "available" | "deprecated" | "disabled";
+            tags?: string[];
+        };
+        PerstackRegistryExpert: {
+            /** @constant */
+            type: "registryExpert";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwner"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates: string[];
+            /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
+            unavailableDelegates?: {
+                key: string;
+                reason: string;
+            }[];
+        };
+        PerstackExpertDigest: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwner"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PerstackPublishExpert: {
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates?: string[];
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
+        PerstackUpdateExpert: {
+            /** @enum {string} */
+            status?: "available" | "deprecated" | "disabled";
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
             tags?: string[];
         };
         ExpertTakedown: {
@@ -2667,6 +3019,592 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    perstackListExperts: {
+        parameters: {
+            query?: {
+                organizationId?: string;
+                filter?: string;
+                sort?: "name" | "version" | "createdAt" | "updatedAt";
+                order?: "asc" | "desc";
+                /** @description page size, 1 to 100 */
+                take?: string;
+                /** @description offset */
+                skip?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            experts: components["schemas"]["PerstackRegistryExpert"][];
+                        };
+                        meta: {
+                            total: number;
+                            take: number;
+                            skip: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    perstackPublishExpert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PerstackPublishExpertInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expert: components["schemas"]["PerstackRegistryExpert"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    perstackGetExpert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Expert key `[@scope/]name[@version|tag]`; `@` and `/` may be sent URL-encoded (`%40`, `%2F`) or not */
+                expertKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expert: components["schemas"]["PerstackRegistryExpert"];
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    perstackUpdateExpert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Expert key `[@scope/]name[@version|tag]`; `@` and `/` may be sent URL-encoded (`%40`, `%2F`) or not */
+                expertKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PerstackUpdateExpertInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expert: components["schemas"]["PerstackRegistryExpert"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    perstackDeleteExpert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Expert key `[@scope/]name[@version|tag]`; `@` and `/` may be sent URL-encoded (`%40`, `%2F`) or not */
+                expertKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted: an empty JSON object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    perstackGetExpertVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Expert key `[@scope/]name[@version|tag]`; `@` and `/` may be sent URL-encoded (`%40`, `%2F`) or not */
+                expertKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            versions: components["schemas"]["PerstackExpertDigest"][];
+                            latest: string;
+                        };
+                        meta: {
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,7 +12,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         title: 'Cadre',
         version,
         description:
-          'Registry of Experts (`/registry`), the same registry in Perstack\'s wire contract ' +
+          "Registry of Experts (`/registry`), the same registry in Perstack's wire contract " +
           '(`/api/registry/v1`), management API (`/api`), admin API (`/admin`). Management errors use the ' +
           'PublicApiError shape; registry errors (both registry faces) use `{code, error, reason}`.',
       },
@@ -20,7 +20,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         {
           name: 'Perstack-compatible registry',
           description:
-            'The registry spoken as Perstack\'s client, runtime and CLI expect: whole records in lists and ' +
+            "The registry spoken as Perstack's client, runtime and CLI expect: whole records in lists and " +
             'versions, `minRuntimeVersion` always `v1.0` (Experts needing a newer runtime are left out), ' +
             '`{}` on delete, `latest` allowed among tags. See docs/perstack.md.',
         },

@@ -18,7 +18,6 @@ import type { RegistryService } from './registry.service.js';
 import { documentationOnly, notModified, readByKey, sendAnswer } from './registry-answers.js';
 
 const tags = ['Perstack-compatible registry'];
-const ACCEPTED_BASE_SKILLS_PENDING = ['@service/base', '@perstack/base'];
 
 /** The base skill Perstack's runtime gives an Expert that names none; added to such a publish here. */
 const PERSTACK_BASE_SKILL: [string, McpStdioSkill] = [
@@ -119,10 +118,7 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
     },
     handler: async (request) => {
       const principal = requirePrincipal(request);
-      const expert = await registry.publish(
-        principal,
-        publishable(request.body, ACCEPTED_BASE_SKILLS_PENDING),
-      );
+      const expert = await registry.publish(principal, publishable(request.body, registry.baseSkillNames));
       return { data: { expert: toPerstack(expert) } };
     },
   });

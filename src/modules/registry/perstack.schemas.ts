@@ -22,7 +22,7 @@ const runtime = z.literal(PERSTACK_RUNTIME_VERSION).meta({
   description: `always "${PERSTACK_RUNTIME_VERSION}": Experts that need a newer runtime are not served here`,
 });
 
-export const perstackExpertSchema = registryExpertSchema
+const perstackExpertSchema = registryExpertSchema
   .extend({ minRuntimeVersion: runtime })
   .meta({ id: 'PerstackRegistryExpert' });
 
