@@ -278,7 +278,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     planLimits,
   });
   const audit = createAuditModule({ database, tenancy });
-  const organization = createOrganizationModule({ database, tenancy, integrations: oauth.integrations });
+  const organization = createOrganizationModule({
+    database,
+    bus,
+    clock,
+    tenancy,
+    integrations: oauth.integrations,
+    foreignResources,
+    authenticator: apiKeys.authenticator,
+    disconnectRow: oauth.disconnectRow,
+    sessions: sessions.service,
+  });
 
   const context: AppContext = {
     database,

@@ -63,6 +63,18 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   listProjects: 'projects:read',
   getProject: 'projects:read',
   listIntegrations: 'integrations:read',
+  createProject: 'projects:write',
+  updateProject: 'projects:write',
+  deleteProject: 'projects:write',
+  createEnvironment: 'projects:write',
+  renameEnvironment: 'projects:write',
+  deleteEnvironment: 'projects:write',
+  createAgent: 'projects:write',
+  renameAgent: 'projects:write',
+  deleteAgent: 'projects:write',
+  updateMe: { none: 'every user may rename themselves' },
+  changePassword: { none: 'every user may change their own password; the current one is required' },
+  updateOrganization: 'organization:manage',
   publishExpert: 'experts:write',
   updateExpert: 'experts:write',
   deleteExpert: 'experts:delete',
@@ -80,6 +92,9 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   completeOAuth: 'the flow is named by its state cookie, bound to the user who started it (oauth-failures)',
   getMe: 'answers about the caller only',
   listProjects: "lists the caller's own organization's projects only",
+  createProject: "creates in the caller's own organization; no parameter names an organization",
+  updateMe: 'changes the caller only',
+  changePassword: 'changes the caller only',
   publishExpert: "publishes under the caller's own organization; a foreign scope is 403 (docs/registry.md)",
   perstackPublishExpert: 'the same publish as publishExpert, through the Perstack-compatible face',
 };
@@ -144,7 +159,32 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
     tags: ['latest'],
   }),
   perstackUpdateExpert: (): z.input<typeof perstackUpdateBody> => ({ status: 'deprecated' }),
+  createProject: () => ({ slug: `security-${serial++}`, name: 'Security suite' }),
+  updateProject: () => ({ name: `Renamed ${serial++}` }),
+  createEnvironment: () => ({ name: `env-${serial++}` }),
+  renameEnvironment: () => ({ name: `env-${serial++}` }),
+  createAgent: () => ({ name: `agent ${serial++}` }),
+  renameAgent: () => ({ name: `agent ${serial++}` }),
+  updateMe: () => ({ name: 'Security Suite' }),
+  changePassword: () => ({ currentPassword: 'not the password', newPassword: 'a long enough new password' }),
+  updateOrganization: () => ({ name: 'Security suite organization' }),
 };
+
+/**
+ * Operations that change or delete a project, an environment or an agent: each request names fresh ones
+ * (a project with its two environments and an agent), so the suite never alters what other checks use, and a
+ * delete that gets through is not refused for the connection the tenant's own environment holds.
+ */
+const FRESH_PROJECT = new Set([
+  'updateProject',
+  'deleteProject',
+  'createEnvironment',
+  'renameEnvironment',
+  'deleteEnvironment',
+  'createAgent',
+  'renameAgent',
+  'deleteAgent',
+]);
 
 /** What a project grant may hold (src/modules/auth/grants.ts); every other permission is organization-wide. */
 const SCOPED_PERMISSIONS = projectGrantSchema.shape.permissions.element.options;
@@ -158,10 +198,16 @@ const FOREIGN_PARAMS = [
   'connectionId',
   'apiKeyId',
   'expertKey',
+  'agentId',
 ];
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-const world = await startOAuthWorld({ rateLimits: { authFailures: 1_000_000 } });
+// The suite names other organizations' resources on purpose, once or twice per operation: more than the
+// foreign-resource limit (tested on its own in test/rate-limits.test.ts) allows in one window.
+const world = await startOAuthWorld({
+  rateLimits: { authFailures: 1_000_000 },
+  foreignResources: { limit: 1_000_000 },
+});
 const { server } = world;
 const document = (await server.request<OpenApiDocument>('GET', '/openapi.json')).body;
 const operations = bearerOperations(document);
@@ -251,10 +297,26 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
   }
 }
 
+async function freshProject(tenant: Tenant): Promise<Record<string, string>> {
+  const made = await createProject(server, tenant.org);
+  const agent = await server.admin<{ data: { agent: z.infer<typeof agentSchema> } }>(
+    'POST',
+    `/admin/v1/projects/${made.project.id}/agents`,
+    { name: 'security-suite' },
+  );
+  expect(agent.status, agent.text).toBe(201);
+  return {
+    projectId: made.project.id,
+    environmentId: made.environments[0]!.id,
+    agentId: agent.body.data.agent.id,
+  };
+}
+
 async function paramsOf(tenant: Tenant, op: Operation): Promise<Record<string, string>> {
   const params: Record<string, string> = {};
+  const fresh = FRESH_PROJECT.has(op.id) ? await freshProject(tenant) : {};
   for (const name of [...op.pathParams, ...op.requiredQuery])
-    params[name] = await parameterValue(tenant, name);
+    params[name] = fresh[name] ?? (await parameterValue(tenant, name));
   return params;
 }
 

@@ -14,6 +14,9 @@ export const PERMISSIONS = [
   'members:read',
   'projects:read',
   'integrations:read',
+  'projects:write',
+  'integrations:manage',
+  'organization:manage',
 ] as const;
 
 const permissionSchema = z.enum(PERMISSIONS);
@@ -37,7 +40,7 @@ const permissionList = <T extends readonly [string, ...string[]]>(allowed: T, sc
     .min(1, 'at least one permission is required')
     .refine((list) => new Set(list).size === list.length, 'permissions must be unique');
 
-const SCOPED = ['projects:operate', 'projects:read', 'agents:run'] as const;
+const SCOPED = ['projects:operate', 'projects:read', 'projects:write', 'agents:run'] as const;
 
 const organizationGrantSchema = z
   .object({

@@ -9,7 +9,7 @@ const ME = 'user_me';
 // docs/api-keys.md, transcribed: which role holds which permission.
 const ROLE_TABLE: Record<Role, Permission[]> = {
   owner: [...PERMISSIONS],
-  admin: PERMISSIONS.filter((p) => p !== 'experts:delete'),
+  admin: PERMISSIONS.filter((p) => p !== 'experts:delete' && p !== 'organization:manage'),
   member: [
     'api-keys:create',
     'api-keys:read',

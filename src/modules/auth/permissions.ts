@@ -7,7 +7,12 @@ const ALL = new Set<Permission>(PERMISSIONS);
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   owner: ALL,
-  admin: new Set(PERMISSIONS.filter((permission) => permission !== 'experts:delete')),
+  // Deleting Expert versions and renaming the organization are the owner's alone.
+  admin: new Set(
+    PERMISSIONS.filter(
+      (permission) => permission !== 'experts:delete' && permission !== 'organization:manage',
+    ),
+  ),
   member: new Set<Permission>([
     'api-keys:create',
     'api-keys:read',

@@ -3,7 +3,8 @@ import type { Database, Tx } from '../../db/client.js';
 import { forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
+import type { AuditMetadata } from '../audit/audit.tables.js';
 import { can, grantReaches, type Principal, type Scope } from '../auth/permissions.js';
 import { connectionAad, findEnvironment } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
@@ -22,6 +23,7 @@ export interface DisconnectDeps {
 }
 
 export type Disconnect = ReturnType<typeof createDisconnect>['disconnect'];
+export type DisconnectRow = ReturnType<typeof createDisconnect>['disconnectRow'];
 
 /**
  * Disconnecting a Connection (docs/organization-api.md, "Disconnect a connection"): its tokens are revoked at
@@ -52,6 +54,31 @@ export function createDisconnect(deps: DisconnectDeps) {
       const reason = error instanceof Error ? error.message : 'unknown error';
       return { outcome: 'failed', error: `tokens_unreadable: ${reason}`.slice(0, 300) };
     }
+  }
+
+  /**
+   * Revokes a locked connection's tokens at the provider, deletes it and audits `connection.deleted`, in the
+   * caller's transaction (which holds the row lock). Deleting a project, an environment or an integration
+   * with `cascade` disconnects each of its connections this way.
+   */
+  async function disconnectRow(tx: Tx, row: ConnectionRow, actor: Actor, cause?: AuditMetadata) {
+    const revocation = await revoke(tx, row);
+    await tx.delete(connections).where(eq(connections.id, row.id));
+    await recordAuditEvent(tx, {
+      organizationId: row.organizationId,
+      action: 'connection.deleted',
+      actor,
+      target: { type: 'connection', id: row.id },
+      at: deps.clock.now(),
+      metadata: {
+        projectId: row.projectId,
+        environmentId: row.environmentId,
+        presetKey: row.presetKey,
+        accountId: row.accountId,
+        revocation,
+        ...(cause ? { cascade: cause } : {}),
+      },
+    });
   }
 
   return {
@@ -85,23 +112,10 @@ export function createDisconnect(deps: DisconnectDeps) {
           .where(and(eq(connections.id, connectionId), eq(connections.environmentId, environment.id)))
           .for('update');
         if (!row) return;
-        const revocation = await revoke(tx, row);
-        await tx.delete(connections).where(eq(connections.id, row.id));
-        await recordAuditEvent(tx, {
-          organizationId: row.organizationId,
-          action: 'connection.deleted',
-          actor: principal,
-          target: { type: 'connection', id: row.id },
-          at: deps.clock.now(),
-          metadata: {
-            projectId: row.projectId,
-            environmentId: row.environmentId,
-            presetKey: row.presetKey,
-            accountId: row.accountId,
-            revocation,
-          },
-        });
+        await disconnectRow(tx, row, principal);
       });
     },
+
+    disconnectRow,
   };
 }

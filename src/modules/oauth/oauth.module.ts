@@ -66,12 +66,21 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     foreignResources,
   });
   const connectionTokens = createConnectionTokens({ database, clock, integrations, keyRing, http });
-  const { disconnect } = createDisconnect({ database, clock, integrations, keyRing, http, foreignResources });
+  const { disconnect, disconnectRow } = createDisconnect({
+    database,
+    clock,
+    integrations,
+    keyRing,
+    http,
+    foreignResources,
+  });
   const { reencryptAll } = createKeyRotation(database, keyRing);
   return {
     integrations,
     oauth,
     connectionTokens,
+    /** Disconnects a locked connection in the caller's transaction (cascading deletes of its owners). */
+    disconnectRow,
     /** `cadre admin rotate-encryption-key` and the admin route. */
     reencryptAll,
     /** The connect flow and disconnecting (management face). */

@@ -116,6 +116,8 @@ export function createOrganizationService({ database, tenancy, integrations }: O
   }
 
   return {
+    ownOrganization,
+
     async me(principal: Principal): Promise<Me> {
       const [user, organization] = await Promise.all([
         tenancy.getUser(principal.userId),

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { ApiError, tooManyRequests } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -151,6 +151,44 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
 
     /** Ends every session of a user (for example after a password change). */
     revokeAllForUser,
+
+    /**
+     * A user changes their own password (docs/organization-api.md, "Account settings"): the current one is
+     * checked as a login checks it, and wrong guesses count against the login throttle of that account and
+     * address (429 past it). On success every other console session of the user ends; `keepSessionId`, the
+     * session making the change, stays signed in. API keys are untouched.
+     */
+    async changePassword(
+      userId: string,
+      input: { currentPassword: string; newPassword: string },
+      ip: string,
+      keepSessionId?: string,
+    ) {
+      const [user] = await db.select().from(users).where(eq(users.id, userId));
+      if (!user) throw new ApiError('not_found', `User ${userId} not found`);
+      const wait = limiter.admit(ip, user.email);
+      if (wait !== undefined) {
+        throw tooManyRequests('Too many wrong passwords; try again later', wait, 'login');
+      }
+      const passwordOk = await verifyPassword(input.currentPassword, user.passwordHash ?? (await dummyHash));
+      if (!user.passwordHash || !passwordOk) {
+        limiter.failed(user.email, ip);
+        throw new ApiError('validation_failed', 'The current password is not right', [
+          { path: 'currentPassword', message: 'is not your current password' },
+        ]);
+      }
+      await passwords.setPassword(userId, input.newPassword);
+      await db
+        .update(consoleSessions)
+        .set({ revokedAt: clock.now() })
+        .where(
+          and(
+            eq(consoleSessions.userId, userId),
+            isNull(consoleSessions.revokedAt),
+            keepSessionId ? ne(consoleSessions.id, keepSessionId) : undefined,
+          ),
+        );
+    },
 
     /**
      * Sets a user's password and ends their console sessions: a reset must lock out whoever knew the old

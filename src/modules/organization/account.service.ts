@@ -1,0 +1,77 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { recordAuditEvent } from '../audit/audit.repo.js';
+import { type Principal, requirePermission } from '../auth/permissions.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { presentOrganization } from '../tenancy/tenancy.presenters.js';
+import { organizations, users } from '../tenancy/tenancy.tables.js';
+
+export interface AccountServiceDeps {
+  database: Database;
+  clock: Clock;
+  sessions: Pick<SessionsService, 'changePassword'>;
+  /** Reads the organization by id or slug, another one reading as absent (the organization service's). */
+  ownOrganization: (principal: Principal, idOrSlug: string) => Promise<{ id: string; name: string }>;
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;
+
+/**
+ * Account settings (docs/organization-api.md, "Account settings"): every user renames themselves and changes
+ * their own password (the current one required; their other console sessions end); the owner renames the
+ * organization (`organization:manage`).
+ */
+export function createAccountService({ database, clock, sessions, ownOrganization }: AccountServiceDeps) {
+  const { db } = database;
+
+  return {
+    async rename(principal: Principal, name: string) {
+      await db.update(users).set({ name }).where(eq(users.id, principal.userId));
+    },
+
+    async changePassword(
+      principal: Principal,
+      input: { currentPassword: string; newPassword: string },
+      ip: string,
+    ) {
+      await sessions.changePassword(
+        principal.userId,
+        input,
+        ip,
+        principal.kind === 'session' ? principal.sessionId : undefined,
+      );
+      await recordAuditEvent(db, {
+        organizationId: principal.organizationId,
+        action: 'user.password_changed',
+        actor: principal,
+        target: { type: 'user', id: principal.userId },
+        at: clock.now(),
+      });
+    },
+
+    async renameOrganization(principal: Principal, idOrSlug: string, name: string) {
+      const organization = await ownOrganization(principal, idOrSlug);
+      requirePermission(principal, 'organization:manage', {
+        kind: 'organization',
+        organizationId: organization.id,
+      });
+      return db.transaction(async (tx) => {
+        const [updated] = await tx
+          .update(organizations)
+          .set({ name })
+          .where(eq(organizations.id, organization.id))
+          .returning();
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          action: 'organization.renamed',
+          actor: principal,
+          target: { type: 'organization', id: organization.id },
+          at: clock.now(),
+          metadata: { from: organization.name, to: name },
+        });
+        return presentOrganization(updated!);
+      });
+    },
+  };
+}

@@ -1,0 +1,517 @@
+import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database, Tx } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
+import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { API_KEY_CHANGED, type ApiKeyAuthenticator } from '../api-keys/api-key-authenticator.js';
+import { apiKeys } from '../api-keys/api-keys.tables.js';
+import { recordAuditEvent } from '../audit/audit.repo.js';
+import type { AuditMetadata } from '../audit/audit.tables.js';
+import type { Permission } from '../auth/grants.js';
+import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/permissions.js';
+import type { DisconnectRow } from '../oauth/disconnect.js';
+import { connections } from '../oauth/oauth.tables.js';
+import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
+import type { ProjectRecord } from './organization.schemas.js';
+
+const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
+
+export interface ProjectsServiceDeps {
+  database: Database;
+  bus: ChangeBus;
+  clock: Clock;
+  foreignResources: ForeignResourceGuard;
+  /** Drops a revoked key from this instance's cache at once (the bus tells the others). */
+  authenticator: Pick<ApiKeyAuthenticator, 'forget'>;
+  /** Revokes a connection's tokens at the provider and deletes it, as `DELETE …/connections/{id}` does. */
+  disconnectRow: DisconnectRow;
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;
+
+type ProjectRow = typeof projects.$inferSelect;
+type EnvironmentRow = typeof environments.$inferSelect;
+type AgentRow = typeof agents.$inferSelect;
+
+/** What keeps a project, environment or agent from being deleted without `cascade`. */
+interface Blockers {
+  connections: Array<typeof connections.$inferSelect>;
+  apiKeys: Array<{ id: string; name: string | null }>;
+}
+
+const timestamp = (at: Date) => at.toISOString();
+const presentEnvironment = (e: EnvironmentRow) => ({
+  id: e.id,
+  projectId: e.projectId,
+  name: e.name,
+  createdAt: timestamp(e.createdAt),
+});
+const presentAgent = (a: AgentRow) => ({
+  id: a.id,
+  projectId: a.projectId,
+  name: a.name,
+  createdAt: timestamp(a.createdAt),
+});
+
+/**
+ * Members creating, renaming and deleting their organization's projects, environments and agents
+ * (docs/organization-api.md, "Projects, environments and agents"). `projects:write` on the organization
+ * creates projects; on a project (a project grant reaches it) it manages that project, its environments and
+ * agents; on an environment (an environment grant) it renames or deletes that environment. A resource the
+ * credential's grant does not reach reads as absent (404), one it reaches without `projects:write` is 403.
+ * Deleting what connections or API-key grants depend on is 409 naming them, unless `cascade` disconnects
+ * the connections and revokes the keys in the same transaction (each audited).
+ */
+export function createProjectsService(deps: ProjectsServiceDeps) {
+  const { database, bus, clock } = deps;
+  const { db } = database;
+
+  async function conflictOnDuplicate<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError('conflict', `${what} already exists`);
+      throw error;
+    }
+  }
+
+  /** 404 outside the grant's reach (and for another organization's ids), 403 without the permission. */
+  function authorize(principal: Principal, scope: Scope, permission: Permission, what: string) {
+    if (!grantReaches(principal, scope)) throw notFound(what);
+    if (!can(principal, permission, scope)) throw forbidden(`Missing permission ${permission}`);
+  }
+
+  async function reachProject(principal: Principal, projectId: string): Promise<ProjectRow> {
+    const [project] = await db
+      .select()
+      .from(projects)
+      .where(and(eq(projects.id, projectId), eq(projects.organizationId, principal.organizationId)));
+    if (!project) {
+      return rejectForeignResource(deps.foreignResources, principal, notFound(`Project ${projectId}`));
+    }
+    const scope: Scope = { kind: 'project', organizationId: project.organizationId, projectId: project.id };
+    authorize(principal, scope, 'projects:write', `Project ${projectId}`);
+    return project;
+  }
+
+  async function reachEnvironment(principal: Principal, projectId: string, environmentId: string) {
+    const [environment] = await db
+      .select()
+      .from(environments)
+      .where(
+        and(
+          eq(environments.id, environmentId),
+          eq(environments.projectId, projectId),
+          eq(environments.organizationId, principal.organizationId),
+        ),
+      );
+    const what = `Environment ${environmentId} of project ${projectId}`;
+    if (!environment) return rejectForeignResource(deps.foreignResources, principal, notFound(what));
+    const scope: Scope = {
+      kind: 'environment',
+      organizationId: environment.organizationId,
+      projectId: environment.projectId,
+      environmentId: environment.id,
+    };
+    authorize(principal, scope, 'projects:write', what);
+    return environment;
+  }
+
+  async function reachAgent(principal: Principal, projectId: string, agentId: string) {
+    const [agent] = await db
+      .select()
+      .from(agents)
+      .where(
+        and(
+          eq(agents.id, agentId),
+          eq(agents.projectId, projectId),
+          eq(agents.organizationId, principal.organizationId),
+        ),
+      );
+    const what = `Agent ${agentId} of project ${projectId}`;
+    if (!agent) return rejectForeignResource(deps.foreignResources, principal, notFound(what));
+    const scope: Scope = {
+      kind: 'agent',
+      organizationId: agent.organizationId,
+      projectId: agent.projectId,
+      agentId: agent.id,
+    };
+    authorize(principal, scope, 'projects:write', what);
+    return agent;
+  }
+
+  async function presentProject(executor: Database['db'] | Tx, project: ProjectRow): Promise<ProjectRecord> {
+    const [environmentRows, agentRows] = await Promise.all([
+      executor
+        .select()
+        .from(environments)
+        .where(eq(environments.projectId, project.id))
+        .orderBy(asc(environments.createdAt), asc(environments.id)),
+      executor
+        .select()
+        .from(agents)
+        .where(eq(agents.projectId, project.id))
+        .orderBy(asc(agents.createdAt), asc(agents.id)),
+    ]);
+    return {
+      id: project.id,
+      slug: project.slug,
+      name: project.name,
+      createdAt: timestamp(project.createdAt),
+      environments: environmentRows.map((e) => ({
+        id: e.id,
+        name: e.name,
+        createdAt: timestamp(e.createdAt),
+      })),
+      agents: agentRows.map((a) => ({ id: a.id, name: a.name, createdAt: timestamp(a.createdAt) })),
+    };
+  }
+
+  /**
+   * The connections of these environments (locked, as a disconnect locks them) and the live API keys whose
+   * grants name any of these projects, environments or agents. The environments are locked first
+   * (`FOR UPDATE`), so no OAuth callback can add a connection to them until this transaction ends.
+   */
+  async function blockersOf(
+    tx: Tx,
+    organizationId: string,
+    named: { projectIds: string[]; environmentIds: string[]; agentIds: string[] },
+  ): Promise<Blockers> {
+    const connectionRows = named.environmentIds.length
+      ? await tx
+          .select()
+          .from(connections)
+          .where(inArray(connections.environmentId, named.environmentIds))
+          .orderBy(asc(connections.createdAt), asc(connections.id))
+          .for('update')
+      : [];
+    const keyRows = await tx
+      .select({ id: apiKeys.id, name: apiKeys.name, grants: apiKeys.grants })
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.organizationId, organizationId),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, clock.now())),
+          sql`${apiKeys.grants}->>'type' <> 'organization'`,
+        ),
+      )
+      .orderBy(asc(apiKeys.seq));
+    const names = (ids: string[], among: string[]) => ids.some((id) => among.includes(id));
+    const keys = keyRows.filter(({ grants }) => {
+      switch (grants.type) {
+        case 'project':
+          return names(grants.projectIds, named.projectIds);
+        case 'environment':
+          return names(grants.environmentIds, named.environmentIds);
+        case 'agent':
+          return names(grants.agentIds, named.agentIds);
+        default:
+          return false;
+      }
+    });
+    return { connections: connectionRows, apiKeys: keys.map(({ id, name }) => ({ id, name })) };
+  }
+
+  /** 409 naming each blocker: `details` paths are `connections.<id>` and `apiKeys.<id>`, messages name them. */
+  function refuse(what: string, blockers: Blockers, environmentNames: Map<string, string>): never {
+    const details: ErrorDetail[] = [
+      ...blockers.connections.map((c) => ({
+        path: `connections.${c.id}`,
+        message: `${c.presetKey} ${c.accountLabel ?? c.accountId} (${environmentNames.get(c.environmentId) ?? c.environmentId})`,
+      })),
+      ...blockers.apiKeys.map((k) => ({ path: `apiKeys.${k.id}`, message: k.name ?? '(unnamed key)' })),
+    ];
+    const counts = [
+      blockers.connections.length ? `${blockers.connections.length} connection(s)` : '',
+      blockers.apiKeys.length ? `${blockers.apiKeys.length} API key grant(s)` : '',
+    ].filter(Boolean);
+    throw new ApiError(
+      'conflict',
+      `${what} is used by ${counts.join(' and ')}; disconnect and revoke them, or delete with cascade=true`,
+      details,
+    );
+  }
+
+  /** With `cascade`: disconnects the connections and revokes the keys, audited with what caused it. */
+  async function removeBlockers(
+    tx: Tx,
+    publish: (change: { topic: string; id: string }) => Promise<void>,
+    principal: Principal,
+    organizationId: string,
+    blockers: Blockers,
+    cause: AuditMetadata,
+  ) {
+    for (const row of blockers.connections) await deps.disconnectRow(tx, row, principal, cause);
+    if (blockers.apiKeys.length === 0) return;
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: clock.now() })
+      .where(
+        and(
+          inArray(
+            apiKeys.id,
+            blockers.apiKeys.map((k) => k.id),
+          ),
+          isNull(apiKeys.revokedAt),
+        ),
+      )
+      .returning({ id: apiKeys.id });
+    for (const { id } of revoked) {
+      await recordAuditEvent(tx, {
+        organizationId,
+        action: 'api_key.revoked',
+        actor: principal,
+        target: { type: 'apiKey', id },
+        at: clock.now(),
+        metadata: { cascade: cause },
+      });
+      await publish({ topic: API_KEY_CHANGED, id });
+    }
+  }
+
+  const hasBlockers = (b: Blockers) => b.connections.length > 0 || b.apiKeys.length > 0;
+  const summary = (b: Blockers) => ({
+    connections: b.connections.map((c) => c.id),
+    apiKeys: b.apiKeys.map((k) => k.id),
+  });
+  const evict = (change: { topic: string; id: string }) => deps.authenticator.forget(change.id);
+
+  return {
+    async createProject(principal: Principal, input: { slug: string; name: string }) {
+      requirePermission(principal, 'projects:write');
+      const organizationId = principal.organizationId;
+      return conflictOnDuplicate(`Project ${input.slug}`, () =>
+        db.transaction(async (tx) => {
+          const [project] = await tx
+            .insert(projects)
+            .values({ id: newId(), organizationId, slug: input.slug, name: input.name })
+            .returning();
+          await tx.insert(environments).values(
+            DEFAULT_ENVIRONMENTS.map((name) => ({
+              id: newId(),
+              organizationId,
+              projectId: project!.id,
+              name,
+            })),
+          );
+          await recordAuditEvent(tx, {
+            organizationId,
+            action: 'project.created',
+            actor: principal,
+            target: { type: 'project', id: project!.id },
+            at: clock.now(),
+            metadata: { slug: input.slug, name: input.name },
+          });
+          return presentProject(tx, project!);
+        }),
+      );
+    },
+
+    async updateProject(principal: Principal, projectId: string, input: { slug?: string; name?: string }) {
+      const project = await reachProject(principal, projectId);
+      return conflictOnDuplicate(`Project ${input.slug ?? project.slug}`, () =>
+        db.transaction(async (tx) => {
+          const [updated] = await tx
+            .update(projects)
+            .set({ ...(input.slug ? { slug: input.slug } : {}), ...(input.name ? { name: input.name } : {}) })
+            .where(eq(projects.id, project.id))
+            .returning();
+          await recordAuditEvent(tx, {
+            organizationId: project.organizationId,
+            action: 'project.renamed',
+            actor: principal,
+            target: { type: 'project', id: project.id },
+            at: clock.now(),
+            metadata: {
+              from: { slug: project.slug, name: project.name },
+              to: { slug: updated!.slug, name: updated!.name },
+            },
+          });
+          return presentProject(tx, updated!);
+        }),
+      );
+    },
+
+    async deleteProject(principal: Principal, projectId: string, cascade: boolean) {
+      const project = await reachProject(principal, projectId);
+      await bus.commit(async (tx, publish) => {
+        const [locked] = await tx.select().from(projects).where(eq(projects.id, project.id)).for('update');
+        if (!locked) return;
+        const environmentRows = await tx
+          .select()
+          .from(environments)
+          .where(eq(environments.projectId, project.id))
+          .for('update');
+        const agentRows = await tx.select().from(agents).where(eq(agents.projectId, project.id));
+        const blockers = await blockersOf(tx, project.organizationId, {
+          projectIds: [project.id],
+          environmentIds: environmentRows.map((e) => e.id),
+          agentIds: agentRows.map((a) => a.id),
+        });
+        if (hasBlockers(blockers) && !cascade) {
+          refuse(`Project ${project.slug}`, blockers, new Map(environmentRows.map((e) => [e.id, e.name])));
+        }
+        const cause = { type: 'project', id: project.id };
+        await removeBlockers(tx, publish, principal, project.organizationId, blockers, cause);
+        await tx.delete(agents).where(eq(agents.projectId, project.id));
+        await tx.delete(environments).where(eq(environments.projectId, project.id));
+        await tx.delete(projects).where(eq(projects.id, project.id));
+        await recordAuditEvent(tx, {
+          organizationId: project.organizationId,
+          action: 'project.deleted',
+          actor: principal,
+          target: { type: 'project', id: project.id },
+          at: clock.now(),
+          metadata: { slug: project.slug, name: project.name, cascade: summary(blockers) },
+        });
+      }, evict);
+    },
+
+    async createEnvironment(principal: Principal, projectId: string, name: string) {
+      const project = await reachProject(principal, projectId);
+      return conflictOnDuplicate(`Environment ${name}`, () =>
+        db.transaction(async (tx) => {
+          const [environment] = await tx
+            .insert(environments)
+            .values({ id: newId(), organizationId: project.organizationId, projectId: project.id, name })
+            .returning();
+          await recordAuditEvent(tx, {
+            organizationId: project.organizationId,
+            action: 'environment.created',
+            actor: principal,
+            target: { type: 'environment', id: environment!.id },
+            at: clock.now(),
+            metadata: { projectId: project.id, name },
+          });
+          return presentEnvironment(environment!);
+        }),
+      );
+    },
+
+    async renameEnvironment(principal: Principal, projectId: string, environmentId: string, name: string) {
+      const environment = await reachEnvironment(principal, projectId, environmentId);
+      return conflictOnDuplicate(`Environment ${name}`, () =>
+        db.transaction(async (tx) => {
+          const [updated] = await tx
+            .update(environments)
+            .set({ name })
+            .where(eq(environments.id, environment.id))
+            .returning();
+          await recordAuditEvent(tx, {
+            organizationId: environment.organizationId,
+            action: 'environment.renamed',
+            actor: principal,
+            target: { type: 'environment', id: environment.id },
+            at: clock.now(),
+            metadata: { projectId: environment.projectId, from: environment.name, to: name },
+          });
+          return presentEnvironment(updated!);
+        }),
+      );
+    },
+
+    async deleteEnvironment(
+      principal: Principal,
+      projectId: string,
+      environmentId: string,
+      cascade: boolean,
+    ) {
+      const environment = await reachEnvironment(principal, projectId, environmentId);
+      await bus.commit(async (tx, publish) => {
+        const [locked] = await tx
+          .select()
+          .from(environments)
+          .where(eq(environments.id, environment.id))
+          .for('update');
+        if (!locked) return;
+        const blockers = await blockersOf(tx, environment.organizationId, {
+          projectIds: [],
+          environmentIds: [environment.id],
+          agentIds: [],
+        });
+        if (hasBlockers(blockers) && !cascade) {
+          refuse(`Environment ${environment.name}`, blockers, new Map([[environment.id, environment.name]]));
+        }
+        const cause = { type: 'environment', id: environment.id };
+        await removeBlockers(tx, publish, principal, environment.organizationId, blockers, cause);
+        await tx.delete(environments).where(eq(environments.id, environment.id));
+        await recordAuditEvent(tx, {
+          organizationId: environment.organizationId,
+          action: 'environment.deleted',
+          actor: principal,
+          target: { type: 'environment', id: environment.id },
+          at: clock.now(),
+          metadata: { projectId: environment.projectId, name: environment.name, cascade: summary(blockers) },
+        });
+      }, evict);
+    },
+
+    async createAgent(principal: Principal, projectId: string, name: string) {
+      const project = await reachProject(principal, projectId);
+      return conflictOnDuplicate(`Agent ${name}`, () =>
+        db.transaction(async (tx) => {
+          const [agent] = await tx
+            .insert(agents)
+            .values({ id: newId(), organizationId: project.organizationId, projectId: project.id, name })
+            .returning();
+          await recordAuditEvent(tx, {
+            organizationId: project.organizationId,
+            action: 'agent.created',
+            actor: principal,
+            target: { type: 'agent', id: agent!.id },
+            at: clock.now(),
+            metadata: { projectId: project.id, name },
+          });
+          return presentAgent(agent!);
+        }),
+      );
+    },
+
+    async renameAgent(principal: Principal, projectId: string, agentId: string, name: string) {
+      const agent = await reachAgent(principal, projectId, agentId);
+      return conflictOnDuplicate(`Agent ${name}`, () =>
+        db.transaction(async (tx) => {
+          const [updated] = await tx.update(agents).set({ name }).where(eq(agents.id, agent.id)).returning();
+          await recordAuditEvent(tx, {
+            organizationId: agent.organizationId,
+            action: 'agent.renamed',
+            actor: principal,
+            target: { type: 'agent', id: agent.id },
+            at: clock.now(),
+            metadata: { projectId: agent.projectId, from: agent.name, to: name },
+          });
+          return presentAgent(updated!);
+        }),
+      );
+    },
+
+    async deleteAgent(principal: Principal, projectId: string, agentId: string, cascade: boolean) {
+      const agent = await reachAgent(principal, projectId, agentId);
+      await bus.commit(async (tx, publish) => {
+        const [locked] = await tx.select().from(agents).where(eq(agents.id, agent.id)).for('update');
+        if (!locked) return;
+        const blockers = await blockersOf(tx, agent.organizationId, {
+          projectIds: [],
+          environmentIds: [],
+          agentIds: [agent.id],
+        });
+        if (hasBlockers(blockers) && !cascade) refuse(`Agent ${agent.name}`, blockers, new Map());
+        const cause = { type: 'agent', id: agent.id };
+        await removeBlockers(tx, publish, principal, agent.organizationId, blockers, cause);
+        await tx.delete(agents).where(eq(agents.id, agent.id));
+        await recordAuditEvent(tx, {
+          organizationId: agent.organizationId,
+          action: 'agent.deleted',
+          actor: principal,
+          target: { type: 'agent', id: agent.id },
+          at: clock.now(),
+          metadata: { projectId: agent.projectId, name: agent.name, cascade: summary(blockers) },
+        });
+      }, evict);
+    },
+  };
+}
