@@ -582,6 +582,76 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/api/v1/organizations/{org}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations (not accepted, revoked or expired), oldest first; never their links */
+        get: operations["listInvitations"];
+        put?: never;
+        /** Invite someone by email with a role; the answer carries the link (shown once) */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation: its link no longer works (idempotent) */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a member's role (admin or member); their keys and sessions follow at once */
+        put: operations["setMemberRole"];
+        post?: never;
+        /** Remove a member: their API keys are revoked and their sessions end, on every instance */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/ownership-transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The owner makes another member the owner and becomes an admin (atomic) */
+        post: operations["transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -627,6 +697,40 @@ export interface paths {
         put?: never;
         /** End the console session (needs the x-csrf-token header); clears the cookie */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an invitation link is for: organization, role, email, state (in words) */
+        get: operations["getInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation once: a new account sets a name and password, an existing one gives its password */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -884,7 +988,7 @@ export interface components {
                  * @example validation_failed
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 requestId: string;
                 details?: {
@@ -906,7 +1010,7 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
         } | {
             /** @constant */
             type: "project";
@@ -1110,6 +1214,188 @@ export interface components {
             };
             overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
         };
+        OrganizationInput: {
+            id: string;
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            accountType: "personal" | "personalPlus" | "team";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        UserInput: {
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        MembershipInput: {
+            organizationId: string;
+            userId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ProjectInput: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        EnvironmentInput: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        AgentInput: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        InvitationInput: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+        };
+        CreateInvitationRequestInput: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @description How long the link stays valid, in days (default 7) */
+            expiresInDays?: number;
+        };
+        CreatedInvitationInput: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The capability token (inv_…): shown once, never again */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
+            url: string;
+            /** @description The link was also sent by email (CADRE_SMTP_URL); otherwise copy it to them */
+            emailSent: boolean;
+        };
+        RemovedMemberInput: {
+            userId: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /** @description Their API keys in this organization, revoked */
+            revokedApiKeyIds: string[];
+            /** @description Their console sessions in this organization, ended */
+            endedSessions: number;
+        };
+        InvitationPreviewInput: {
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+            };
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            /** @description The state in words, for the page to show */
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description existing: the email has a Cadre password, accept with it; new: accept with a name and a password
+             * @enum {string}
+             */
+            account: "new" | "existing";
+        };
+        AcceptInvitationRequestInput: {
+            /** @description A new account: the name to show */
+            name?: string;
+            /** @description A new account: the password to set (at least 12 characters); an existing one: its password */
+            password: string;
+        };
+        AcceptedInvitationInput: {
+            user: components["schemas"]["UserInput"];
+            organization: components["schemas"]["OrganizationInput"];
+            membership: components["schemas"]["MembershipInput"];
+        };
         /** @description Tokens never leave the service through the API. */
         ConnectionInput: {
             id: string;
@@ -1183,72 +1469,6 @@ export interface components {
             /** @description true when nothing remains under an older key */
             done: boolean;
         };
-        OrganizationInput: {
-            id: string;
-            slug: string;
-            name: string;
-            /** @enum {string} */
-            accountType: "personal" | "personalPlus" | "team";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        UserInput: {
-            id: string;
-            email: string;
-            name: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        MembershipInput: {
-            organizationId: string;
-            userId: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        ProjectInput: {
-            id: string;
-            organizationId: string;
-            slug: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        EnvironmentInput: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        AgentInput: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
         UpdateMeRequestInput: {
             name: string;
         };
@@ -1275,7 +1495,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["GrantInput"] | null;
             authentication: {
@@ -1701,7 +1921,7 @@ export interface components {
                  * @example validation_failed
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 requestId: string;
                 details?: {
@@ -1723,7 +1943,7 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
         } | {
             /** @constant */
             type: "project";
@@ -1927,6 +2147,187 @@ export interface components {
             };
             overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
         };
+        Organization: {
+            id: string;
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            accountType: "personal" | "personalPlus" | "team";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        User: {
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        Membership: {
+            organizationId: string;
+            userId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        Project: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        Environment: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        Agent: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        Invitation: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+        };
+        CreateInvitationRequest: {
+            email: unknown;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @description How long the link stays valid, in days (default 7) */
+            expiresInDays?: number;
+        };
+        CreatedInvitation: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The capability token (inv_…): shown once, never again */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
+            url: string;
+            /** @description The link was also sent by email (CADRE_SMTP_URL); otherwise copy it to them */
+            emailSent: boolean;
+        };
+        RemovedMember: {
+            userId: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /** @description Their API keys in this organization, revoked */
+            revokedApiKeyIds: string[];
+            /** @description Their console sessions in this organization, ended */
+            endedSessions: number;
+        };
+        InvitationPreview: {
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+            };
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            /** @description The state in words, for the page to show */
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description existing: the email has a Cadre password, accept with it; new: accept with a name and a password
+             * @enum {string}
+             */
+            account: "new" | "existing";
+        };
+        AcceptInvitationRequest: {
+            /** @description A new account: the name to show */
+            name?: string;
+            /** @description A new account: the password to set (at least 12 characters); an existing one: its password */
+            password: string;
+        };
+        AcceptedInvitation: {
+            user: components["schemas"]["User"];
+            organization: components["schemas"]["Organization"];
+            membership: components["schemas"]["Membership"];
+        };
         /** @description Tokens never leave the service through the API. */
         Connection: {
             id: string;
@@ -2000,72 +2401,6 @@ export interface components {
             /** @description true when nothing remains under an older key */
             done: boolean;
         };
-        Organization: {
-            id: string;
-            slug: string;
-            name: string;
-            /** @enum {string} */
-            accountType: "personal" | "personalPlus" | "team";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        User: {
-            id: string;
-            email: string;
-            name: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Membership: {
-            organizationId: string;
-            userId: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Project: {
-            id: string;
-            organizationId: string;
-            slug: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Environment: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Agent: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
         UpdateMeRequest: {
             name: string;
         };
@@ -2092,7 +2427,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["Grant"] | null;
             authentication: {
@@ -7190,6 +7525,707 @@ export interface operations {
             };
         };
     };
+    listInvitations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedInvitation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    setMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+                /** @description The member's user id */
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Membership"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+                /** @description The member's user id */
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RemovedMember"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    transferOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            owner: components["schemas"]["Membership"];
+                            previousOwner: components["schemas"]["Membership"];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -7404,6 +8440,204 @@ export interface operations {
             };
             /** @description Default Response */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invitation token (inv_…) from the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvitationPreview"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invitation token (inv_…) from the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AcceptedInvitation"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -46,6 +46,8 @@ import {
 } from './modules/billing/billing.module.js';
 import type { BillingProviders } from './modules/billing/providers/index.js';
 import { createConsoleModule } from './modules/console/console.module.js';
+import type { SmtpOptions } from './modules/members/mailer.js';
+import { createMembersModule } from './modules/members/members.module.js';
 import type { Metrics } from './modules/metrics/metrics.js';
 import { createMetricsModule } from './modules/metrics/metrics.module.js';
 import type { ConnectionTokens } from './modules/oauth/connection-tokens.js';
@@ -89,6 +91,8 @@ export interface AppDeps {
   keyRing?: KeyRing | undefined;
   /** The console's origin (relative returnTo, invalid-state landing); default: publicUrl. */
   consoleUrl?: string | undefined;
+  /** CADRE_SMTP_URL and CADRE_SMTP_FROM: invitations are also sent by email (docs/organization-api.md). */
+  smtp?: SmtpOptions | undefined;
   allowedReturnOrigins?: string[];
   /** How OAuth providers are reached (tests allow http on loopback). */
   oauthHttp?: OAuthHttpOptions;
@@ -277,6 +281,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     foreignResources,
     planLimits,
   });
+  const members = createMembersModule({
+    database,
+    bus,
+    clock,
+    tenancy,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+    smtp: deps.smtp,
+    onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
+  });
   const audit = createAuditModule({ database, tenancy });
   const organization = createOrganizationModule({
     database,
@@ -316,6 +329,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
+    members.stop();
     health.stop();
     await apiKeys.stop();
     await bus.stop();
@@ -407,8 +421,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     oauth.registerRoutes(scope);
     audit.registerRoutes(scope);
     organization.registerRoutes(scope);
+    members.registerRoutes(scope);
   });
-  registerFace(app, FACES.auth, faceErrors(FACES.auth), sessions.registerRoutes);
+  registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
+    sessions.registerRoutes(scope);
+    members.registerAuthRoutes(scope);
+  });
   // Without an admin token the admin face has no routes: every /admin path answers its 404.
   registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
     if (!deps.adminToken) return;

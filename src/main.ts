@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     keyRing,
     publicUrl: env.CADRE_PUBLIC_URL,
     consoleUrl: env.CADRE_CONSOLE_URL,
+    smtp: env.CADRE_SMTP_URL ? { url: env.CADRE_SMTP_URL, from: env.CADRE_SMTP_FROM } : undefined,
     allowedReturnOrigins: env.CADRE_ALLOWED_RETURN_ORIGINS,
     oauthHttp: { allowInsecureRequests: env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK },
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,

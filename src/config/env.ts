@@ -51,6 +51,10 @@ const envSchema = z.object({
   CADRE_ENCRYPTION_KEYS: z.string().optional(),
   /** Where the console is served (OAuth returnTo); default: CADRE_PUBLIC_URL. */
   CADRE_CONSOLE_URL: z.string().url().optional(),
+  /** SMTP server for invitation emails (smtp:// or smtps://, nodemailer's URL); unset: the inviter copies the link. */
+  CADRE_SMTP_URL: z.string().url().optional(),
+  /** The From of invitation emails. */
+  CADRE_SMTP_FROM: z.string().min(3).max(320).default('Cadre <cadre@localhost>'),
   CADRE_ALLOWED_RETURN_ORIGINS: commaList
     .pipe(
       z.array(

@@ -11,11 +11,13 @@ export const REDACTED = '[redacted]';
 const SECRET_NAME = /^(code|state|key)$|token|secret|passw|authoriz|apikey|session|signature|credential/;
 
 // The secrets the service mints to travel in URLs, by their prefix: local checkout (`lcs_`) and portal
-// (`lps_`) sessions. Found by what they look like, on any route or none: in a path segment or a query value,
+// (`lps_`) sessions, invitation links (`inv_`). Found by what they look like, on any route or none: in a path
+// segment or a query value,
 // decoded, in any case, at its start or after a separator (`x%2Flcs_…`). The hint, on the raw URL, spares the
 // common URL the decoding.
-const CAPABILITY = /(?:^|[^a-z0-9])(lcs|lps)_/;
-const CAPABILITY_HINT = /(?:l|%[46]c)(?:c|p|%[46]3|%[57]0)(?:s|%[57]3)(?:_|%5f)/i;
+const CAPABILITY = /(?:^|[^a-z0-9])(lcs|lps|inv)_/;
+const CAPABILITY_HINT =
+  /(?:l|%[46]c)(?:c|p|%[46]3|%[57]0)(?:s|%[57]3)(?:_|%5f)|(?:i|%[46]9)(?:n|%[46]e)(?:v|%[57]6)(?:_|%5f)/i;
 
 function decoded(raw: string): string {
   try {

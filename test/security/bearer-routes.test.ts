@@ -20,7 +20,13 @@ import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
 import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
 import { expertBody } from '../registry/helpers.js';
 import type { DataOf } from '../support/answers.js';
-import { createKey, createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
+import {
+  addMember,
+  createKey,
+  createOrganization,
+  createProject,
+  type TestOrganization,
+} from '../support/fixtures.js';
 import type { HttpResult } from '../support/http.js';
 import { ADMIN_TOKEN } from '../support/server.js';
 import { type ConsoleLogin, login, setPassword } from '../support/session.js';
@@ -60,6 +66,12 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   listAuditEvents: 'audit:read',
   getMe: { none: 'any valid credential may ask who it is; the answer lists what it may do' },
   listMembers: 'members:read',
+  createInvitation: 'members:manage',
+  listInvitations: 'members:manage',
+  revokeInvitation: 'members:manage',
+  setMemberRole: 'members:manage',
+  removeMember: 'members:manage',
+  transferOwnership: 'members:manage',
   listProjects: 'projects:read',
   getProject: 'projects:read',
   listIntegrations: 'integrations:read',
@@ -140,6 +152,10 @@ const expertName = (tenant: Tenant) => `@${tenant.org.slug}/security-${serial++}
 
 /** A body that passes validation, so the answer shows the check under test and not a 422. */
 const BODIES: Record<string, (tenant: Tenant) => unknown> = {
+  createInvitation: () => ({ email: `security-${serial++}@invited.test`, role: 'member' }),
+  setMemberRole: () => ({ role: 'admin' }),
+  // To the owner itself: answered (a transfer to the current owner changes nothing), and the suite's owner stays.
+  transferOwnership: (tenant) => ({ userId: tenant.org.ownerId }),
   createApiKey: (): z.input<typeof createApiKeyBody> => ({
     name: 'security suite',
     grants: { type: 'organization', permissions: ['billing:read'] },
@@ -275,6 +291,18 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       return tenant.org.ownerId;
     case 'presetKey':
       return 'oidc';
+    // A fresh member or invitation for each request: a role change or removal that gets through touches no other check's.
+    case 'memberId':
+      return addMember(server, tenant.org, 'member');
+    case 'invitationId': {
+      const res = await server.request<{ data: { id: string } }>(
+        'POST',
+        `/api/v1/organizations/${tenant.org.slug}/invitations`,
+        { key: tenant.org.ownerKey, body: { email: `security-${serial++}@invited.test`, role: 'member' } },
+      );
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.id;
+    }
     case 'apiKeyId': {
       const { id } = await createKey(server, tenant.org, tenant.org.ownerId);
       tenant.made.apiKeyIds.push(id);

@@ -17,6 +17,7 @@ export const PERMISSIONS = [
   'projects:write',
   'integrations:manage',
   'organization:manage',
+  'members:manage',
 ] as const;
 
 const permissionSchema = z.enum(PERMISSIONS);

@@ -1,0 +1,472 @@
+import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database } from '../../db/client.js';
+import { ApiError, forbidden, notFound } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../../lib/keyset-cursor.js';
+import { cursorPage } from '../../lib/page.js';
+import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
+import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
+import { apiKeys } from '../api-keys/api-keys.tables.js';
+import { recordAuditEvent } from '../audit/audit.repo.js';
+import { type Principal, requirePermission } from '../auth/permissions.js';
+import { consoleSessions } from '../sessions/sessions.tables.js';
+import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
+import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
+import { invitations } from './invitations.tables.js';
+import type { Mailer } from './mailer.js';
+import type {
+  AcceptInvitationInput,
+  CreateInvitationInput,
+  InvitationRecord,
+  PageQuery,
+} from './members.schemas.js';
+
+const TOKEN_PATTERN = /^inv_[0-9A-Za-z]{43}$/;
+const DAY_MS = 86_400_000;
+export const DEFAULT_INVITATION_DAYS = 7;
+const MIN_PASSWORD = 12;
+
+type InvitationRow = typeof invitations.$inferSelect;
+type State = InvitationRecord['state'];
+
+export interface MembersServiceDeps {
+  database: Database;
+  bus: ChangeBus;
+  clock: Clock;
+  tenancy: Pick<TenancyService, 'getOrganization' | 'getMembership' | 'setRole' | 'transferOwnership'>;
+  /** The console's origin: invitation links are `{consoleUrl}/invitations/{token}`. */
+  consoleUrl: () => string;
+  /** Sends the invitation by email when CADRE_SMTP_URL is set. */
+  mailer?: Mailer | undefined;
+  /** A send that failed (the invitation stands; the inviter copies the link). */
+  onMailError: (error: unknown) => void;
+}
+
+export type MembersService = ReturnType<typeof createMembersService>;
+
+const STATE_WORDS: Record<State, string> = {
+  pending: 'This invitation is waiting to be accepted',
+  accepted: 'This invitation has already been used: it works once. Sign in, or ask for a new invitation',
+  revoked: 'This invitation was revoked by the organization. Ask them for a new one',
+  expired: 'This invitation has expired. Ask the organization for a new one',
+};
+
+/** The 410 a link that can no longer be accepted answers, each in words and with its own code. */
+const GONE: Record<Exclude<State, 'pending'>, ApiError> = {
+  accepted: new ApiError('invitation_used', STATE_WORDS.accepted),
+  revoked: new ApiError('invitation_revoked', STATE_WORDS.revoked),
+  expired: new ApiError('invitation_expired', STATE_WORDS.expired),
+};
+
+/**
+ * Members and invitations in the management API (docs/organization-api.md, "Members and invitations"): owners
+ * and admins invite by email with a link (a capability: random token, kept as its SHA-256, shown once,
+ * single-use, expiring, revocable), change roles and remove members within the role ceilings; the owner
+ * transfers the ownership. Role changes and transfers are the tenancy service's own operations.
+ */
+export function createMembersService(deps: MembersServiceDeps) {
+  const { database, bus, clock, tenancy } = deps;
+  const { db } = database;
+
+  function stateOf(row: InvitationRow): State {
+    if (row.acceptedAt) return 'accepted';
+    if (row.revokedAt) return 'revoked';
+    if (row.expiresAt <= clock.now()) return 'expired';
+    return 'pending';
+  }
+
+  const present = (row: InvitationRow): InvitationRecord => ({
+    id: row.id,
+    organizationId: row.organizationId,
+    email: row.email,
+    role: row.role,
+    state: stateOf(row),
+    invitedByUserId: row.invitedByUserId,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    acceptedAt: row.acceptedAt?.toISOString() ?? null,
+    acceptedByUserId: row.acceptedByUserId,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  });
+
+  /** The caller's own organization by id or slug, then the permission; any other organization reads as absent. */
+  async function manageable(principal: Principal, idOrSlug: string): Promise<Organization> {
+    const organization = await tenancy.getOrganization(idOrSlug).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'not_found') return undefined;
+      throw error;
+    });
+    if (!organization || organization.id !== principal.organizationId)
+      throw notFound(`Organization ${idOrSlug}`);
+    requirePermission(principal, 'members:manage', { kind: 'organization', organizationId: organization.id });
+    return organization;
+  }
+
+  async function memberOf(organizationId: string, userId: string) {
+    const membership = await tenancy.getMembership(organizationId, userId);
+    if (!membership) throw notFound(`Member ${userId}`);
+    return membership;
+  }
+
+  /** The owner is never touched by anyone else; the owner itself changes its own place only by a transfer. */
+  function guardOwner(principal: Principal, target: { role: string }, what: string) {
+    if (target.role !== 'owner') return;
+    if (principal.role !== 'owner') throw forbidden(`Only the owner may ${what} the owner`);
+    throw new ApiError(
+      'conflict',
+      `The owner cannot be ${what === 'remove' ? 'removed' : 'demoted'}: transfer the ownership to another member first`,
+    );
+  }
+
+  async function findByToken(token: string): Promise<InvitationRow> {
+    const unknown = notFound('Invitation');
+    if (!TOKEN_PATTERN.test(token)) throw unknown;
+    const digest = sha256Hex(token);
+    const [row] = await db.select().from(invitations).where(eq(invitations.tokenDigest, digest));
+    // The lookup is by digest; comparing it again in constant time keeps the final decision timing-flat.
+    if (!row || !safeEqual(row.tokenDigest, digest)) throw unknown;
+    return row;
+  }
+
+  const linkFor = (token: string) => `${deps.consoleUrl().replace(/\/+$/, '')}/invitations/${token}`;
+
+  async function mail(organization: Organization, invitation: InvitationRow, url: string, inviter: string) {
+    if (!deps.mailer) return false;
+    try {
+      await deps.mailer.send({
+        to: invitation.email,
+        subject: `Join ${organization.name} on Cadre`,
+        text: [
+          `${inviter} invites you to join ${organization.name} (${organization.slug}) on Cadre as ${invitation.role === 'admin' ? 'an admin' : 'a member'}.`,
+          '',
+          `Accept the invitation: ${url}`,
+          '',
+          `The link works once and expires on ${invitation.expiresAt.toUTCString()}.`,
+          'If you did not expect it, ignore this email.',
+        ].join('\n'),
+      });
+      return true;
+    } catch (error) {
+      deps.onMailError(error);
+      return false;
+    }
+  }
+
+  return {
+    async invite(principal: Principal, organizationIdOrSlug: string, input: CreateInvitationInput) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      const [member] = await db
+        .select({ userId: users.id })
+        .from(users)
+        .innerJoin(
+          memberships,
+          and(eq(memberships.userId, users.id), eq(memberships.organizationId, organization.id)),
+        )
+        .where(eq(users.email, input.email));
+      if (member) {
+        throw new ApiError('conflict', `${input.email} is already a member (user ${member.userId})`, [
+          { path: 'userId', message: member.userId },
+        ]);
+      }
+      const now = clock.now();
+      const [pending] = await db
+        .select({ id: invitations.id })
+        .from(invitations)
+        .where(
+          and(
+            eq(invitations.organizationId, organization.id),
+            eq(invitations.email, input.email),
+            isNull(invitations.acceptedAt),
+            isNull(invitations.revokedAt),
+            gt(invitations.expiresAt, now),
+          ),
+        );
+      if (pending) {
+        throw new ApiError(
+          'conflict',
+          `${input.email} already has a pending invitation (${pending.id}): revoke it to send a new one`,
+          [{ path: 'invitationId', message: pending.id }],
+        );
+      }
+      const token = `inv_${randomBase62(43)}`;
+      const days = input.expiresInDays ?? DEFAULT_INVITATION_DAYS;
+      const row = await db.transaction(async (tx) => {
+        const [created] = await tx
+          .insert(invitations)
+          .values({
+            id: newId(),
+            organizationId: organization.id,
+            email: input.email,
+            role: input.role,
+            tokenDigest: sha256Hex(token),
+            invitedByUserId: principal.userId,
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + days * DAY_MS),
+          })
+          .returning();
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          action: 'invitation.created',
+          actor: principal,
+          target: { type: 'invitation', id: created!.id },
+          at: now,
+          metadata: { email: input.email, role: input.role, expiresAt: created!.expiresAt.toISOString() },
+        });
+        return created!;
+      });
+      const url = linkFor(token);
+      const [inviter] = await db.select().from(users).where(eq(users.id, principal.userId));
+      const emailSent = await mail(organization, row, url, inviter?.name ?? inviter?.email ?? 'Someone');
+      return { ...present(row), token, url, emailSent };
+    },
+
+    /** Pending invitations (not accepted, revoked or expired), oldest first. */
+    async listInvitations(principal: Principal, organizationIdOrSlug: string, query: PageQuery) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      const position = query.cursor ? decodeKeysetCursor(query.cursor) : undefined;
+      const micros = sql`(extract(epoch from ${invitations.createdAt}) * 1000000)::bigint`;
+      const rows = await db
+        .select({ row: invitations, micros: sql<string>`(${micros})::text` })
+        .from(invitations)
+        .where(
+          and(
+            eq(invitations.organizationId, organization.id),
+            isNull(invitations.acceptedAt),
+            isNull(invitations.revokedAt),
+            gt(invitations.expiresAt, clock.now()),
+            position
+              ? or(
+                  sql`${micros} > ${position.micros}::bigint`,
+                  and(sql`${micros} = ${position.micros}::bigint`, gt(invitations.id, position.id)),
+                )
+              : undefined,
+          ),
+        )
+        .orderBy(asc(invitations.createdAt), asc(invitations.id))
+        .limit(query.limit + 1);
+      const { items, pagination } = cursorPage(
+        rows,
+        query.limit,
+        (last) => encodeKeysetCursor({ micros: last.micros, id: last.row.id }),
+        (item) => present(item.row),
+      );
+      return { data: items, pagination };
+    },
+
+    /** Idempotent for a revoked invitation; an accepted one is 409 (remove the member instead). */
+    async revokeInvitation(principal: Principal, organizationIdOrSlug: string, invitationId: string) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .select()
+          .from(invitations)
+          .where(and(eq(invitations.id, invitationId), eq(invitations.organizationId, organization.id)))
+          .for('update');
+        if (!row) throw notFound(`Invitation ${invitationId}`);
+        if (row.acceptedAt) {
+          throw new ApiError(
+            'conflict',
+            `Invitation ${invitationId} was already accepted: remove the member instead`,
+          );
+        }
+        if (row.revokedAt) return present(row);
+        const now = clock.now();
+        const [revoked] = await tx
+          .update(invitations)
+          .set({ revokedAt: now })
+          .where(eq(invitations.id, row.id))
+          .returning();
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          action: 'invitation.revoked',
+          actor: principal,
+          target: { type: 'invitation', id: row.id },
+          at: now,
+          metadata: { email: row.email, role: row.role },
+        });
+        return present(revoked!);
+      });
+    },
+
+    /** Within the ceilings: nobody but the owner touches the owner, and the owner's role moves only by a transfer. */
+    async setRole(
+      principal: Principal,
+      organizationIdOrSlug: string,
+      memberId: string,
+      role: 'admin' | 'member',
+    ) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      guardOwner(principal, await memberOf(organization.id, memberId), 'change the role of');
+      await tenancy.setRole(organization.id, memberId, role, principal);
+      return memberOf(organization.id, memberId);
+    },
+
+    /**
+     * Removes a member: in one transaction the membership goes, their API keys in this organization are
+     * revoked and their console sessions here end; every instance has dropped their cached keys before the
+     * answer (the change bus), so from then on both are refused everywhere.
+     */
+    async remove(principal: Principal, organizationIdOrSlug: string, memberId: string) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      guardOwner(principal, await memberOf(organization.id, memberId), 'remove');
+      return bus.commit(async (tx, publish) => {
+        // The organization's row first, as an ownership transfer takes it: the two run one after the other.
+        await tx
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(eq(organizations.id, organization.id))
+          .for('update');
+        const [membership] = await tx
+          .select()
+          .from(memberships)
+          .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, memberId)))
+          .for('update');
+        if (!membership) throw notFound(`Member ${memberId}`);
+        guardOwner(principal, membership, 'remove');
+        const role = membership.role as 'admin' | 'member';
+        await tx
+          .delete(memberships)
+          .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, memberId)));
+        const now = clock.now();
+        const revokedKeys = await tx
+          .update(apiKeys)
+          .set({ revokedAt: now })
+          .where(
+            and(
+              eq(apiKeys.organizationId, organization.id),
+              eq(apiKeys.userId, memberId),
+              isNull(apiKeys.revokedAt),
+            ),
+          )
+          .returning({ id: apiKeys.id });
+        const ended = await tx
+          .update(consoleSessions)
+          .set({ revokedAt: now })
+          .where(
+            and(
+              eq(consoleSessions.organizationId, organization.id),
+              eq(consoleSessions.userId, memberId),
+              isNull(consoleSessions.revokedAt),
+            ),
+          )
+          .returning({ id: consoleSessions.id });
+        const revokedApiKeyIds = revokedKeys.map((key) => key.id);
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          action: 'membership.removed',
+          actor: principal,
+          target: { type: 'user', id: memberId },
+          at: now,
+          metadata: { role, revokedApiKeyIds, endedSessions: ended.length },
+        });
+        await publish({ topic: MEMBERSHIP_CHANGED, organizationId: organization.id, userId: memberId });
+        return { userId: memberId, role, revokedApiKeyIds, endedSessions: ended.length };
+      });
+    },
+
+    /** The owner alone makes another member the owner; it becomes an admin (the tenancy service's transfer). */
+    async transferOwnership(principal: Principal, organizationIdOrSlug: string, userId: string) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      if (principal.role !== 'owner') throw forbidden('Only the owner may transfer the ownership');
+      return tenancy.transferOwnership(organization.id, userId, principal);
+    },
+
+    /** What a link is for, read by whoever holds it (the console's invitation page). */
+    async preview(token: string) {
+      const row = await findByToken(token);
+      const [organization] = await db
+        .select()
+        .from(organizations)
+        .where(eq(organizations.id, row.organizationId));
+      const [user] = await db.select().from(users).where(eq(users.email, row.email));
+      const state = stateOf(row);
+      return {
+        organization: { id: organization!.id, slug: organization!.slug, name: organization!.name },
+        email: row.email,
+        role: row.role,
+        state,
+        message: STATE_WORDS[state],
+        expiresAt: row.expiresAt.toISOString(),
+        account: user?.passwordHash ? ('existing' as const) : ('new' as const),
+      };
+    },
+
+    /**
+     * Accepts a pending invitation once: a new account sets its name and password; an existing account (the
+     * invited email with a password) proves itself with its password. Expired, revoked and used links answer
+     * 410 with their own code.
+     */
+    async accept(token: string, input: AcceptInvitationInput) {
+      const found = await findByToken(token);
+      const state = stateOf(found);
+      if (state !== 'pending') throw GONE[state];
+      const [existing] = await db.select().from(users).where(eq(users.email, found.email));
+      let passwordHash: string | undefined;
+      if (existing?.passwordHash) {
+        if (!(await verifyPassword(input.password, existing.passwordHash))) {
+          throw new ApiError('validation_failed', `The password is not the password of ${found.email}`, [
+            { path: 'password', message: `is not the password of ${found.email}` },
+          ]);
+        }
+      } else {
+        const problems = [
+          ...(input.name ? [] : [{ path: 'name', message: 'a new account needs a name' }]),
+          ...(input.password.length >= MIN_PASSWORD
+            ? []
+            : [{ path: 'password', message: `at least ${MIN_PASSWORD} characters` }]),
+        ];
+        if (problems.length) throw new ApiError('validation_failed', 'Request validation failed', problems);
+        passwordHash = await hashPassword(input.password);
+      }
+      return db.transaction(async (tx) => {
+        // Locked and read again: of two accepts at once, the second sees the first's.
+        const [row] = await tx.select().from(invitations).where(eq(invitations.id, found.id)).for('update');
+        const now = clock.now();
+        const current = stateOf(row!);
+        if (current !== 'pending') throw GONE[current];
+        let user = existing;
+        if (passwordHash !== undefined) {
+          const [written] = existing
+            ? await tx
+                .update(users)
+                .set({ passwordHash, name: input.name ?? existing.name })
+                .where(eq(users.id, existing.id))
+                .returning()
+            : await tx
+                .insert(users)
+                .values({ id: newId(), email: row!.email, name: input.name ?? null, passwordHash })
+                .returning();
+          user = written;
+        }
+        const [membership] = await tx
+          .insert(memberships)
+          .values({ organizationId: row!.organizationId, userId: user!.id, role: row!.role })
+          .onConflictDoNothing()
+          .returning();
+        if (!membership) {
+          throw new ApiError('conflict', `${row!.email} is already a member of this organization`, [
+            { path: 'userId', message: user!.id },
+          ]);
+        }
+        await tx
+          .update(invitations)
+          .set({ acceptedAt: now, acceptedByUserId: user!.id })
+          .where(eq(invitations.id, row!.id));
+        await recordAuditEvent(tx, {
+          organizationId: row!.organizationId,
+          action: 'membership.created',
+          actor: { kind: 'system', userId: user!.id },
+          target: { type: 'user', id: user!.id },
+          at: now,
+          metadata: { role: membership.role, invitationId: row!.id, invitedByUserId: row!.invitedByUserId },
+        });
+        const [organization] = await tx
+          .select()
+          .from(organizations)
+          .where(eq(organizations.id, row!.organizationId));
+        return { user: user!, organization: organization!, membership };
+      });
+    },
+  };
+}
