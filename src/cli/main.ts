@@ -5,6 +5,7 @@ import { registerAdminCommands } from './admin-commands.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerConfigCommands } from './config-commands.js';
 import { processIo } from './io.js';
+import { registerMembersCommands } from './members-commands.js';
 import { registerOrganizationCommands } from './organization-commands.js';
 import { registerRegistryCommands } from './registry-commands.js';
 import { configureRoot, runProgram } from './run.js';
@@ -19,5 +20,6 @@ registerRegistryCommands(program, io);
 registerAdminCommands(program, io);
 registerAuditCommand(program, io);
 registerOrganizationCommands(program, io);
+registerMembersCommands(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -6,6 +6,7 @@ import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { registerAuditCommand } from '../../src/cli/audit-command.js';
 import { registerConfigCommands } from '../../src/cli/config-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { registerMembersCommands } from '../../src/cli/members-commands.js';
 import { registerOrganizationCommands } from '../../src/cli/organization-commands.js';
 import { registerRegistryCommands } from '../../src/cli/registry-commands.js';
 import { configureRoot, runProgram } from '../../src/cli/run.js';
@@ -37,6 +38,7 @@ export async function runCli(
   registerAdminCommands(program, io);
   registerAuditCommand(program, io);
   registerOrganizationCommands(program, io);
+  registerMembersCommands(program, io);
   const code = await runProgram(program, argv, io);
   return { code, stdout, stderr };
 }

@@ -30,7 +30,7 @@ export const pageQuery = z
   .strict();
 export type PageQuery = z.infer<typeof pageQuery>;
 
-export const INVITATION_STATES = ['pending', 'accepted', 'revoked', 'expired'] as const;
+const INVITATION_STATES = ['pending', 'accepted', 'revoked', 'expired'] as const;
 
 export const invitationSchema = z
   .object({

@@ -25,7 +25,7 @@ import type {
 
 const TOKEN_PATTERN = /^inv_[0-9A-Za-z]{43}$/;
 const DAY_MS = 86_400_000;
-export const DEFAULT_INVITATION_DAYS = 7;
+const DEFAULT_INVITATION_DAYS = 7;
 const MIN_PASSWORD = 12;
 
 type InvitationRow = typeof invitations.$inferSelect;
