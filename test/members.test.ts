@@ -256,6 +256,23 @@ describe('accepting', () => {
     expect(session.res.body.data.organization.slug).toBe(org.slug);
   });
 
+  it('ten wrong passwords for an existing account: the link refuses more guesses (429), even the right one', async () => {
+    const elsewhere = await createOrganization(server, 'team');
+    await setPassword(server, elsewhere.ownerId);
+    const invitation = await invited({ email: `owner@${elsewhere.slug}.test`, role: 'member' });
+    for (let guess = 0; guess < 10; guess++) {
+      expectApiError(
+        await accept(invitation.token, { password: `wrong guess ${guess}` }),
+        422,
+        'validation_failed',
+      );
+    }
+    const throttled = await accept(invitation.token, { password: PASSWORD });
+    expectApiError(throttled, 429, 'rate_limited');
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await preview(invitation.token)).body.data.state).toBe('pending');
+  });
+
   it('a revoked link says so; revoking is idempotent and the list no longer shows it', async () => {
     const invitation = await invited({ email: email('revoked'), role: 'member' });
     const path = `/api/v1/organizations/${org.slug}/invitations/${invitation.id}`;

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database } from '../../db/client.js';
-import { ApiError, forbidden, notFound } from '../../http/errors.js';
+import { ApiError, forbidden, notFound, tooManyRequests } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../../lib/keyset-cursor.js';
@@ -27,6 +27,9 @@ const TOKEN_PATTERN = /^inv_[0-9A-Za-z]{43}$/;
 const DAY_MS = 86_400_000;
 const DEFAULT_INVITATION_DAYS = 7;
 const MIN_PASSWORD = 12;
+/** Wrong passwords one invitation takes (per instance) before it refuses more guesses for a while. */
+const MAX_PASSWORD_FAILURES = 10;
+const FAILURE_WINDOW_MS = 15 * 60_000;
 
 type InvitationRow = typeof invitations.$inferSelect;
 type State = InvitationRecord['state'];
@@ -54,11 +57,12 @@ const STATE_WORDS: Record<State, string> = {
 };
 
 /** The 410 a link that can no longer be accepted answers, each in words and with its own code. */
-const GONE: Record<Exclude<State, 'pending'>, ApiError> = {
-  accepted: new ApiError('invitation_used', STATE_WORDS.accepted),
-  revoked: new ApiError('invitation_revoked', STATE_WORDS.revoked),
-  expired: new ApiError('invitation_expired', STATE_WORDS.expired),
-};
+const GONE_CODE = {
+  accepted: 'invitation_used',
+  revoked: 'invitation_revoked',
+  expired: 'invitation_expired',
+} as const;
+const gone = (state: Exclude<State, 'pending'>) => new ApiError(GONE_CODE[state], STATE_WORDS[state]);
 
 /**
  * Members and invitations in the management API (docs/organization-api.md, "Members and invitations"): owners
@@ -69,6 +73,30 @@ const GONE: Record<Exclude<State, 'pending'>, ApiError> = {
 export function createMembersService(deps: MembersServiceDeps) {
   const { database, bus, clock, tenancy } = deps;
   const { db } = database;
+  // Wrong passwords per invitation: whoever holds a link cannot guess its account's password without end.
+  const failures = new Map<string, { count: number; since: number }>();
+
+  function admitGuess(invitationId: string) {
+    const entry = failures.get(invitationId);
+    const now = clock.now().getTime();
+    if (!entry || now - entry.since > FAILURE_WINDOW_MS) return;
+    if (entry.count >= MAX_PASSWORD_FAILURES) {
+      const wait = Math.ceil((entry.since + FAILURE_WINDOW_MS - now) / 1000);
+      throw tooManyRequests(
+        'Too many wrong passwords for this invitation; try again later',
+        wait,
+        'invitation',
+      );
+    }
+  }
+
+  function failedGuess(invitationId: string) {
+    const now = clock.now().getTime();
+    const entry = failures.get(invitationId);
+    if (!entry || now - entry.since > FAILURE_WINDOW_MS) failures.set(invitationId, { count: 1, since: now });
+    else entry.count++;
+    if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
+  }
 
   function stateOf(row: InvitationRow): State {
     if (row.acceptedAt) return 'accepted';
@@ -400,11 +428,13 @@ export function createMembersService(deps: MembersServiceDeps) {
     async accept(token: string, input: AcceptInvitationInput) {
       const found = await findByToken(token);
       const state = stateOf(found);
-      if (state !== 'pending') throw GONE[state];
+      if (state !== 'pending') throw gone(state);
       const [existing] = await db.select().from(users).where(eq(users.email, found.email));
       let passwordHash: string | undefined;
       if (existing?.passwordHash) {
+        admitGuess(found.id);
         if (!(await verifyPassword(input.password, existing.passwordHash))) {
+          failedGuess(found.id);
           throw new ApiError('validation_failed', `The password is not the password of ${found.email}`, [
             { path: 'password', message: `is not the password of ${found.email}` },
           ]);
@@ -424,7 +454,7 @@ export function createMembersService(deps: MembersServiceDeps) {
         const [row] = await tx.select().from(invitations).where(eq(invitations.id, found.id)).for('update');
         const now = clock.now();
         const current = stateOf(row!);
-        if (current !== 'pending') throw GONE[current];
+        if (current !== 'pending') throw gone(current);
         let user = existing;
         if (passwordHash !== undefined) {
           const [written] = existing
