@@ -300,6 +300,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/verify/{presetKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the organization's integration: 302 to the provider for one test authorization (integrations:manage)
+         * @description Like /oauth/start, for no environment: the callback (the same redirect URI) exchanges the code, reads the account, discards the tokens (revoked at the provider when it can) and marks the current version verified: oauth_status=success&verified=true&preset=…&integration_version_id=…. 409 when the organization has no integration for the preset.
+         */
+        get: operations["verifyIntegration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/callback/{presetKey}": {
         parameters: {
             query?: never;
@@ -309,7 +329,7 @@ export interface paths {
         };
         /**
          * Complete an OAuth flow: every outcome is a 302 to returnTo with oauth_status (and clears the state cookie)
-         * @description Success: oauth_status=success&connection_id=…&preset=…. Failure: oauth_status=error&oauth_error=(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed)[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root.
+         * @description Success: oauth_status=success&connection_id=…&preset=…. Failure: oauth_status=error&oauth_error=(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed | integration_changed)[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root.
          */
         get: operations["completeOAuth"];
         put?: never;
@@ -355,6 +375,48 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's OAuth integrations, what the console offers to connect (never a secret) */
+        get: operations["listIntegrations"];
+        put?: never;
+        /**
+         * Register the organization's OAuth client for a preset (integrations:manage); it starts unverified
+         * @description The client secret is write-only: encrypted at rest, never answered. The integration becomes verified through one successful authorization (GET /api/oauth/verify/{presetKey}). 409 when the organization already has an integration for the preset (update or remove it).
+         */
+        post: operations["createIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/integrations/{presetKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an integration and destroy its client secrets (integrations:manage)
+         * @description Connections made with it answer 409 naming each in details (connections.<id>), unless cascade=true disconnects them first (tokens revoked at the provider, each audited).
+         */
+        delete: operations["deleteIntegration"];
+        options?: never;
+        head?: never;
+        /** Change an integration, e.g. rotate its client secret: a new version, unverified until verified again */
+        patch: operations["updateIntegration"];
         trace?: never;
     };
     "/api/v1/organizations/{org}/audit-events": {
@@ -447,23 +509,6 @@ export interface paths {
         head?: never;
         /** Rename a project (its name, its slug or both; projects:write on the project) */
         patch: operations["updateProject"];
-        trace?: never;
-    };
-    "/api/v1/organizations/{org}/integrations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The organization's OAuth integrations, what the console offers to connect (never a secret) */
-        get: operations["listIntegrations"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/api/v1/projects/{projectId}/environments": {
@@ -1436,6 +1481,46 @@ export interface components {
             tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
             verified: boolean;
         };
+        RegisterIntegrationRequestInput: {
+            /** @description One of github, google, slack, notion, linear, oidc */
+            presetKey: string;
+            clientId: string;
+            clientSecret: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
+        UpdateIntegrationRequestInput: {
+            clientId?: string;
+            clientSecret?: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
         /** @description Immutable; the client secret is never returned. */
         IntegrationVersionInput: {
             id: string;
@@ -2367,6 +2452,46 @@ export interface components {
             /** @enum {string} */
             tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
             verified: boolean;
+        };
+        RegisterIntegrationRequest: {
+            /** @description One of github, google, slack, notion, linear, oidc */
+            presetKey: string;
+            clientId: string;
+            clientSecret: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
+        UpdateIntegrationRequest: {
+            clientId?: string;
+            clientSecret?: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
         };
         /** @description Immutable; the client secret is never returned. */
         IntegrationVersion: {
@@ -5261,6 +5386,120 @@ export interface operations {
             };
         };
     };
+    verifyIntegration: {
+        parameters: {
+            query?: {
+                /** @description Relative path, or URL on the console origin or CADRE_ALLOWED_RETURN_ORIGINS */
+                returnTo?: string;
+            };
+            header?: never;
+            path: {
+                /** @description OAuth preset: github, google, slack, notion, linear, oidc */
+                presetKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect (see the Location header) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
     completeOAuth: {
         parameters: {
             query?: {
@@ -5516,6 +5755,468 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Integration"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    createIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterIntegrationRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Integration"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    deleteIntegration: {
+        parameters: {
+            query?: {
+                /** @description true: disconnect the connections made with it, then remove it */
+                cascade?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+                /** @description OAuth preset: github, google, slack, notion, linear, oidc */
+                presetKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed: no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    updateIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+                /** @description OAuth preset: github, google, slack, notion, linear, oidc */
+                presetKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIntegrationRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Integration"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6455,112 +7156,6 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-        };
-    };
-    listIntegrations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization id or slug */
-                org: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Integration"][];
-                    };
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiError"];
-                };
-            };
-            /** @description Default Response */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

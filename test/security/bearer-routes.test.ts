@@ -87,6 +87,10 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   updateMe: { none: 'every user may rename themselves' },
   changePassword: { none: 'every user may change their own password; the current one is required' },
   updateOrganization: 'organization:manage',
+  createIntegration: 'integrations:manage',
+  updateIntegration: 'integrations:manage',
+  deleteIntegration: 'integrations:manage',
+  verifyIntegration: 'integrations:manage',
   publishExpert: 'experts:write',
   updateExpert: 'experts:write',
   deleteExpert: 'experts:delete',
@@ -107,6 +111,7 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   createProject: "creates in the caller's own organization; no parameter names an organization",
   updateMe: 'changes the caller only',
   changePassword: 'changes the caller only',
+  verifyIntegration: "names a preset only: verifies the caller's own organization's integration for it",
   publishExpert: "publishes under the caller's own organization; a foreign scope is 403 (docs/registry.md)",
   perstackPublishExpert: 'the same publish as publishExpert, through the Perstack-compatible face',
 };
@@ -184,6 +189,13 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
   updateMe: () => ({ name: 'Security Suite' }),
   changePassword: () => ({ currentPassword: 'not the password', newPassword: 'a long enough new password' }),
   updateOrganization: () => ({ name: 'Security suite organization' }),
+  // slack: the one preset the suite's organizations have no integration for (registering twice is 409).
+  createIntegration: () => ({
+    presetKey: 'slack',
+    clientId: 'security-suite',
+    clientSecret: 'security-secret',
+  }),
+  updateIntegration: () => ({ clientSecret: `rotated by the suite ${serial++}` }),
 };
 
 /**
@@ -253,6 +265,9 @@ beforeAll(async () => {
   const otherOrg = await createOrganization(server, 'team');
   const otherProject = await createProject(server, otherOrg);
   await registerIntegration(world, otherOrg.id);
+  for (const presetKey of Object.values(PRESET_OF)) {
+    await registerIntegration(world, world.org.id, { presetKey });
+  }
   other = await tenant(otherOrg, otherProject.project.id, otherProject.environments[0]!.id);
   await setPassword(server, home.org.ownerId);
   session = await login(server, `owner@${home.org.slug}.test`);
@@ -340,9 +355,16 @@ async function freshProject(tenant: Tenant): Promise<Record<string, string>> {
   };
 }
 
+/**
+ * The integration each operation changing one names: not the oidc one the connect flow of other checks needs
+ * verified (an update makes a new, unverified version), and not the same for an update and a removal.
+ */
+const PRESET_OF: Record<string, string> = { updateIntegration: 'notion', deleteIntegration: 'linear' };
+
 async function paramsOf(tenant: Tenant, op: Operation): Promise<Record<string, string>> {
   const params: Record<string, string> = {};
-  const fresh = FRESH_PROJECT.has(op.id) ? await freshProject(tenant) : {};
+  const fresh: Record<string, string> = FRESH_PROJECT.has(op.id) ? await freshProject(tenant) : {};
+  if (PRESET_OF[op.id]) fresh.presetKey = PRESET_OF[op.id]!;
   for (const name of [...op.pathParams, ...op.requiredQuery])
     params[name] = fresh[name] ?? (await parameterValue(tenant, name));
   return params;

@@ -30,6 +30,21 @@ export const createIntegrationBody = z
   .meta({ id: 'CreateIntegrationRequest' });
 export type CreateIntegrationInput = z.infer<typeof createIntegrationBody>;
 
+/** What owners and admins register (docs/organization-api.md): never `verified`, which takes an authorization. */
+export const registerIntegrationBody = createIntegrationBody
+  .omit({ verified: true })
+  .meta({ id: 'RegisterIntegrationRequest' });
+export type RegisterIntegrationInput = z.infer<typeof registerIntegrationBody>;
+
+/** A change to an integration, appended as a new (unverified) version; the secret is kept unless sent. */
+export const updateIntegrationBody = createIntegrationBody
+  .omit({ presetKey: true, verified: true })
+  .partial()
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'give at least one field to change')
+  .meta({ id: 'UpdateIntegrationRequest' });
+export type UpdateIntegrationInput = z.infer<typeof updateIntegrationBody>;
+
 const integrationVersionSchema = z
   .object({
     id: z.string(),

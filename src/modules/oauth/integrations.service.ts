@@ -1,6 +1,6 @@
 import { and, desc, eq, max } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
-import type { Database, Executor } from '../../db/client.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { ApiError, validationFailed } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
@@ -55,7 +55,13 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
   const { db } = database;
 
   /** Where the provider lives: overrides, else discovery (OpenID presets), else the preset's defaults. */
-  async function resolveEndpoints(preset: Preset, input: CreateIntegrationInput): Promise<ProviderEndpoints> {
+  async function resolveEndpoints(
+    preset: Preset,
+    input: Pick<
+      CreateIntegrationInput,
+      'issuer' | 'authorizationEndpoint' | 'tokenEndpoint' | 'userinfoEndpoint' | 'tokenEndpointAuth'
+    >,
+  ): Promise<ProviderEndpoints> {
     for (const field of ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const) {
       const value = input[field];
       if (value !== undefined && !acceptableEndpoint(value, http)) {
@@ -115,53 +121,108 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
     }
   }
 
+  /**
+   * Appends a version to the organization's integration for the preset (creating the integration first), and
+   * makes it current. `guard` runs under the integration's row lock, with its current version (null when
+   * there is none or it was removed), and may refuse by throwing; `within` runs in the same transaction.
+   */
+  async function appendVersion(
+    organizationId: string,
+    preset: Preset,
+    fields: {
+      clientId: string;
+      clientSecret: string;
+      scopes: string[];
+      provider: ProviderEndpoints;
+      verified: boolean;
+    },
+    guard?: (current: IntegrationVersionRow | null) => void,
+    within?: (tx: Tx, record: IntegrationRecord, previous: IntegrationVersionRow | null) => Promise<void>,
+  ): Promise<IntegrationRecord> {
+    const ring = keyRing();
+    return db.transaction(async (tx) => {
+      await tx
+        .insert(integrations)
+        .values({ id: newId(), organizationId, presetKey: preset.key })
+        .onConflictDoNothing({ target: [integrations.organizationId, integrations.presetKey] });
+      // The row lock serialises concurrent saves so version numbers stay dense and unique.
+      const [integration] = await tx
+        .select()
+        .from(integrations)
+        .where(and(eq(integrations.organizationId, organizationId), eq(integrations.presetKey, preset.key)))
+        .for('update');
+      const current = integration!.currentVersionId
+        ? ((await getVersion(integration!.currentVersionId, tx)) ?? null)
+        : null;
+      guard?.(current);
+      const [latest] = await tx
+        .select({ number: max(integrationVersions.number) })
+        .from(integrationVersions)
+        .where(eq(integrationVersions.integrationId, integration!.id));
+      const versionId = newId();
+      const [version] = await tx
+        .insert(integrationVersions)
+        .values({
+          id: versionId,
+          integrationId: integration!.id,
+          organizationId,
+          presetKey: preset.key,
+          number: (latest?.number ?? 0) + 1,
+          clientId: fields.clientId,
+          clientSecretCiphertext: ring.encrypt(fields.clientSecret, clientSecretAad(versionId)),
+          scopes: fields.scopes,
+          provider: fields.provider,
+          verified: fields.verified,
+        })
+        .returning();
+      const [updated] = await tx
+        .update(integrations)
+        .set({ currentVersionId: versionId, updatedAt: new Date() })
+        .where(eq(integrations.id, integration!.id))
+        .returning();
+      const record = presentIntegration(updated!, version!);
+      await within?.(tx, record, current);
+      return record;
+    });
+  }
+
+  async function getVersion(versionId: string, executor: Executor = db) {
+    const [version] = await executor
+      .select()
+      .from(integrationVersions)
+      .where(eq(integrationVersions.id, versionId));
+    return version;
+  }
+
+  const clientSecret = (version: IntegrationVersionRow) =>
+    keyRing().decrypt(version.clientSecretCiphertext, clientSecretAad(version.id));
+
   return {
+    resolveEndpoints,
+    appendVersion,
+
+    /** The integration of a preset with its current version; undefined when there is none or it was removed. */
+    async current(organizationId: string, presetKey: string, executor: Executor = db) {
+      const [row] = await executor
+        .select({ integration: integrations, version: integrationVersions })
+        .from(integrations)
+        .innerJoin(integrationVersions, eq(integrationVersions.id, integrations.currentVersionId))
+        .where(and(eq(integrations.organizationId, organizationId), eq(integrations.presetKey, presetKey)));
+      return row;
+    },
+
     /** Creates the integration, or appends a version when the organization already has one for the preset. */
     async save(organizationIdOrSlug: string, input: CreateIntegrationInput): Promise<IntegrationRecord> {
       const organization = await tenancy.getOrganization(organizationIdOrSlug);
       const preset = findPreset(input.presetKey);
       if (!preset) throw validationFailed('presetKey', `unknown preset ${input.presetKey}`);
       const provider = await resolveEndpoints(preset, input);
-      const ring = keyRing();
-      return db.transaction(async (tx) => {
-        await tx
-          .insert(integrations)
-          .values({ id: newId(), organizationId: organization.id, presetKey: preset.key })
-          .onConflictDoNothing({ target: [integrations.organizationId, integrations.presetKey] });
-        // The row lock serialises concurrent saves so version numbers stay dense and unique.
-        const [integration] = await tx
-          .select()
-          .from(integrations)
-          .where(
-            and(eq(integrations.organizationId, organization.id), eq(integrations.presetKey, preset.key)),
-          )
-          .for('update');
-        const [latest] = await tx
-          .select({ number: max(integrationVersions.number) })
-          .from(integrationVersions)
-          .where(eq(integrationVersions.integrationId, integration!.id));
-        const versionId = newId();
-        const [version] = await tx
-          .insert(integrationVersions)
-          .values({
-            id: versionId,
-            integrationId: integration!.id,
-            organizationId: organization.id,
-            presetKey: preset.key,
-            number: (latest?.number ?? 0) + 1,
-            clientId: input.clientId,
-            clientSecretCiphertext: ring.encrypt(input.clientSecret, clientSecretAad(versionId)),
-            scopes: input.scopes ?? preset.defaultScopes,
-            provider,
-            verified: input.verified,
-          })
-          .returning();
-        const [updated] = await tx
-          .update(integrations)
-          .set({ currentVersionId: versionId, updatedAt: new Date() })
-          .where(eq(integrations.id, integration!.id))
-          .returning();
-        return presentIntegration(updated!, version!);
+      return appendVersion(organization.id, preset, {
+        clientId: input.clientId,
+        clientSecret: input.clientSecret,
+        scopes: input.scopes ?? preset.defaultScopes,
+        provider,
+        verified: input.verified,
       });
     },
 
@@ -190,15 +251,9 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
       return row.version;
     },
 
-    async getVersion(versionId: string, executor: Executor = db): Promise<IntegrationVersionRow | undefined> {
-      const [version] = await executor
-        .select()
-        .from(integrationVersions)
-        .where(eq(integrationVersions.id, versionId));
-      return version;
-    },
+    getVersion: (versionId: string, executor: Executor = db): Promise<IntegrationVersionRow | undefined> =>
+      getVersion(versionId, executor),
 
-    clientSecret: (version: IntegrationVersionRow) =>
-      keyRing().decrypt(version.clientSecretCiphertext, clientSecretAad(version.id)),
+    clientSecret,
   };
 }

@@ -10,6 +10,8 @@ import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createConnectionTokens } from './connection-tokens.js';
 import { registerConnectionRoutes } from './connections.routes.js';
 import { createDisconnect } from './disconnect.js';
+import { createIntegrationManagement } from './integrations.manage.js';
+import { registerIntegrationManagementRoutes } from './integrations.manage.routes.js';
 import { registerIntegrationAdminRoutes } from './integrations.routes.js';
 import { createIntegrationsService } from './integrations.service.js';
 import { createKeyRotation } from './key-rotation.js';
@@ -40,7 +42,8 @@ export interface OAuthModuleDeps {
 }
 
 /**
- * OAuth: organizations' integrations (admin face), the connect flow and disconnecting (management face),
+ * OAuth: organizations' integrations (registered by the operator in the admin face, or by owners and admins
+ * in the management face, verified by a test authorization), the connect flow and disconnecting,
  * the connections' access tokens, and re-encryption under a new key.
  */
 export function createOAuthModule(deps: OAuthModuleDeps) {
@@ -75,6 +78,14 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     foreignResources,
   });
   const { reencryptAll } = createKeyRotation(database, keyRing);
+  const management = createIntegrationManagement({
+    database,
+    clock,
+    tenancy: deps.tenancy,
+    integrations,
+    disconnectRow,
+    keyRing,
+  });
   return {
     integrations,
     oauth,
@@ -83,10 +94,11 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     disconnectRow,
     /** `cadre admin rotate-encryption-key` and the admin route. */
     reencryptAll,
-    /** The connect flow and disconnecting (management face). */
+    /** The connect and verification flows, disconnecting, managing integrations (management face). */
     registerRoutes(app: App) {
       registerOAuthRoutes(app, oauth);
       registerConnectionRoutes(app, disconnect);
+      registerIntegrationManagementRoutes(app, management);
     },
     /** Integrations and key rotation (admin face). */
     registerAdminRoutes(app: App) {

@@ -47,6 +47,37 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
     },
   });
 
+  app.get('/oauth/verify/:presetKey', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'verifyIntegration',
+      summary:
+        "Verify the organization's integration: 302 to the provider for one test authorization (integrations:manage)",
+      description:
+        'Like /oauth/start, for no environment: the callback (the same redirect URI) exchanges the code, reads ' +
+        'the account, discards the tokens (revoked at the provider when it can) and marks the current version ' +
+        'verified: oauth_status=success&verified=true&preset=…&integration_version_id=…. 409 when the ' +
+        'organization has no integration for the preset.',
+      tags,
+      security: bearerSecurity,
+      params: presetParams,
+      querystring: z.object({
+        returnTo: z.string().max(2048).optional().meta({
+          description: 'Relative path, or URL on the console origin or CADRE_ALLOWED_RETURN_ORIGINS',
+        }),
+      }),
+      response: { 302: redirect, ...managementErrors(401, 403, 404, 409, 422) },
+    },
+    handler: async (request, reply) => {
+      const { location, setCookie } = await oauthService.startVerification(
+        requirePrincipal(request),
+        request.params.presetKey,
+        request.query,
+      );
+      return reply.header('set-cookie', setCookie).redirect(location, 302);
+    },
+  });
+
   app.get('/oauth/callback/:presetKey', {
     config: { auth: 'principal' },
     schema: {
@@ -55,7 +86,8 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
         'Complete an OAuth flow: every outcome is a 302 to returnTo with oauth_status (and clears the state cookie)',
       description:
         'Success: oauth_status=success&connection_id=…&preset=…. Failure: oauth_status=error&oauth_error=' +
-        '(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed)' +
+        '(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed | ' +
+        'integration_changed)' +
         '[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root.',
       tags,
       security: bearerSecurity,

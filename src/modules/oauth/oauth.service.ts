@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { can, type Principal, type Scope } from '../auth/permissions.js';
+import { can, type Principal, requirePermission, type Scope } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import {
   type ConnectionRecord,
@@ -18,9 +18,9 @@ import {
   presentConnection,
 } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
-import { connections, oauthStates } from './oauth.tables.js';
+import { connections, type IntegrationVersionRow, oauthStates } from './oauth.tables.js';
 import type { OAuthHttpOptions } from './oauth-http.js';
-import { type AccountIdentity, findPreset } from './presets/index.js';
+import { type AccountIdentity, findPreset, type Preset } from './presets/index.js';
 import { describeProviderError, grantedScopes } from './provider-client.js';
 import { resolveReturnTo, withOutcome } from './return-to.js';
 import {
@@ -31,6 +31,7 @@ import {
   type StatePayload,
 } from './state-cookie.js';
 import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
+import { revokeAtProvider } from './token-revocation.js';
 import type { KeyRing } from './token-vault.js';
 
 export interface OAuthServiceDeps {
@@ -94,6 +95,129 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   const stateCookie = (value: string, maxAgeS: number): string =>
     serializeCookie(STATE_COOKIE, value, { ...stateCookieOptions(), maxAgeS });
 
+  /** The redirect to the provider's authorization endpoint with a fresh state and PKCE, sealed in the cookie. */
+  async function authorizationRedirect(
+    preset: Preset,
+    version: IntegrationVersionRow,
+    pinned: Omit<StatePayload, 'state' | 'codeVerifier' | 'expiresAt'>,
+  ) {
+    const ring = deps.keyRing();
+    const state = oauth.generateRandomState();
+    const codeVerifier = oauth.generateRandomCodeVerifier();
+    const payload: StatePayload = {
+      ...pinned,
+      state,
+      codeVerifier,
+      expiresAt: clock.now().getTime() + STATE_TTL_SECONDS * 1000,
+    };
+    const url = new URL(version.provider.authorizationEndpoint);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', version.clientId);
+    url.searchParams.set('redirect_uri', redirectUri(preset.key));
+    if (version.scopes.length > 0) url.searchParams.set('scope', version.scopes.join(preset.scopeSeparator));
+    url.searchParams.set('state', state);
+    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    for (const [key, value] of Object.entries(preset.authorizationParams ?? {}))
+      url.searchParams.set(key, value);
+    const sealed = await createStateCookieCodec(ring).seal(payload);
+    return { location: url.href, setCookie: stateCookie(sealed, STATE_TTL_SECONDS) };
+  }
+
+  /**
+   * The callback of a verification (`startVerification`): the same user, still holding integrations:manage,
+   * exchanges the code with the pinned version and reads the account, which proves the client id, secret,
+   * endpoints and redirect URI work. The tokens are then discarded (revoked at the provider when it can) and a
+   * verified copy of the pinned version is appended, if it is still the current one: versions are immutable,
+   * so "verified" is a new version with the same settings. Audited as `integration.verified`.
+   */
+  async function verify(
+    principal: Principal,
+    payload: StatePayload,
+    params: URLSearchParams,
+    fail: (code: string, description?: string | null) => string,
+  ) {
+    if (
+      !can(principal, 'integrations:manage', { kind: 'organization', organizationId: payload.organizationId })
+    ) {
+      return fail('forbidden', 'Missing permission integrations:manage');
+    }
+    const preset = findPreset(payload.presetKey);
+    const version = await integrations.getVersion(payload.integrationVersionId);
+    if (!preset || !version) return fail('exchange_failed', 'The integration no longer exists');
+    const secret = integrations.clientSecret(version);
+    let result: ExchangeResult;
+    let identity: AccountIdentity;
+    try {
+      result = await exchangeCode(version, secret, {
+        params,
+        state: payload.state,
+        codeVerifier: payload.codeVerifier,
+        redirectUri: redirectUri(payload.presetKey),
+        http,
+      });
+      identity = await identifyAccount(preset, version, result, http);
+    } catch (error) {
+      const { code, description } = describeProviderError(error);
+      return fail('exchange_failed', `${code}: ${description}`);
+    }
+    const revocation = await revokeAtProvider(
+      version,
+      secret,
+      { accessToken: result.tokens.access_token, refreshToken: result.tokens.refresh_token ?? null },
+      http,
+    );
+    let verifiedVersionId = version.id;
+    if (!version.verified) {
+      try {
+        const record = await integrations.appendVersion(
+          payload.organizationId,
+          preset,
+          {
+            clientId: version.clientId,
+            clientSecret: secret,
+            scopes: version.scopes,
+            provider: version.provider,
+            verified: true,
+          },
+          (current) => {
+            if (current?.id !== version.id) throw new ApiError('conflict', 'changed');
+          },
+          async (tx, record) => {
+            await recordAuditEvent(tx, {
+              organizationId: payload.organizationId,
+              action: 'integration.verified',
+              actor: principal,
+              target: { type: 'integration', id: record.id },
+              at: clock.now(),
+              metadata: {
+                presetKey: preset.key,
+                version: record.version.number,
+                versionId: record.version.id,
+                testedVersionId: version.id,
+                accountId: identity.accountId,
+                revocation,
+              },
+            });
+          },
+        );
+        verifiedVersionId = record.version.id;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'conflict')) throw error;
+        return fail(
+          'integration_changed',
+          'The integration was changed or removed during the verification; verify the current one',
+        );
+      }
+    }
+    return withOutcome(payload.returnTo, {
+      oauth_status: 'success',
+      verified: 'true',
+      preset: preset.key,
+      integration_version_id: verifiedVersionId,
+    });
+  }
+
   return {
     /** Validates the request and answers where to send the browser, with the state cookie to set. */
     async start(principal: Principal, presetKey: string, query: StartQuery) {
@@ -117,34 +241,44 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         throw forbidden('Missing permission projects:operate');
       }
       const version = await integrations.currentVerifiedVersion(principal.organizationId, preset.key);
-      const ring = deps.keyRing();
-      const state = oauth.generateRandomState();
-      const codeVerifier = oauth.generateRandomCodeVerifier();
-      const payload: StatePayload = {
+      return authorizationRedirect(preset, version, {
+        purpose: 'connect',
         organizationId: principal.organizationId,
         userId: principal.userId,
         projectId: environment.projectId,
         environmentId: environment.id,
         presetKey: preset.key,
         integrationVersionId: version.id,
-        state,
-        codeVerifier,
         returnTo,
-        expiresAt: clock.now().getTime() + STATE_TTL_SECONDS * 1000,
-      };
-      const url = new URL(version.provider.authorizationEndpoint);
-      url.searchParams.set('response_type', 'code');
-      url.searchParams.set('client_id', version.clientId);
-      url.searchParams.set('redirect_uri', redirectUri(preset.key));
-      if (version.scopes.length > 0)
-        url.searchParams.set('scope', version.scopes.join(preset.scopeSeparator));
-      url.searchParams.set('state', state);
-      url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
-      url.searchParams.set('code_challenge_method', 'S256');
-      for (const [key, value] of Object.entries(preset.authorizationParams ?? {}))
-        url.searchParams.set(key, value);
-      const sealed = await createStateCookieCodec(ring).seal(payload);
-      return { location: url.href, setCookie: stateCookie(sealed, STATE_TTL_SECONDS) };
+      });
+    },
+
+    /**
+     * An owner's (or admin's) test authorization with the integration's current version, verified or not
+     * (docs/organization-api.md, "Verify an integration"): the same redirect and state cookie as `start`, for
+     * no environment. Its callback keeps no tokens and marks the version verified.
+     */
+    async startVerification(
+      principal: Principal,
+      presetKey: string,
+      query: { returnTo?: string | undefined },
+    ) {
+      const preset = findPreset(presetKey);
+      if (!preset) throw notFound(`OAuth preset ${presetKey}`);
+      const returnTo = resolveReturnTo(query.returnTo, deps.consoleUrl(), allowedOrigins);
+      requirePermission(principal, 'integrations:manage');
+      const current = await integrations.current(principal.organizationId, preset.key);
+      if (!current) throw new ApiError('conflict', `The organization has no integration for ${preset.key}`);
+      return authorizationRedirect(preset, current.version, {
+        purpose: 'verify',
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        projectId: '',
+        environmentId: '',
+        presetKey: preset.key,
+        integrationVersionId: current.version.id,
+        returnTo,
+      });
     },
 
     /**
@@ -204,6 +338,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       if (principal.organizationId !== payload.organizationId || principal.userId !== payload.userId) {
         return fail('forbidden', 'The flow was started by another user');
       }
+      if (payload.purpose === 'verify') return verify(principal, payload, params, fail);
       const environment = await findEnvironment(
         db,
         payload.organizationId,
@@ -215,7 +350,8 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       }
       const preset = findPreset(payload.presetKey);
       const version = await integrations.getVersion(payload.integrationVersionId);
-      if (!preset || !version) return fail('exchange_failed', 'The integration no longer exists');
+      const active = await integrations.current(payload.organizationId, payload.presetKey);
+      if (!preset || !version || !active) return fail('exchange_failed', 'The integration no longer exists');
 
       let result: ExchangeResult;
       let identity: AccountIdentity;

@@ -9,6 +9,11 @@ const PURPOSE = 'oauth-state-cookie';
 
 /** What the encrypted, authenticated cookie pins between start and callback (docs/oauth.md). */
 const statePayloadSchema = z.object({
+  /**
+   * `connect` stores a Connection for the environment; `verify` is an owner's test authorization that marks
+   * the pinned integration version verified and keeps no tokens (its project and environment are empty).
+   */
+  purpose: z.enum(['connect', 'verify']).default('connect'),
   organizationId: z.string(),
   userId: z.string(),
   projectId: z.string(),

@@ -59,6 +59,7 @@ describe('key ring', () => {
 
 describe('state cookie', () => {
   const payload: StatePayload = {
+    purpose: 'connect',
     organizationId: 'o',
     userId: 'u',
     projectId: 'p',
