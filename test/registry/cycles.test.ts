@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
+import { DELEGATION_DEPTH_LIMIT } from '../../src/modules/registry/delegation-graph.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { onPostgres } from '../support/database.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
@@ -95,37 +96,93 @@ describe('delegation cycles', () => {
     expect(reasonOf(res)).toContain(`${x}@2.0.0 → ${z}@3.1.0 → ${y}@1.0.0 → ${x}@2.0.0`);
   });
 
-  it('refuses a tag update that closes a cycle', async () => {
+  it('refuses a publish that a floating delegate reaches back to, though no tag has moved yet', async () => {
     const [x, y] = [uniqueName('a'), uniqueName('b')];
     await published(a, org.ownerKey, expertBody(x, '1.0.0', { tags: ['stable'] }));
     await published(a, org.ownerKey, expertBody(y, '1.0.0', { delegates: [`${x}@stable`] }));
-    // Fine while `stable` stays on 1.0.0.
+    // `stable` (like `latest`) may move onto x@2.0.0 by a tag update alone: y@1.0.0 → x@stable reaches it.
+    const res = await publish(a, org.ownerKey, expertBody(x, '2.0.0', { delegates: [`${y}@1.0.0`] }));
+    expectRegistryError(res, 400);
+    expect(reasonOf(res)).toBe(`${x}@2.0.0 closes a delegation cycle: ${x}@2.0.0 → ${y}@1.0.0 → ${x}@2.0.0`);
+  });
+
+  it('allows delegating to a version that delegates to an exact older version; deletes and tags then check nothing', async () => {
+    const [x, y] = [uniqueName('a'), uniqueName('b')];
+    await published(a, org.ownerKey, expertBody(x, '1.0.0', { tags: ['stable'] }));
+    await published(a, rival.ownerKey, expertBody(y, '1.0.0', { delegates: [`${x}@1.0.0`] }));
+    // x@2.0.0 → y@1.0.0 → x@1.0.0 (exactly): no way back to x@2.0.0.
     await published(a, org.ownerKey, expertBody(x, '2.0.0', { delegates: [`${y}@1.0.0`] }));
-    const res = await a.request('POST', keyPath(`${x}@2.0.0`), {
+    const tagged = await a.request('POST', keyPath(`${x}@2.0.0`), {
       key: org.ownerKey,
       body: { tags: ['stable'] },
     });
-    expectRegistryError(res, 400);
-    expect(reasonOf(res)).toBe(
-      `These tags on ${x}@2.0.0 would close a delegation cycle: ${x}@2.0.0 → ${y}@1.0.0 → ${x}@2.0.0`,
-    );
-    const stable = await a.request<{ data: { expert: { version: string } } }>('GET', keyPath(`${x}@stable`));
-    expect(stable.body.data.expert.version).toBe('1.0.0');
+    expect(tagged.status, tagged.text).toBe(200);
+    const deleted = await a.request('DELETE', keyPath(`${x}@2.0.0`), { key: org.ownerKey });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await storedCycles(a.context.database)).toEqual([]);
+    expect(await invariantViolations(a.context.database)).toEqual([]);
   });
 
-  it('refuses a delete that would move latest onto a version that closes a cycle', async () => {
-    const [x, y] = [uniqueName('a'), uniqueName('b')];
-    await published(a, rival.ownerKey, expertBody(y, '0.1.0'));
-    await published(a, org.ownerKey, expertBody(x, '1.0.0', { delegates: [y] }));
-    await published(a, org.ownerKey, expertBody(x, '2.0.0'));
-    // y@1.0.0 → x (2.0.0 now) → nothing: no cycle yet; x@1.0.0 → y (now 1.0.0).
-    await published(a, rival.ownerKey, expertBody(y, '1.0.0', { delegates: [x] }));
-    const res = await a.request('DELETE', keyPath(`${x}@2.0.0`), { key: org.ownerKey });
+  it(`refuses a chain longer than ${DELEGATION_DEPTH_LIMIT} levels, naming the limit`, async () => {
+    const names = Array.from({ length: DELEGATION_DEPTH_LIMIT + 2 }, () => uniqueName('chain'));
+    await published(a, org.ownerKey, expertBody(names[0]!, '1.0.0'));
+    // names[i] → names[i - 1]: the chain from names[i] is i levels deep.
+    for (let i = 1; i <= DELEGATION_DEPTH_LIMIT; i++) {
+      await published(
+        a,
+        org.ownerKey,
+        expertBody(names[i]!, '1.0.0', { delegates: [`${names[i - 1]}@1.0.0`] }),
+      );
+    }
+    const last = names[DELEGATION_DEPTH_LIMIT + 1]!;
+    const res = await publish(
+      a,
+      org.ownerKey,
+      expertBody(last, '1.0.0', { delegates: [`${names[DELEGATION_DEPTH_LIMIT]}@1.0.0`] }),
+    );
     expectRegistryError(res, 400);
     expect(reasonOf(res)).toBe(
-      `${x}@2.0.0 cannot be deleted: \`latest\` would move to ${x}@1.0.0, which closes a delegation cycle: ${x}@1.0.0 → ${y}@1.0.0 → ${x}@1.0.0`,
+      `${last}@1.0.0 starts a delegation chain more than ${DELEGATION_DEPTH_LIMIT} levels deep ` +
+        `(at least ${DELEGATION_DEPTH_LIMIT + 1}); the limit is ${DELEGATION_DEPTH_LIMIT}`,
     );
-    expect((await a.request('GET', keyPath(`${x}@2.0.0`))).status).toBe(200);
+  });
+
+  it('never walks the graph on a tag or status update: one on a stored 100-long cycle goes through', async () => {
+    // A chain longer than any publish may start, closed into a cycle, as no publish could store it: each
+    // version linked to the previous one in the database directly. A tag update that walked the graph would
+    // find the cycle and refuse; a walk without a bound would never end.
+    const names = Array.from({ length: 100 }, () => uniqueName('long'));
+    for (const name of names) await published(a, org.ownerKey, expertBody(name, '1.0.0'));
+    for (let i = 1; i < names.length; i++) {
+      await a.context.database.db.execute(
+        sql`UPDATE registry_experts SET delegates = ARRAY[${`${names[i - 1]}@1.0.0`}]::text[] WHERE name = ${names[i]}`,
+      );
+    }
+    const tip = names.at(-1)!;
+    const closeCycle = (delegates: string[]) =>
+      a.context.database.db.execute(
+        sql`UPDATE registry_experts SET delegates = ${sql`ARRAY[${sql.join(
+          delegates.map((d) => sql`${d}`),
+          sql`, `,
+        )}]`}::text[] WHERE name = ${names[0]}`,
+      );
+    await closeCycle([`${tip}@1.0.0`]);
+    a.context.registry.cache.invalidate(tip);
+    const tagged = await a.request('POST', keyPath(`${tip}@1.0.0`), {
+      key: org.ownerKey,
+      body: { tags: ['stable'] },
+    });
+    expect(tagged.status, tagged.text).toBe(200);
+    const status = await a.request('POST', keyPath(`${tip}@1.0.0`), {
+      key: org.ownerKey,
+      body: { status: 'deprecated' },
+    });
+    expect(status.status, status.text).toBe(200);
+    // A publish on top of it does walk, and stops at the limit.
+    const res = await publish(a, org.ownerKey, expertBody(uniqueName('top'), '1.0.0', { delegates: [tip] }));
+    expectRegistryError(res, 400);
+    expect(reasonOf(res)).toContain(`the limit is ${DELEGATION_DEPTH_LIMIT}`);
+    await closeCycle([]); // the suite's later checks find no stored cycle
   });
 
   it('two publishes racing to close a cycle: at most one succeeds, and no cycle is stored', async () => {

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
-import { LATEST_TAG, type ParsedExpertKey, parseExpertKey } from './expert-definition.js';
+import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
 import type { ExpertRecord } from './registry.presenters.js';
 import type { ListExpertsQuery } from './registry.schemas.js';
 import {
@@ -433,119 +433,4 @@ export async function markDelegateUnavailable(tx: Executor, key: string, reason:
     .where(sql`${e.delegates} && ARRAY[${key}]::text[]`)
     .returning({ name: e.name });
   return [...new Set(rows.map((row) => row.name))];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Delegation cycles (docs/registry.md "Delegation")
-
-/** A version as the delegation graph sees it. */
-export interface DelegationNode {
-  id: string;
-  name: string;
-  version: string;
-  delegates: string[];
-}
-
-const nodeColumns = { id: e.id, name: e.name, version: e.version, delegates: e.delegates };
-
-/**
- * What each delegate key names right now (as this transaction sees it): an exact version, the holder of a
- * custom tag, or the name's latest. Each name is locked FOR SHARE first, so no concurrent write changes what
- * it resolves to before this transaction ends (writes to a name hold it FOR UPDATE).
- */
-async function resolveDelegates(tx: Executor, keys: string[]): Promise<Map<string, DelegationNode>> {
-  const parsed = keys.map((text) => ({ text, key: parseExpertKey(text) }));
-  const names = [...new Set(parsed.map((p) => p.key.name))].sort();
-  if (names.length === 0) return new Map();
-  await tx.execute(
-    sql`SELECT name FROM ${registryNames} WHERE name = ANY(${sql`ARRAY[${sql.join(
-      names.map((n) => sql`${n}`),
-      sql`, `,
-    )}]::text[]`}) ORDER BY name FOR SHARE`,
-  );
-  const exact = parsed.filter((p) => p.key.version !== undefined);
-  const latest = parsed.filter(
-    (p) => p.key.version === undefined && (p.key.tag ?? LATEST_TAG) === LATEST_TAG,
-  );
-  const tagged = parsed.filter((p) => p.key.tag !== undefined && p.key.tag !== LATEST_TAG);
-  const textArray = (values: string[]) =>
-    sql`ARRAY[${sql.join(
-      values.map((v) => sql`${v}`),
-      sql`, `,
-    )}]::text[]`;
-  const found = new Map<string, DelegationNode>();
-  if (exact.length > 0) {
-    const rows = await tx
-      .select(nodeColumns)
-      .from(e)
-      .where(
-        sql`(${e.name}, ${e.version}) IN (SELECT * FROM unnest(${textArray(exact.map((p) => p.key.name))}, ${textArray(
-          exact.map((p) => p.key.version!),
-        )}))`,
-      );
-    for (const row of rows) found.set(`${row.name}@${row.version}`, row);
-  }
-  if (latest.length > 0) {
-    const rows = await tx
-      .select(nodeColumns)
-      .from(e)
-      .where(and(sql`${e.name} = ANY(${textArray(latest.map((p) => p.key.name))})`, eq(e.isLatest, true)));
-    for (const row of rows) found.set(`${row.name}@${LATEST_TAG}`, row);
-  }
-  if (tagged.length > 0) {
-    const rows = await tx
-      .select({ ...nodeColumns, tag: registryTags.tag })
-      .from(registryTags)
-      .innerJoin(e, eq(e.id, registryTags.expertId))
-      .where(
-        sql`(${registryTags.name}, ${registryTags.tag}) IN (SELECT * FROM unnest(${textArray(
-          tagged.map((p) => p.key.name),
-        )}, ${textArray(tagged.map((p) => p.key.tag!))}))`,
-      );
-    for (const { tag, ...row } of rows) found.set(`${row.name}@${tag}`, row);
-  }
-  const resolved = new Map<string, DelegationNode>();
-  for (const { text, key } of parsed) {
-    const node = found.get(`${key.name}@${key.version ?? key.tag ?? LATEST_TAG}`);
-    if (node) resolved.set(text, node);
-  }
-  return resolved;
-}
-
-/**
- * A delegation cycle through `start`, following every delegate to the version it names now (breadth first,
- * one query per level): the versions on it, `start` first and last; undefined when there is none.
- */
-export async function findCycleThrough(tx: Executor, start: DelegationNode): Promise<string[] | undefined> {
-  const label = (node: DelegationNode) => `${node.name}@${node.version}`;
-  const cameFrom = new Map<string, DelegationNode>();
-  const visited = new Set([start.id]);
-  let frontier = [start];
-  while (frontier.length > 0) {
-    const resolved = await resolveDelegates(tx, [...new Set(frontier.flatMap((node) => node.delegates))]);
-    const next: DelegationNode[] = [];
-    for (const node of frontier) {
-      for (const delegate of node.delegates) {
-        const target = resolved.get(delegate);
-        if (!target) continue;
-        if (target.id === start.id) {
-          const path = [label(start)];
-          for (
-            let at: DelegationNode | undefined = node;
-            at && at.id !== start.id;
-            at = cameFrom.get(at.id)
-          ) {
-            path.splice(1, 0, label(at));
-          }
-          return [...path, label(start)];
-        }
-        if (visited.has(target.id)) continue;
-        visited.add(target.id);
-        cameFrom.set(target.id, node);
-        next.push(target);
-      }
-    }
-    frontier = next;
-  }
-  return undefined;
 }

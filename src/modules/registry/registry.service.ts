@@ -11,6 +11,7 @@ import { can, type Principal, requirePermission } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
+import { checkDelegation, type DelegationProblem } from './delegation-graph.js';
 import {
   acceptedBaseSkillNames,
   baseSkillProblem,
@@ -57,7 +58,11 @@ export type RegistryService = ReturnType<typeof createRegistryService>;
 const badRequest = (reason: string) => new ApiError('bad_request', reason);
 const expertNotFound = (key: string) => new ApiError('not_found', `Expert ${key} not found`);
 const takenDown = (key: string, reason: string) => `${key} was taken down by the operator: ${reason}`;
-const cycleText = (cycle: string[]) => `a delegation cycle: ${cycle.join(' → ')}`;
+const delegationText = (problem: DelegationProblem) =>
+  problem.kind === 'cycle'
+    ? `closes a delegation cycle: ${problem.path.join(' → ')}`
+    : `starts a delegation chain more than ${problem.limit} levels deep (at least ${problem.depth}); ` +
+      `the limit is ${problem.limit}`;
 
 /** An operator's takedown of one version (docs/registry.md "Takedowns"). */
 export interface TakedownRecord {
@@ -269,10 +274,9 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         } = expert;
         await repo.insertExpert(tx, row, now);
         if (expert.tags.length > 0) await repo.replaceTags(tx, name, id, expert.tags, now);
-        // Checked on the written state: this version now holds `latest` and its tags, which delegates of
-        // other Experts may name.
-        const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
-        if (cycle) throw badRequest(`${name}@${version} closes ${cycleText(cycle)}`);
+        // Checked on the written state, the only moment a delegation edge appears (delegation-graph.ts).
+        const problem = expert.delegates.length > 0 ? await checkDelegation(tx, expert) : undefined;
+        if (problem) throw badRequest(`${name}@${version} ${delegationText(problem)}`);
         await audit(tx, principal, 'expert.published', expert, now, { tags: expert.tags });
         return expert;
       }),
@@ -338,11 +342,9 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         await repo.setStatus(tx, expert.id, change.status, now);
       }
       if (change.tags !== undefined) {
+        // A tag that moves adds no delegation edge (a floating delegate already reaches every version of the
+        // name), so no graph is walked here.
         await repo.replaceTags(tx, expert.name, expert.id, change.tags, now);
-        // Tags moving here change what `name@tag` delegates elsewhere resolve to.
-        const cycle = expert.delegates.length > 0 ? await repo.findCycleThrough(tx, expert) : undefined;
-        if (cycle)
-          throw badRequest(`These tags on ${expert.name}@${expert.version} would close ${cycleText(cycle)}`);
       }
       await audit(tx, principal, 'expert.updated', expert, now, {
         ...(change.status !== undefined ? { status: { from: expert.status, to: change.status } } : {}),
@@ -375,26 +377,16 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         );
       }
       await repo.deleteExpert(tx, expert.id);
-      await moveLatestAway(tx, expert, now, (cycle) => {
-        throw badRequest(
-          `${exact} cannot be deleted: \`latest\` would move to ${cycle[0]}, which closes ${cycleText(cycle)}`,
-        );
-      });
+      await moveLatestAway(tx, expert, now);
       await audit(tx, principal, 'expert.deleted', expert, now);
     });
   }
 
   /**
    * After `expert` left the live versions: when it held `latest`, the most recent live version takes it (or the
-   * organization lists one Expert fewer). `onCycle`, when given, is told of a delegation cycle closed by that
-   * move (and may throw to refuse it).
+   * organization lists one Expert fewer). Moving `latest` adds no delegation edge: nothing to check.
    */
-  async function moveLatestAway(
-    tx: Tx,
-    expert: ExpertRecord,
-    now: Date,
-    onCycle?: (cycle: string[]) => void,
-  ) {
+  async function moveLatestAway(tx: Tx, expert: ExpertRecord, now: Date) {
     if (!expert.isLatest) return;
     const next = await repo.mostRecent(tx, expert.name);
     if (!next) {
@@ -402,10 +394,6 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       return;
     }
     await repo.setLatest(tx, next, now);
-    if (!onCycle) return;
-    const successor = await repo.findById(tx, next);
-    const cycle = successor?.delegates.length ? await repo.findCycleThrough(tx, successor) : undefined;
-    if (cycle) onCycle(cycle);
   }
 
   /**
@@ -444,7 +432,6 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         takenDownAt: now,
       });
       await repo.deleteExpert(tx, expert.id);
-      // An operator's takedown is not refused; a cycle it closes by moving `latest` stays (docs/registry.md).
       await moveLatestAway(tx, expert, now);
       for (const name of await repo.markDelegateUnavailable(tx, exact, reason)) touch(name);
       await recordAuditEvent(tx, {
