@@ -774,7 +774,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation once: a new account sets a name and password, an existing one gives its password */
+        /** Accept an invitation once: a new account sets a name and password; an existing one gives its password or is signed in as it */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -1425,7 +1425,7 @@ export interface components {
              */
             expiresAt: string;
             /**
-             * @description existing: the email has a Cadre password, accept with it; new: accept with a name and a password
+             * @description existing: the email has a Cadre password, accept with it (or signed in as that account); new: accept with a name and a password
              * @enum {string}
              */
             account: "new" | "existing";
@@ -1433,8 +1433,8 @@ export interface components {
         AcceptInvitationRequestInput: {
             /** @description A new account: the name to show */
             name?: string;
-            /** @description A new account: the password to set (at least 12 characters); an existing one: its password */
-            password: string;
+            /** @description A new account: the password to set (at least 12 characters); an existing one: its password, unless the request comes from a console session of that same account */
+            password?: string;
         };
         AcceptedInvitationInput: {
             user: components["schemas"]["UserInput"];
@@ -2397,7 +2397,7 @@ export interface components {
              */
             expiresAt: string;
             /**
-             * @description existing: the email has a Cadre password, accept with it; new: accept with a name and a password
+             * @description existing: the email has a Cadre password, accept with it (or signed in as that account); new: accept with a name and a password
              * @enum {string}
              */
             account: "new" | "existing";
@@ -2405,8 +2405,8 @@ export interface components {
         AcceptInvitationRequest: {
             /** @description A new account: the name to show */
             name?: string;
-            /** @description A new account: the password to set (at least 12 characters); an existing one: its password */
-            password: string;
+            /** @description A new account: the password to set (at least 12 characters); an existing one: its password, unless the request comes from a console session of that same account */
+            password?: string;
         };
         AcceptedInvitation: {
             user: components["schemas"]["User"];
@@ -9188,6 +9188,24 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -273,6 +273,36 @@ describe('accepting', () => {
     expect((await preview(invitation.token)).body.data.state).toBe('pending');
   });
 
+  it('an existing user signed in to the console accepts without a password (with the CSRF token)', async () => {
+    const elsewhere = await createOrganization(server, 'team');
+    await setPassword(server, elsewhere.ownerId);
+    const address = `owner@${elsewhere.slug}.test`;
+    const invitation = await invited({ email: address, role: 'member' });
+    const path = `/auth/invitations/${invitation.token}/accept`;
+    // Someone else's session is no proof: the password is still asked for.
+    const stranger = await login(server, `owner@${org.slug}.test`);
+    expectApiError(
+      await server.request('POST', path, {
+        headers: { cookie: stranger.cookie, 'x-csrf-token': stranger.csrfToken },
+        body: {},
+      }),
+      422,
+      'validation_failed',
+    );
+    const session = await login(server, address);
+    expectApiError(
+      await server.request('POST', path, { headers: { cookie: session.cookie }, body: {} }),
+      403,
+      'csrf_token_invalid',
+    );
+    const accepted = await server.request<{ data: { user: { id: string } } }>('POST', path, {
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken },
+      body: {},
+    });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.data.user.id).toBe(elsewhere.ownerId);
+  });
+
   it('a revoked link says so; revoking is idempotent and the list no longer shows it', async () => {
     const invitation = await invited({ email: email('revoked'), role: 'member' });
     const path = `/api/v1/organizations/${org.slug}/invitations/${invitation.id}`;

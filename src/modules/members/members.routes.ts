@@ -153,22 +153,28 @@ export function registerInvitationRoutes(app: App, members: MembersService): voi
   });
 
   app.post('/invitations/:token/accept', {
-    config: { auth: 'public' },
+    // Public, or a console session of the invited account (which then needs no password, but its CSRF token).
+    config: { auth: 'optional' },
     schema: {
       operationId: 'acceptInvitation',
       summary:
-        'Accept an invitation once: a new account sets a name and password, an existing one gives its password',
+        'Accept an invitation once: a new account sets a name and password; an existing one gives its password or is signed in as it',
       tags,
-      security: [],
+      security: [{}, { consoleSession: [] }],
       params: tokenParams,
       body: acceptInvitationBody,
       response: {
         200: dataOf(acceptedInvitationSchema),
-        ...managementErrors(404, 409, 410, 422),
+        ...managementErrors(401, 403, 404, 409, 410, 422),
       },
     },
     handler: async (request) => {
-      const { user, organization, membership } = await members.accept(request.params.token, request.body);
+      const principal = request.principal;
+      const { user, organization, membership } = await members.accept(
+        request.params.token,
+        request.body,
+        principal?.kind === 'session' ? principal.userId : undefined,
+      );
       return {
         data: {
           user: presentUser(user),

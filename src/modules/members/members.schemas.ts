@@ -111,7 +111,8 @@ export const invitationPreviewSchema = z
     expiresAt: timestamp,
     account: z.enum(['new', 'existing']).meta({
       description:
-        'existing: the email has a Cadre password, accept with it; new: accept with a name and a password',
+        'existing: the email has a Cadre password, accept with it (or signed in as that account); new: accept ' +
+        'with a name and a password',
     }),
   })
   .meta({ id: 'InvitationPreview' });
@@ -125,10 +126,16 @@ export const acceptInvitationBody = z
       .max(200)
       .optional()
       .meta({ description: 'A new account: the name to show' }),
-    password: z.string().min(1).max(1024).meta({
-      description:
-        'A new account: the password to set (at least 12 characters); an existing one: its password',
-    }),
+    password: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({
+        description:
+          'A new account: the password to set (at least 12 characters); an existing one: its password, unless ' +
+          'the request comes from a console session of that same account',
+      }),
   })
   .strict()
   .meta({ id: 'AcceptInvitationRequest' });

@@ -425,14 +425,21 @@ export function createMembersService(deps: MembersServiceDeps) {
      * invited email with a password) proves itself with its password. Expired, revoked and used links answer
      * 410 with their own code.
      */
-    async accept(token: string, input: AcceptInvitationInput) {
+    async accept(token: string, input: AcceptInvitationInput, signedInUserId?: string) {
       const found = await findByToken(token);
       const state = stateOf(found);
       if (state !== 'pending') throw gone(state);
       const [existing] = await db.select().from(users).where(eq(users.email, found.email));
       let passwordHash: string | undefined;
-      if (existing?.passwordHash) {
+      if (existing && existing.id === signedInUserId) {
+        // Signed in to the console as the invited account: that is proof enough (the session's CSRF token too).
+      } else if (existing?.passwordHash) {
         admitGuess(found.id);
+        if (input.password === undefined) {
+          throw new ApiError('validation_failed', `Give the password of ${found.email}, or sign in as it`, [
+            { path: 'password', message: `the password of ${found.email} is required` },
+          ]);
+        }
         if (!(await verifyPassword(input.password, existing.passwordHash))) {
           failedGuess(found.id);
           throw new ApiError('validation_failed', `The password is not the password of ${found.email}`, [
@@ -442,11 +449,13 @@ export function createMembersService(deps: MembersServiceDeps) {
       } else {
         const problems = [
           ...(input.name ? [] : [{ path: 'name', message: 'a new account needs a name' }]),
-          ...(input.password.length >= MIN_PASSWORD
+          ...(input.password !== undefined && input.password.length >= MIN_PASSWORD
             ? []
-            : [{ path: 'password', message: `at least ${MIN_PASSWORD} characters` }]),
+            : [{ path: 'password', message: `a new account needs at least ${MIN_PASSWORD} characters` }]),
         ];
-        if (problems.length) throw new ApiError('validation_failed', 'Request validation failed', problems);
+        if (problems.length || input.password === undefined) {
+          throw new ApiError('validation_failed', 'Request validation failed', problems);
+        }
         passwordHash = await hashPassword(input.password);
       }
       return db.transaction(async (tx) => {
