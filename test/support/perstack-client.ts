@@ -18,8 +18,8 @@ const when = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'a dat
 
 const owner = z.object({ name: z.string().optional(), organizationId: z.string(), createdAt: when });
 
-export const perstackRecord = z.object({
-  type: z.literal('registryExpert'),
+/** What every record and digest holds, as strictly as the client checks it. */
+const common = {
   id: z.string(),
   key: z.string(),
   name: z.string(),
@@ -28,27 +28,24 @@ export const perstackRecord = z.object({
   owner,
   createdAt: when,
   updatedAt: when,
+  tags: z.array(z.string()),
+};
+
+export const perstackRecord = z.object({
+  type: z.literal('registryExpert'),
+  ...common,
   version: z.string(),
   status: z.enum(['available', 'deprecated', 'disabled']),
   instruction: z.string(),
   skills: z.record(z.string(), z.unknown()),
   delegates: z.array(z.string()),
-  tags: z.array(z.string()),
 });
 export type PerstackRecord = z.infer<typeof perstackRecord>;
 
 const perstackDigest = z.object({
   type: z.literal('expertDigest'),
-  id: z.string(),
-  key: z.string(),
-  name: z.string(),
-  minRuntimeVersion: z.literal('v1.0'),
-  description: z.string(),
-  owner,
-  createdAt: when,
-  updatedAt: when,
+  ...common,
   version: z.string().optional(),
-  tags: z.array(z.string()),
 });
 
 const oneRecord = z.object({ data: z.object({ expert: perstackRecord }) });
