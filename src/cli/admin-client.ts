@@ -24,7 +24,8 @@ export function createAdminClient(options: AdminClientOptions): CadreApi {
     baseUrl: options.baseUrl,
     token: options.token,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    accepts: (json) => (json as { data?: unknown } | undefined)?.data !== undefined,
+    // An empty answer is a 204 (a delete); dataOf and bodyOf still refuse it where a body is expected.
+    accepts: (json, text) => text === '' || (json as { data?: unknown } | undefined)?.data !== undefined,
     unreachable: (base, why) =>
       new CliError(`cannot reach Cadre at ${base} (${why})`, EXIT_SERVER, options.unreachableHint),
     refused: ({ method, path, status, text, json }) => {

@@ -4,9 +4,11 @@ import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerConfigCommands } from './config-commands.js';
+import { registerIntegrationCommands } from './integrations-commands.js';
 import { processIo } from './io.js';
 import { registerMembersCommands } from './members-commands.js';
 import { registerOrganizationCommands } from './organization-commands.js';
+import { registerProjectCommands } from './projects-commands.js';
 import { registerRegistryCommands } from './registry-commands.js';
 import { configureRoot, runProgram } from './run.js';
 
@@ -21,5 +23,7 @@ registerAdminCommands(program, io);
 registerAuditCommand(program, io);
 registerOrganizationCommands(program, io);
 registerMembersCommands(program, io);
+registerProjectCommands(program, io);
+registerIntegrationCommands(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -5,9 +5,11 @@ import { Command } from 'commander';
 import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { registerAuditCommand } from '../../src/cli/audit-command.js';
 import { registerConfigCommands } from '../../src/cli/config-commands.js';
+import { registerIntegrationCommands } from '../../src/cli/integrations-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { registerMembersCommands } from '../../src/cli/members-commands.js';
 import { registerOrganizationCommands } from '../../src/cli/organization-commands.js';
+import { registerProjectCommands } from '../../src/cli/projects-commands.js';
 import { registerRegistryCommands } from '../../src/cli/registry-commands.js';
 import { configureRoot, runProgram } from '../../src/cli/run.js';
 
@@ -39,6 +41,8 @@ export async function runCli(
   registerAuditCommand(program, io);
   registerOrganizationCommands(program, io);
   registerMembersCommands(program, io);
+  registerProjectCommands(program, io);
+  registerIntegrationCommands(program, io);
   const code = await runProgram(program, argv, io);
   return { code, stdout, stderr };
 }
