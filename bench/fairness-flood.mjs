@@ -1,9 +1,9 @@
 // Organization A's flood in a process of its own (bench/fairness.ts forks it and may lower its priority):
-// heavy publishes and database-bound reads from 50 connections each, for `durationS`. Answers autocannon's
-// two results over IPC.
+// heavy publishes (or, given `updatePath`, tag updates of that version) and database-bound reads from 50
+// connections each, for `durationS`. Answers autocannon's two results over IPC.
 import autocannon from 'autocannon';
 
-const { url, headers, tag, durationS, publishConnections = 50 } = JSON.parse(process.argv[2]);
+const { url, headers, tag, durationS, publishConnections = 50, updatePath } = JSON.parse(process.argv[2]);
 const base = { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' };
 // A heavy publish: 60 skills with long argument lists (a large record, well within the limits).
 const skills = Object.fromEntries(
@@ -17,6 +17,8 @@ const skills = Object.fromEntries(
   ]),
 );
 let version = 0;
+let update = 0;
+const tagUpdate = (request) => ({ ...request, body: JSON.stringify({ tags: [`t${update++ % 8}`] }) });
 const noPublishes = Promise.resolve({ statusCodeStats: {}, errors: 0, timeouts: 0 });
 const publishes =
   publishConnections === 0
@@ -28,19 +30,22 @@ const publishes =
         requests: [
           {
             method: 'POST',
-            path: '/registry/experts',
+            path: updatePath ?? '/registry/experts',
             headers: { ...headers, 'content-type': 'application/json' },
-            setupRequest: (request) => ({
-              ...request,
-              body: JSON.stringify({
-                name: `flood-${tag}`,
-                version: `1.0.${version++}`,
-                minRuntimeVersion: '1.0.0',
-                description: 'A',
-                instruction: 'A',
-                skills: { '@service/base': base, ...skills },
-              }),
-            }),
+            setupRequest: (request) =>
+              updatePath
+                ? tagUpdate(request)
+                : {
+                    ...request,
+                    body: JSON.stringify({
+                      name: `flood-${tag}`,
+                      version: `1.0.${version++}`,
+                      minRuntimeVersion: '1.0.0',
+                      description: 'A',
+                      instruction: 'A',
+                      skills: { '@service/base': base, ...skills },
+                    }),
+                  },
           },
         ],
       });

@@ -8,12 +8,17 @@
  *
  * BENCH_MAIN names another build's entry point (default dist/main.js): on a VM whose speed drifts, two
  * builds are compared by alternating runs of each.
+ *
+ * BENCH_FLOOD_KIND=chain: A's writes are tag updates at the tip of a 32-level delegation chain instead of
+ * publishes (issue 30); BENCH_FLOOD_KIND=tags: tag updates on an Expert without delegates, the same flood's
+ * plain counterpart.
  */
 
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { DELEGATION_DEPTH_LIMIT } from '../src/modules/registry/delegation-graph.js';
 import { createBenchOrganization, DURATION_S, getJson, startCadre } from './lib.js';
 
 // The bar's flood is A "at its full rate limit": by default the service runs with its default rate limits
@@ -54,6 +59,34 @@ await getJson(`${cadre.url}/registry/experts`, b, {
     skills: { '@service/base': base },
   }),
 });
+
+// The chain scenarios: A's flood updates the tags of one version, the tip of a chain or an Expert alone.
+const FLOOD_KIND = process.env.BENCH_FLOOD_KIND ?? 'publishes';
+if (!['publishes', 'chain', 'tags'].includes(FLOOD_KIND)) throw new Error(`BENCH_FLOOD_KIND=${FLOOD_KIND}?`);
+async function publishAs(headers: Record<string, string>, name: string, delegates: string[] = []) {
+  await getJson(`${cadre.url}/registry/experts`, headers, {
+    method: 'POST',
+    body: JSON.stringify({
+      name,
+      version: '1.0.0',
+      minRuntimeVersion: '1.0.0',
+      description: 'A',
+      instruction: 'A',
+      skills: { '@service/base': base },
+      delegates,
+    }),
+  });
+}
+let updatePath: string | undefined;
+if (FLOOD_KIND === 'chain') {
+  for (let i = 0; i <= DELEGATION_DEPTH_LIMIT; i++) {
+    await publishAs(a, `chain-${tag}-${i}`, i === 0 ? [] : [`chain-${tag}-${i - 1}@1.0.0`]);
+  }
+  updatePath = `/registry/experts/chain-${tag}-${DELEGATION_DEPTH_LIMIT}@1.0.0`;
+} else if (FLOOD_KIND === 'tags') {
+  await publishAs(a, `lone-${tag}`);
+  updatePath = `/registry/experts/lone-${tag}@1.0.0`;
+}
 
 // A steady tenant well inside its rate limit: each of its two reads at B_RATE requests per second, evenly
 // spaced, from a process of its own (open loop: B's latency is what it waits, not how fast it could go).
@@ -114,6 +147,7 @@ async function flood() {
       tag,
       durationS: DURATION_S + 2,
       publishConnections: PUBLISH_CONNECTIONS,
+      updatePath,
     }),
   ]);
   if (FLOOD_NICE !== 0 && child.pid !== undefined) setPriority(child.pid, FLOOD_NICE);
@@ -137,7 +171,7 @@ const statusesOf = (result: FloodResult) =>
     .map(([code, stat]) => `${code}×${stat.count}`)
     .join(' ');
 console.log(
-  `\nFairness — ${new Date().toISOString().slice(0, 10)}, ${DURATION_S} s per phase, ${UNLIMITED ? 'no rate limits' : 'default rate limits'}, flood at nice ${FLOOD_NICE}\n`,
+  `\nFairness — ${new Date().toISOString().slice(0, 10)}, ${DURATION_S} s per phase, ${UNLIMITED ? 'no rate limits' : 'default rate limits'}, flood at nice ${FLOOD_NICE}, A's writes: ${FLOOD_KIND}\n`,
 );
 console.log('| B measures | alone p99 | while A floods p99 | ratio | bar |');
 console.log('|---|---:|---:|---:|---|');
