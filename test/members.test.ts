@@ -345,6 +345,14 @@ describe('accepting', () => {
     );
   });
 
+  it('invitations to one email sent at once: exactly one is created, the others are 409', async () => {
+    const address = email('race');
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => invite(org.ownerKey, { email: address, role: 'member' })),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409]);
+  });
+
   it('one pending invitation per email, and never for a member', async () => {
     const address = email('twice');
     await invited({ email: address, role: 'member' });

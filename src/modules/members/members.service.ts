@@ -184,42 +184,49 @@ export function createMembersService(deps: MembersServiceDeps) {
   return {
     async invite(principal: Principal, organizationIdOrSlug: string, input: CreateInvitationInput) {
       const organization = await manageable(principal, organizationIdOrSlug);
-      const [member] = await db
-        .select({ userId: users.id })
-        .from(users)
-        .innerJoin(
-          memberships,
-          and(eq(memberships.userId, users.id), eq(memberships.organizationId, organization.id)),
-        )
-        .where(eq(users.email, input.email));
-      if (member) {
-        throw new ApiError('conflict', `${input.email} is already a member (user ${member.userId})`, [
-          { path: 'userId', message: member.userId },
-        ]);
-      }
       const now = clock.now();
-      const [pending] = await db
-        .select({ id: invitations.id })
-        .from(invitations)
-        .where(
-          and(
-            eq(invitations.organizationId, organization.id),
-            eq(invitations.email, input.email),
-            isNull(invitations.acceptedAt),
-            isNull(invitations.revokedAt),
-            gt(invitations.expiresAt, now),
-          ),
-        );
-      if (pending) {
-        throw new ApiError(
-          'conflict',
-          `${input.email} already has a pending invitation (${pending.id}): revoke it to send a new one`,
-          [{ path: 'invitationId', message: pending.id }],
-        );
-      }
       const token = `inv_${randomBase62(43)}`;
       const days = input.expiresInDays ?? DEFAULT_INVITATION_DAYS;
       const row = await db.transaction(async (tx) => {
+        // The organization's row first: invitations to one organization are checked and written one at a time,
+        // so two at once for the same email cannot both pass the checks below.
+        await tx
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(eq(organizations.id, organization.id))
+          .for('update');
+        const [member] = await tx
+          .select({ userId: users.id })
+          .from(users)
+          .innerJoin(
+            memberships,
+            and(eq(memberships.userId, users.id), eq(memberships.organizationId, organization.id)),
+          )
+          .where(eq(users.email, input.email));
+        if (member) {
+          throw new ApiError('conflict', `${input.email} is already a member (user ${member.userId})`, [
+            { path: 'userId', message: member.userId },
+          ]);
+        }
+        const [pending] = await tx
+          .select({ id: invitations.id })
+          .from(invitations)
+          .where(
+            and(
+              eq(invitations.organizationId, organization.id),
+              eq(invitations.email, input.email),
+              isNull(invitations.acceptedAt),
+              isNull(invitations.revokedAt),
+              gt(invitations.expiresAt, now),
+            ),
+          );
+        if (pending) {
+          throw new ApiError(
+            'conflict',
+            `${input.email} already has a pending invitation (${pending.id}): revoke it to send a new one`,
+            [{ path: 'invitationId', message: pending.id }],
+          );
+        }
         const [created] = await tx
           .insert(invitations)
           .values({
