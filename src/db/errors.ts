@@ -51,3 +51,56 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The error in a chain that carries `key` (drizzle wraps the driver's error as its `cause`). */
+function inChain<T>(error: unknown, pick: (value: Record<string, unknown>) => T | undefined): T | undefined {
+  for (
+    let current = error, depth = 0;
+    current && typeof current === 'object' && depth < 8;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
+    const found = pick(current as Record<string, unknown>);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+/**
+ * What of a database error may be logged: its SQLSTATE, the constraint, table and column it names, the routine
+ * that raised it and the statement's text (placeholders, never values). Never its parameters, and never the
+ * driver's message or detail, which quote the values they refused (`invalid input syntax for type uuid:
+ * "…"`, `Key (email)=(…) already exists`); drizzle's wrapper writes every parameter into its message. Undefined
+ * for an error that is not the database's.
+ */
+export function loggableDatabaseError(error: unknown): Record<string, unknown> | undefined {
+  const state = sqlState(error);
+  const query = inChain(error, (e) => (Array.isArray(e.params) ? text(e.query) : undefined));
+  if (state === undefined && query === undefined) return undefined;
+  const driver = inChain(error, (e) => (e.code === state ? e : undefined));
+  // A connection failure has no SQLSTATE but a system error code (ECONNREFUSED), which says what happened.
+  const errno = state ? undefined : inChain(error, (e) => (typeof e.code === 'string' ? e.code : undefined));
+  const fields = Object.fromEntries(
+    (['constraint', 'table', 'column', 'dataType', 'routine', 'severity'] as const)
+      .map((name) => [name, text(driver?.[name])])
+      .filter(([, value]) => value !== undefined),
+  );
+  const where = fields.constraint
+    ? ` (constraint ${fields.constraint})`
+    : fields.table
+      ? ` (table ${fields.table})`
+      : '';
+  // The stack's frames only: the lines before them repeat the message (drizzle's spans several lines).
+  const stack = (error as { stack?: unknown } | undefined)?.stack;
+  const frames = typeof stack === 'string' ? stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  return {
+    type: 'DatabaseError',
+    message: `database error ${state ?? errno ?? '(no SQLSTATE)'}${where}`,
+    ...(state ? { sqlState: state } : {}),
+    ...(errno ? { code: errno } : {}),
+    ...fields,
+    ...(query ? { query: query.slice(0, 500) } : {}),
+    ...(frames.length > 0 ? { stack: frames.join('\n') } : {}),
+  };
+}

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { loggableDatabaseError } from '../db/errors.js';
 
 export const REDACTED = '[redacted]';
 
@@ -133,8 +134,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
           remoteAddress: request.socket?.remoteAddress,
         }),
         // Error objects are not plain: redact what the serializer copies out of them (a client library's
-        // error can carry the request's headers).
-        err: (error: Error) => redactSecrets(pino.stdSerializers.err(error)),
+        // error can carry the request's headers). A database error is logged by its SQLSTATE and where, never
+        // with the values its statement carried (loggableDatabaseError).
+        err: (error: Error) => loggableDatabaseError(error) ?? redactSecrets(pino.stdSerializers.err(error)),
       },
     },
     destination,
