@@ -300,6 +300,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/oauth/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The providers an integration can be registered for, named as people know them, with the redirect URI to register */
+        get: operations["listOAuthPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/verify/{presetKey}": {
         parameters: {
             query?: never;
@@ -1540,9 +1557,21 @@ export interface components {
             id: string;
             organizationId: string;
             presetKey: string;
+            /** @description The provider as people know it (GitHub, not github) */
+            presetName: string;
             version: components["schemas"]["IntegrationVersionInput"];
             createdAt: string;
             updatedAt: string;
+        };
+        OAuthPresetInput: {
+            key: string;
+            /** @description The provider as people know it */
+            name: string;
+            /** @description Registering it needs the OpenID issuer URL (oidc) */
+            issuerRequired: boolean;
+            defaultScopes: string[];
+            /** @description The redirect URI to register at the provider for this preset (connect and verify use it) */
+            redirectUri: string;
         };
         KeyRotationResultInput: {
             /** @description client secrets re-encrypted in this run */
@@ -2512,9 +2541,21 @@ export interface components {
             id: string;
             organizationId: string;
             presetKey: string;
+            /** @description The provider as people know it (GitHub, not github) */
+            presetName: string;
             version: components["schemas"]["IntegrationVersion"];
             createdAt: string;
             updatedAt: string;
+        };
+        OAuthPreset: {
+            key: string;
+            /** @description The provider as people know it */
+            name: string;
+            /** @description Registering it needs the OpenID issuer URL (oidc) */
+            issuerRequired: boolean;
+            defaultScopes: string[];
+            /** @description The redirect URI to register at the provider for this preset (connect and verify use it) */
+            redirectUri: string;
         };
         KeyRotationResult: {
             /** @description client secrets re-encrypted in this run */
@@ -5350,6 +5391,82 @@ export interface operations {
             };
             /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listOAuthPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OAuthPreset"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -46,6 +46,7 @@ describe('POST /admin/v1/organizations/{org}/integrations', () => {
       id: expect.any(String),
       organizationId: org.id,
       presetKey: 'oidc',
+      presetName: 'OpenID Connect',
       version: {
         id: expect.any(String),
         number: 1,

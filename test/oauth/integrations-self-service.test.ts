@@ -88,11 +88,29 @@ const startConnect = (key: string) =>
   call('GET', `/api/oauth/start/oidc?${new URLSearchParams({ projectId, environmentId })}`, key);
 
 describe('integrations, self-service', () => {
+  it('the preset catalogue names each provider as people know it, with the redirect URI to register', async () => {
+    const res = await call<{
+      data: Array<{ key: string; name: string; issuerRequired: boolean; redirectUri: string }>;
+    }>('GET', '/api/v1/oauth/presets', org.ownerKey);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.find((p) => p.key === 'github')).toMatchObject({
+      name: 'GitHub',
+      issuerRequired: false,
+      redirectUri: `${world.server.url}/api/oauth/callback/github`,
+    });
+    expect(res.body.data.find((p) => p.key === 'oidc')).toMatchObject({ issuerRequired: true });
+    expect(res.body.data.find((p) => p.key === 'google')).toMatchObject({
+      name: 'Google',
+      issuerRequired: false,
+    });
+  });
+
   it('the owner registers one (unverified, secret write-only); a second registration is 409; flows wait for verification', async () => {
     const res = await call<{ data: Integration }>('POST', integrationsPath(), org.ownerKey, registration());
     expect(res.status, res.text).toBe(201);
     expect(res.body.data).toMatchObject({
       presetKey: 'oidc',
+      presetName: 'OpenID Connect',
       version: { number: 1, clientId: CLIENT_ID, verified: false, scopes: ['openid', 'email', 'profile'] },
     });
     expect(res.text).not.toContain(CLIENT_SECRET);

@@ -91,6 +91,7 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   updateIntegration: 'integrations:manage',
   deleteIntegration: 'integrations:manage',
   verifyIntegration: 'integrations:manage',
+  listOAuthPresets: { none: 'the preset catalogue is the same for every organization' },
   publishExpert: 'experts:write',
   updateExpert: 'experts:write',
   deleteExpert: 'experts:delete',
@@ -112,6 +113,7 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   updateMe: 'changes the caller only',
   changePassword: 'changes the caller only',
   verifyIntegration: "names a preset only: verifies the caller's own organization's integration for it",
+  listOAuthPresets: 'the preset catalogue is the same for every organization',
   publishExpert: "publishes under the caller's own organization; a foreign scope is 403 (docs/registry.md)",
   perstackPublishExpert: 'the same publish as publishExpert, through the Perstack-compatible face',
 };

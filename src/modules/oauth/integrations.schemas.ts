@@ -66,9 +66,22 @@ export const integrationSchema = z
     id: z.string(),
     organizationId: z.string(),
     presetKey: z.string(),
+    presetName: z.string().meta({ description: 'The provider as people know it (GitHub, not github)' }),
     version: integrationVersionSchema,
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .meta({ id: 'Integration' });
 export type IntegrationRecord = z.infer<typeof integrationSchema>;
+
+export const presetSchema = z
+  .object({
+    key: z.string(),
+    name: z.string().meta({ description: 'The provider as people know it' }),
+    issuerRequired: z.boolean().meta({ description: 'Registering it needs the OpenID issuer URL (oidc)' }),
+    defaultScopes: z.array(z.string()),
+    redirectUri: z.string().meta({
+      description: 'The redirect URI to register at the provider for this preset (connect and verify use it)',
+    }),
+  })
+  .meta({ id: 'OAuthPreset' });

@@ -30,6 +30,7 @@ function presentIntegration(row: IntegrationRow, version: IntegrationVersionRow)
     id: row.id,
     organizationId: row.organizationId,
     presetKey: row.presetKey,
+    presetName: findPreset(row.presetKey)?.name ?? row.presetKey,
     version: {
       id: version.id,
       number: version.number,

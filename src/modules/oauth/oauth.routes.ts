@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
 import { connectionSchema } from './connections.js';
+import { presetSchema } from './integrations.schemas.js';
 import type { OAuthService } from './oauth.service.js';
 import { PRESET_KEYS } from './presets/index.js';
 
@@ -45,6 +46,19 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
       );
       return reply.header('set-cookie', setCookie).redirect(location, 302);
     },
+  });
+
+  app.get('/v1/oauth/presets', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'listOAuthPresets',
+      summary:
+        'The providers an integration can be registered for, named as people know them, with the redirect URI to register',
+      tags,
+      security: bearerSecurity,
+      response: { 200: dataOf(z.array(presetSchema)), ...managementErrors(401) },
+    },
+    handler: async () => ({ data: oauthService.presets() }),
   });
 
   app.get('/oauth/verify/:presetKey', {

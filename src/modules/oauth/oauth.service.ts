@@ -20,7 +20,7 @@ import {
 import type { IntegrationsService } from './integrations.service.js';
 import { connections, type IntegrationVersionRow, oauthStates } from './oauth.tables.js';
 import type { OAuthHttpOptions } from './oauth-http.js';
-import { type AccountIdentity, findPreset, type Preset } from './presets/index.js';
+import { type AccountIdentity, allPresets, findPreset, type Preset } from './presets/index.js';
 import { describeProviderError, grantedScopes } from './provider-client.js';
 import { resolveReturnTo, withOutcome } from './return-to.js';
 import {
@@ -219,6 +219,16 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   }
 
   return {
+    /** The presets an integration can be registered for, with the redirect URI to register at the provider. */
+    presets: () =>
+      allPresets().map((preset) => ({
+        key: preset.key,
+        name: preset.name,
+        issuerRequired: preset.discovery && !preset.issuer,
+        defaultScopes: preset.defaultScopes,
+        redirectUri: redirectUri(preset.key),
+      })),
+
     /** Validates the request and answers where to send the browser, with the state cookie to set. */
     async start(principal: Principal, presetKey: string, query: StartQuery) {
       const preset = findPreset(presetKey);

@@ -17,4 +17,7 @@ const PRESETS: ReadonlyMap<string, Preset> = new Map(
 
 export const PRESET_KEYS = [...PRESETS.keys()];
 
+/** Every preset, in the catalogue's order. */
+export const allPresets = (): Preset[] => [...PRESETS.values()];
+
 export const findPreset = (key: string): Preset | undefined => PRESETS.get(key);
