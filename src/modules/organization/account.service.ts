@@ -40,14 +40,15 @@ export function createAccountService({ database, clock, sessions, ownOrganizatio
         input,
         ip,
         principal.kind === 'session' ? principal.sessionId : undefined,
+        (tx) =>
+          recordAuditEvent(tx, {
+            organizationId: principal.organizationId,
+            action: 'user.password_changed',
+            actor: principal,
+            target: { type: 'user', id: principal.userId },
+            at: clock.now(),
+          }),
       );
-      await recordAuditEvent(db, {
-        organizationId: principal.organizationId,
-        action: 'user.password_changed',
-        actor: principal,
-        target: { type: 'user', id: principal.userId },
-        at: clock.now(),
-      });
     },
 
     async renameOrganization(principal: Principal, idOrSlug: string, name: string) {

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database, Tx } from '../../db/client.js';
 import { ApiError, tooManyRequests } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
@@ -156,13 +156,15 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
      * A user changes their own password (docs/organization-api.md, "Account settings"): the current one is
      * checked as a login checks it, and wrong guesses count against the login throttle of that account and
      * address (429 past it). On success every other console session of the user ends; `keepSessionId`, the
-     * session making the change, stays signed in. API keys are untouched.
+     * session making the change, stays signed in. API keys are untouched. The new hash, the sessions ended and
+     * `within` (the audit event) are written in one transaction.
      */
     async changePassword(
       userId: string,
       input: { currentPassword: string; newPassword: string },
       ip: string,
-      keepSessionId?: string,
+      keepSessionId: string | undefined,
+      within: (tx: Tx) => Promise<void>,
     ) {
       const [user] = await db.select().from(users).where(eq(users.id, userId));
       if (!user) throw new ApiError('not_found', `User ${userId} not found`);
@@ -177,17 +179,21 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
           { path: 'currentPassword', message: 'is not your current password' },
         ]);
       }
-      await passwords.setPassword(userId, input.newPassword);
-      await db
-        .update(consoleSessions)
-        .set({ revokedAt: clock.now() })
-        .where(
-          and(
-            eq(consoleSessions.userId, userId),
-            isNull(consoleSessions.revokedAt),
-            keepSessionId ? ne(consoleSessions.id, keepSessionId) : undefined,
-          ),
-        );
+      const passwordHash = await hashPassword(input.newPassword);
+      await db.transaction(async (tx) => {
+        await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+        await tx
+          .update(consoleSessions)
+          .set({ revokedAt: clock.now() })
+          .where(
+            and(
+              eq(consoleSessions.userId, userId),
+              isNull(consoleSessions.revokedAt),
+              keepSessionId ? ne(consoleSessions.id, keepSessionId) : undefined,
+            ),
+          );
+        await within(tx);
+      });
     },
 
     /**
