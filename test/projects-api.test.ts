@@ -341,6 +341,41 @@ describe('who may', () => {
     expect(untouched.body.data.environments).toHaveLength(2);
   });
 
+  it('an environment grant with projects:write renames and deletes only its environment', async () => {
+    const { org } = world;
+    const project = await newProject();
+    const [mine, theirs] = project.environments;
+    const scoped = await createKey(server(), org, org.ownerId, {
+      type: 'environment',
+      environmentIds: [mine!.id],
+      permissions: ['projects:write'],
+    });
+    const base = `/api/v1/projects/${project.id}/environments`;
+    const renamed = await request<{ data: Part }>('PATCH', `${base}/${mine!.id}`, scoped.key, {
+      name: 'live',
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expectApiError(
+      await request('PATCH', `${base}/${theirs!.id}`, scoped.key, { name: 'x' }),
+      404,
+      'not_found',
+    );
+    expectApiError(await request('DELETE', `${base}/${theirs!.id}`, scoped.key), 404, 'not_found');
+    // The project itself is beyond an environment grant: not its to rename or extend.
+    expectApiError(
+      await request('PATCH', `/api/v1/projects/${project.id}`, scoped.key, { name: 'x' }),
+      404,
+      'not_found',
+    );
+    expectApiError(await request('POST', base, scoped.key, { name: 'qa' }), 404, 'not_found');
+    // Deleting the environment its own grant names: the key itself is in the way (409), cascade revokes it.
+    const blocked = await request<Blocked>('DELETE', `${base}/${mine!.id}`, scoped.key);
+    expectApiError(blocked, 409, 'conflict');
+    expect(blocked.body.error.details).toEqual([{ path: `apiKeys.${scoped.id}`, message: '(unnamed key)' }]);
+    expect((await request('DELETE', `${base}/${mine!.id}?cascade=true`, scoped.key)).status).toBe(204);
+    expectApiError(await request('GET', '/api/v1/me', scoped.key), 401, 'unauthorized');
+  });
+
   it("another organization's project is 404; a member is refused (403) by key and by console session; an admin may", async () => {
     const { org } = world;
     const other = await createOrganization(server(), 'team');
