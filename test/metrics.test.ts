@@ -111,11 +111,20 @@ describe('GET /metrics on the main port', () => {
     }
   });
 
-  it('is refused to a request that came through a proxy, even from loopback, without a token', async () => {
-    const res = await server.request('GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } });
-    expectApiError(res, 403, 'forbidden');
-    expect(res.body).toMatchObject({ error: { message: expect.stringContaining('CADRE_METRICS_TOKEN') } });
-  });
+  it.each([
+    ['x-forwarded-for', '203.0.113.9'],
+    ['x-real-ip', '203.0.113.9'],
+    ['forwarded', 'for=203.0.113.9'],
+    ['x-forwarded-host', 'metrics.example.com'],
+    ['x-forwarded-proto', 'https'],
+  ])(
+    'is refused to a request that came through a proxy (%s), even from loopback, without a token',
+    async (name, value) => {
+      const res = await server.request('GET', '/metrics', { headers: { [name]: value } });
+      expectApiError(res, 403, 'forbidden');
+      expect(res.body).toMatchObject({ error: { message: expect.stringContaining('CADRE_METRICS_TOKEN') } });
+    },
+  );
 });
 
 describe('GET /metrics with CADRE_METRICS_TOKEN', () => {

@@ -134,6 +134,23 @@ describe('behind a load balancer (trustProxy)', () => {
       await server.close();
     }
   });
+
+  it('counts IPv6 clients by their /64: a fresh address of the same /64 gets no fresh budget', async () => {
+    const server = await startServer({
+      trustProxy: ['127.0.0.1'],
+      rateLimits: { ...small, anonymousRead: 2 },
+    });
+    try {
+      const from = (ip: string) =>
+        server.request('GET', '/registry/v1/experts/x', { headers: { 'x-forwarded-for': ip } });
+      expect((await from('2001:db8:a:b::1')).status).toBe(404);
+      expect((await from('2001:db8:a:b:ffff::2')).status).toBe(404);
+      expectRegistryError(await from('2001:db8:a:b:1:2:3:4'), 429);
+      expect((await from('2001:db8:a:c::1')).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('failed authentications per client address', () => {

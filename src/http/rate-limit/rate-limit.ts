@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../../modules/auth/permissions.js';
+import { addressKey } from '../client-address.js';
 import { type ApiError, tooManyRequests } from '../errors.js';
 import type { RequestStep, ResponseStep } from '../pipeline.js';
 import type { RateLimitHit, RateLimitStore } from './store.js';
@@ -76,7 +77,7 @@ export function rateLimitSubject(request: FastifyRequest): { key: string; anonym
   const principal = request.principal;
   if (principal) return { key: credentialKey(principal), anonymous: false };
   if (request.routeConfig.auth === 'admin') return { key: 'admin', anonymous: false };
-  return { key: `ip:${request.ip}`, anonymous: true };
+  return { key: `ip:${addressKey(request.ip)}`, anonymous: true };
 }
 
 const credentialKey = (principal: Principal): string =>
@@ -167,11 +168,12 @@ export function createAuthFailureLimit(
   return {
     gate: (request) => {
       if (blocked.size === 0) return undefined;
-      const until = blocked.get(request.ip);
+      const address = addressKey(request.ip);
+      const until = blocked.get(address);
       if (until === undefined) return undefined;
       const nowMs = clock.now().getTime();
       if (until <= nowMs) {
-        blocked.delete(request.ip);
+        blocked.delete(address);
         return undefined;
       }
       const retryS = secondsUntil(until, nowMs);
@@ -183,15 +185,11 @@ export function createAuthFailureLimit(
     },
     count: (request, reply) => {
       if (reply.statusCode !== 401) return;
-      const hit = count(
-        `authfail:${request.ip}`,
-        options.authFailures,
-        options.windowMs,
-        clock.now().getTime(),
-      );
+      const address = addressKey(request.ip);
+      const hit = count(`authfail:${address}`, options.authFailures, options.windowMs, clock.now().getTime());
       // The answer is out; a shared store's count lands when it lands (it fails open on its own).
-      if (hit instanceof Promise) void hit.then((value) => remember(request.ip, value));
-      else remember(request.ip, hit);
+      if (hit instanceof Promise) void hit.then((value) => remember(address, value));
+      else remember(address, hit);
     },
   };
 }

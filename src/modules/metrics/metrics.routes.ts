@@ -11,8 +11,11 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 /**
  * Who may read /metrics on the main port: with CADRE_METRICS_TOKEN, a Bearer of it (constant-time compare);
  * without, only a direct client on loopback — a request that came through a proxy (it carries
- * X-Forwarded-For or Forwarded) is refused even from loopback, since the proxy's clients are anyone.
+ * Forwarded, Via, X-Real-IP or any X-Forwarded-* header) is refused even from loopback, since the proxy's clients are anyone.
  */
+/** Headers only a proxy adds: any of them means the client is someone behind it, not this machine. */
+const PROXY_HEADER = /^(forwarded|via|x-real-ip|x-forwarded-.+|x-client-ip|true-client-ip|cf-connecting-ip)$/;
+
 function metricsAccess(token: string | undefined) {
   return (request: FastifyRequest): ApiError | undefined => {
     if (token) {
@@ -21,8 +24,7 @@ function metricsAccess(token: string | undefined) {
         ? undefined
         : unauthorized('Missing or invalid metrics token');
     }
-    const proxied =
-      request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
+    const proxied = Object.keys(request.headers).some((name) => PROXY_HEADER.test(name));
     if (!proxied && LOOPBACK.has(request.socket.remoteAddress ?? '')) return undefined;
     return new ApiError('forbidden', 'Metrics are served to loopback only; set CADRE_METRICS_TOKEN');
   };

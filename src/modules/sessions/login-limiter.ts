@@ -1,3 +1,4 @@
+import { addressKey } from '../../http/client-address.js';
 import type { Clock } from '../../lib/clock.js';
 
 export interface LoginLimits {
@@ -67,8 +68,9 @@ export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries
   const wait = (window: Window, now: number) => Math.max(1, Math.ceil((window.resetAt - now) / 1000));
 
   return {
-    /** Counts this attempt against the IP; answers the seconds to wait when a limit is already reached. */
-    admit(ip: string, email: string): number | undefined {
+    /** Counts this attempt against the address (an IPv6 client by its /64, addressKey); answers the seconds to wait when a limit is already reached. */
+    admit(clientIp: string, email: string): number | undefined {
+      const ip = addressKey(clientIp);
       const now = clock.now().getTime();
       const byIp = current(`ip:${ip}`, now);
       if (byIp.count >= limits.perIp) return wait(byIp, now);
@@ -80,12 +82,14 @@ export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries
         return wait(byAccount, now);
       return undefined;
     },
-    failed(email: string, ip: string) {
+    failed(email: string, clientIp: string) {
+      const ip = addressKey(clientIp);
       const now = clock.now().getTime();
       current(`pair:${email}\n${ip}`, now).count++;
       current(`account:${email}`, now).count++;
     },
-    succeeded(email: string, ip: string) {
+    succeeded(email: string, clientIp: string) {
+      const ip = addressKey(clientIp);
       const now = clock.now().getTime();
       windows.delete(`pair:${email}\n${ip}`);
       // A sign-in from an address the account used before resets the account-wide count too.
