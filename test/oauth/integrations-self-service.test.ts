@@ -20,7 +20,9 @@ import {
   connect,
   type OAuthWorld,
   outcomeOf,
+  registerIntegration,
   type Started,
+  startFlow,
   startOAuthWorld,
 } from './harness.js';
 
@@ -299,6 +301,32 @@ describe('integrations, self-service', () => {
     expect((await listed())[0]!.version.verified).toBe(false);
     expect((await verify(adminKey)).params.oauth_status).toBe('success');
     expect((await listed())[0]!.version.verified).toBe(true);
+  });
+
+  it('a connect flow started before the integration was removed cannot complete with it', async () => {
+    const team = await createOrganization(world.server, 'team');
+    const made = await createProject(world.server, team);
+    // The operator's override: registered verified.
+    await registerIntegration(world, team.id);
+    const started = await startFlow(world, team.ownerKey, {
+      projectId: made.project.id,
+      environmentId: made.environments[0]!.id,
+    });
+    const removed = await call('DELETE', `${integrationsPath(team)}/oidc`, team.ownerKey);
+    expect(removed.status, removed.text).toBe(204);
+    const redirect = await approveAtProvider(world, started);
+    const done = await callback(world, redirect, team.ownerKey, started.cookie);
+    answers.push(done);
+    expect(outcomeOf(done).params).toMatchObject({
+      oauth_status: 'error',
+      oauth_error: 'exchange_failed',
+      oauth_error_description: 'The integration no longer exists',
+    });
+    const stored = await world.server.context.database.db
+      .select()
+      .from(connections)
+      .where(eq(connections.organizationId, team.id));
+    expect(stored).toEqual([]);
   });
 
   it('no answer ever carried a client secret', () => {
