@@ -190,6 +190,18 @@ describe('GET /auth/session and POST /auth/logout', () => {
     expectApiError(plans, 401, 'unauthorized');
   });
 
+  it('logout without a session clears the cookie and answers 200, as /openapi.json says (its security is optional)', async () => {
+    const out = await server.request('POST', '/auth/logout');
+    expect(out.status, out.text).toBe(200);
+    expect(out.headers.getSetCookie().find((c) => c.startsWith('cadre_session='))).toMatch(
+      /Expires=Thu, 01 Jan 1970/,
+    );
+    const document = await server.request<{
+      paths: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
+    }>('GET', '/openapi.json');
+    expect(document.body.paths['/auth/logout']?.post?.security).toEqual([{ consoleSession: [] }, {}]);
+  });
+
   it('ends every session of a user when an operator sets a new password', async () => {
     const a = await login(server, ownerEmail());
     const b = await login(server, ownerEmail());
