@@ -7,6 +7,7 @@ import { registerAuthentication } from './http/auth.js';
 import { answerClientError } from './http/client-errors.js';
 import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './http/concurrency.js';
 import { registerCsrfProtection } from './http/csrf.js';
+import { refuseForeignJsonCharsets } from './http/json-charset.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { FACES, type Face, faceOfUnroutedPath, registerFace } from './http/faces.js';
@@ -361,6 +362,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     adminToken: deps.adminToken,
   });
   registerCsrfProtection(app);
+  refuseForeignJsonCharsets(app);
   const limits = {
     store: rateLimitStore,
     clock,

@@ -115,14 +115,45 @@ describe('error model', () => {
     expectApiError(res, 400, 'bad_request');
   });
 
-  it('answers a non-JSON content type 400 bad_request', async () => {
+  it('answers a non-JSON content type 415 unsupported_media_type', async () => {
     const res = await server.request('POST', '/api/v1/api-keys', {
       key: org.ownerKey,
       rawBody: 'name=x',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expectApiError(res, 400, 'bad_request');
+    expectApiError(res, 415, 'unsupported_media_type');
   });
+
+  it.each(['utf-16', 'ISO-8859-1', '"latin1"'])(
+    'answers JSON declared as charset=%s 415 before reading it; UTF-8 in any spelling is JSON',
+    async (charset) => {
+      const body = JSON.stringify({
+        name: 'caf\u00e9',
+        grants: { type: 'organization', permissions: ['billing:read'] },
+      });
+      const res = await server.request('POST', '/api/v1/api-keys', {
+        key: org.ownerKey,
+        rawBody: body,
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      });
+      expectApiError(res, 415, 'unsupported_media_type');
+      expect((res.body as { error: { message: string } }).error.message).toContain('UTF-8');
+      const registry = await server.request('POST', '/registry/experts', {
+        key: org.ownerKey,
+        rawBody: '{}',
+        headers: { 'content-type': `application/json;charset=${charset}` },
+      });
+      expectRegistryError(registry, 415);
+      for (const utf8 of ['utf-8', 'UTF-8', 'utf8']) {
+        const ok = await server.request('POST', '/api/v1/api-keys', {
+          key: org.ownerKey,
+          rawBody: body,
+          headers: { 'content-type': `application/json; charset=${utf8}` },
+        });
+        expect(ok.status, ok.text).toBe(200);
+      }
+    },
+  );
 
   it('answers schema failures 422 with the paths of every problem', async () => {
     const res = await server.request('POST', '/api/v1/api-keys', {

@@ -130,8 +130,9 @@ function toApiError(error: FastifyError): ApiError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('bad_request', 'The request body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Unsupported Content-Type: send application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('bad_request', 'Unsupported Content-Type: send application/json');
+      return new ApiError('bad_request', 'The Content-Length does not match the body');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', 'The request body is too large');
   }

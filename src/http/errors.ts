@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   idempotency_key_in_use: 409,
   request_timeout: 408,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   idempotency_key_reused: 422,
   validation_failed: 422,
   rate_limited: 429,

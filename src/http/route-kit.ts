@@ -33,15 +33,16 @@ export const sendSerialized = (reply: FastifyReply, body: Buffer): FastifyReply 
 /** `{ data: … }`, the envelope of every successful single-resource management answer. */
 export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /**
  * The error answers a management route documents, each in the PublicApiError shape. Every route may answer
- * 400, 413 (body over the limit), 429 (rate limits), 500 and 503 (overload, outage, deadline).
+ * 400, 413 (body over the limit), 415 (a body that is not UTF-8 JSON), 429 (rate limits), 500 and 503
+ * (overload, outage, deadline).
  */
 export const managementErrors = (...statuses: ErrorStatus[]) =>
   Object.fromEntries(
-    [...new Set<ErrorStatus>([400, ...statuses, 413, 429, 500, 503])].map((status) => [
+    [...new Set<ErrorStatus>([400, ...statuses, 413, 415, 429, 500, 503])].map((status) => [
       status,
       managementErrorSchema,
     ]),
@@ -49,7 +50,7 @@ export const managementErrors = (...statuses: ErrorStatus[]) =>
 
 export const registryErrors = (...statuses: ErrorStatus[]) =>
   Object.fromEntries(
-    [...new Set<ErrorStatus>([400, ...statuses, 413, 429, 500, 503])].map((status) => [
+    [...new Set<ErrorStatus>([400, ...statuses, 413, 415, 429, 500, 503])].map((status) => [
       status,
       registryErrorSchema,
     ]),
