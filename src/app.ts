@@ -7,11 +7,11 @@ import { registerAuthentication } from './http/auth.js';
 import { answerClientError } from './http/client-errors.js';
 import { type ConcurrencyOptions, createConcurrencyLimit, DEFAULT_CONCURRENCY } from './http/concurrency.js';
 import { registerCsrfProtection } from './http/csrf.js';
-import { refuseForeignJsonCharsets } from './http/json-charset.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { FACES, type Face, faceOfUnroutedPath, registerFace } from './http/faces.js';
 import { registerCloseOnShutdown, requestLogStep, setResponseHeaders } from './http/hooks.js';
+import { refuseForeignJsonCharsets } from './http/json-charset.js';
 import { lazyChildLogger } from './http/logger.js';
 import { registerOpenApi } from './http/openapi.js';
 import {
