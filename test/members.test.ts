@@ -273,6 +273,36 @@ describe('accepting', () => {
     expect((await preview(invitation.token)).body.data.state).toBe('pending');
   });
 
+  it('parallel guesses count too, and a fresh invitation to the same account brings no fresh budget', async () => {
+    const elsewhere = await createOrganization(server, 'team');
+    await setPassword(server, elsewhere.ownerId);
+    const address = `owner@${elsewhere.slug}.test`;
+    const first = await invited({ email: address, role: 'member' });
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, guess) => accept(first.token, { password: `parallel guess ${guess}` })),
+    );
+    expect(answers.filter((res) => res.status === 429).length).toBe(4);
+    const path = `/api/v1/organizations/${org.slug}/invitations/${first.id}`;
+    expect((await server.request('DELETE', path, { key: org.ownerKey })).status).toBe(200);
+    const second = await invited({ email: address, role: 'member' });
+    expectApiError(await accept(second.token, { password: PASSWORD }), 429, 'rate_limited');
+  });
+
+  it("never sets a password on an account the operator made without one: the link's holder cannot take it over", async () => {
+    // Another organization's owner, created by the operator with no console password.
+    const victim = await createOrganization(server, 'team');
+    const address = `owner@${victim.slug}.test`;
+    const invitation = await invited({ email: address, role: 'member' });
+    expect((await preview(invitation.token)).body.data.account).toBe('existing');
+    const taken = await accept(invitation.token, { name: 'Mallory', password: 'chosen by the inviter' });
+    expectApiError(taken, 409, 'conflict');
+    const signIn = await server.request('POST', '/auth/login', {
+      body: { email: address, password: 'chosen by the inviter' },
+    });
+    expect(signIn.status).toBe(401);
+    expect((await preview(invitation.token)).body.data.state).toBe('pending');
+  });
+
   it('an existing user signed in to the console accepts without a password (with the CSRF token)', async () => {
     const elsewhere = await createOrganization(server, 'team');
     await setPassword(server, elsewhere.ownerId);

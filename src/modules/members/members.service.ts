@@ -73,13 +73,18 @@ const gone = (state: Exclude<State, 'pending'>) => new ApiError(GONE_CODE[state]
 export function createMembersService(deps: MembersServiceDeps) {
   const { database, bus, clock, tenancy } = deps;
   const { db } = database;
-  // Wrong passwords per invitation: whoever holds a link cannot guess its account's password without end.
+  // Password attempts per invited account (its email, not the invitation: a fresh invitation to the same
+  // email gets no fresh budget), counted before the password is checked, so parallel guesses count too.
   const failures = new Map<string, { count: number; since: number }>();
 
-  function admitGuess(invitationId: string) {
-    const entry = failures.get(invitationId);
+  function admitGuess(email: string) {
     const now = clock.now().getTime();
-    if (!entry || now - entry.since > FAILURE_WINDOW_MS) return;
+    const entry = failures.get(email);
+    if (!entry || now - entry.since > FAILURE_WINDOW_MS) {
+      failures.set(email, { count: 1, since: now });
+      if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
+      return;
+    }
     if (entry.count >= MAX_PASSWORD_FAILURES) {
       const wait = Math.ceil((entry.since + FAILURE_WINDOW_MS - now) / 1000);
       throw tooManyRequests(
@@ -88,14 +93,7 @@ export function createMembersService(deps: MembersServiceDeps) {
         'invitation',
       );
     }
-  }
-
-  function failedGuess(invitationId: string) {
-    const now = clock.now().getTime();
-    const entry = failures.get(invitationId);
-    if (!entry || now - entry.since > FAILURE_WINDOW_MS) failures.set(invitationId, { count: 1, since: now });
-    else entry.count++;
-    if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
+    entry.count++;
   }
 
   function stateOf(row: InvitationRow): State {
@@ -423,7 +421,7 @@ export function createMembersService(deps: MembersServiceDeps) {
         state,
         message: STATE_WORDS[state],
         expiresAt: row.expiresAt.toISOString(),
-        account: user?.passwordHash ? ('existing' as const) : ('new' as const),
+        account: user ? ('existing' as const) : ('new' as const),
       };
     },
 
@@ -440,15 +438,22 @@ export function createMembersService(deps: MembersServiceDeps) {
       let passwordHash: string | undefined;
       if (existing && existing.id === signedInUserId) {
         // Signed in to the console as the invited account: that is proof enough (the session's CSRF token too).
+      } else if (existing && !existing.passwordHash) {
+        // An account the operator made without a password: the link never sets one (its holder, the inviter
+        // included, would own the account in every organization it belongs to).
+        throw new ApiError(
+          'conflict',
+          `${found.email} already has an account without a console password: have the operator set one ` +
+            '(cadre admin password set), sign in, then open this link again',
+        );
       } else if (existing?.passwordHash) {
-        admitGuess(found.id);
+        admitGuess(found.email);
         if (input.password === undefined) {
           throw new ApiError('validation_failed', `Give the password of ${found.email}, or sign in as it`, [
             { path: 'password', message: `the password of ${found.email} is required` },
           ]);
         }
         if (!(await verifyPassword(input.password, existing.passwordHash))) {
-          failedGuess(found.id);
           throw new ApiError('validation_failed', `The password is not the password of ${found.email}`, [
             { path: 'password', message: `is not the password of ${found.email}` },
           ]);
@@ -473,16 +478,11 @@ export function createMembersService(deps: MembersServiceDeps) {
         if (current !== 'pending') throw gone(current);
         let user = existing;
         if (passwordHash !== undefined) {
-          const [written] = existing
-            ? await tx
-                .update(users)
-                .set({ passwordHash, name: input.name ?? existing.name })
-                .where(eq(users.id, existing.id))
-                .returning()
-            : await tx
-                .insert(users)
-                .values({ id: newId(), email: row!.email, name: input.name ?? null, passwordHash })
-                .returning();
+          // Only ever a new user: an existing row's credentials are never set through a link.
+          const [written] = await tx
+            .insert(users)
+            .values({ id: newId(), email: row!.email, name: input.name ?? null, passwordHash })
+            .returning();
           user = written;
         }
         const [membership] = await tx
