@@ -215,6 +215,25 @@ describe('integrations, self-service', () => {
     );
   });
 
+  it('the stored secret never follows new endpoints: changing the issuer or an endpoint needs the secret again', async () => {
+    const before = (await listed())[0]!.version;
+    for (const change of [
+      { tokenEndpoint: 'https://attacker.example/token' },
+      { issuer: 'https://attacker.example' },
+      { tokenEndpointAuth: 'client_secret_post' },
+    ]) {
+      const res = await call<{ error: { details: Array<{ path: string }> } }>(
+        'PATCH',
+        `${integrationsPath()}/oidc`,
+        org.ownerKey,
+        change,
+      );
+      expectApiError(res, 422, 'validation_failed');
+      expect(res.body.error.details.map((detail) => detail.path)).toEqual(['clientSecret']);
+    }
+    expect((await listed())[0]!.version).toEqual(before);
+  });
+
   it('removing one that connections use is 409 naming them; cascade disconnects them and destroys the secrets', async () => {
     const existing = await world.server.context.database.db
       .select()

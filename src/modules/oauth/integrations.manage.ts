@@ -108,7 +108,7 @@ export function createIntegrationManagement(deps: IntegrationManagementDeps) {
 
     /**
      * A new version from the current one and the changes given (the client secret is kept unless a new one is
-     * sent). Endpoints are resolved again (discovery, for OpenID presets) only when the issuer, an endpoint or
+     * sent, and must be sent again when the endpoints change). Endpoints are resolved again (discovery, for OpenID presets) only when the issuer, an endpoint or
      * the client authentication changes. The new version is unverified until verified again.
      */
     async update(principal: Principal, idOrSlug: string, presetKey: string, patch: UpdateIntegrationInput) {
@@ -123,6 +123,14 @@ export function createIntegrationManagement(deps: IntegrationManagementDeps) {
         patch.tokenEndpoint !== undefined ||
         patch.userinfoEndpoint !== undefined ||
         patch.tokenEndpointAuth !== undefined;
+      // The stored secret never goes to endpoints it was not registered for: whoever may edit the integration
+      // but was never given the secret could otherwise point the token endpoint at a server of theirs.
+      if (endpointsChange && patch.clientSecret === undefined) {
+        throw validationFailed(
+          'clientSecret',
+          'is required again when the issuer, an endpoint or the client authentication changes',
+        );
+      }
       const provider = endpointsChange
         ? await service.resolveEndpoints(preset, {
             issuer: patch.issuer ?? version.provider.issuer ?? undefined,
