@@ -52,6 +52,18 @@ describe('database errors in the logs', () => {
     expect(String(logged.err.query ?? '')).toMatch(/\$1/);
   });
 
+  it("leaves other errors with a five-letter code as they are (nodemailer's EAUTH is no SQLSTATE)", () => {
+    const { lines, logger } = captureLogs();
+    logger.warn(
+      { err: Object.assign(new Error('Invalid login: 535 Authentication failed'), { code: 'EAUTH' }) },
+      'mail',
+    );
+    expect(JSON.parse(lines[0]!).err).toMatchObject({
+      message: 'Invalid login: 535 Authentication failed',
+      code: 'EAUTH',
+    });
+  });
+
   describe('through the HTTP answers that hit them', () => {
     let server: TestServer;
     const { lines, logger } = captureLogs();

@@ -75,9 +75,11 @@ const text = (value: unknown) => (typeof value === 'string' && value.length > 0 
  * for an error that is not the database's.
  */
 export function loggableDatabaseError(error: unknown): Record<string, unknown> | undefined {
-  const state = sqlState(error);
   const query = inChain(error, (e) => (Array.isArray(e.params) ? text(e.query) : undefined));
-  if (state === undefined && query === undefined) return undefined;
+  // A five-letter code alone is no SQLSTATE (nodemailer's EAUTH): a driver's error also says its severity.
+  const fromDriver = inChain(error, (e) => (typeof e.severity === 'string' ? true : undefined));
+  if (query === undefined && !fromDriver) return undefined;
+  const state = sqlState(error);
   const driver = inChain(error, (e) => (e.code === state ? e : undefined));
   // A connection failure has no SQLSTATE but a system error code (ECONNREFUSED), which says what happened.
   const errno = state ? undefined : inChain(error, (e) => (typeof e.code === 'string' ? e.code : undefined));
