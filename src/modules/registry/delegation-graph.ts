@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { parseExpertKey } from './expert-definition.js';
+import { textArray } from './registry.repo.js';
 import { registryExperts as e, registryNames } from './registry.tables.js';
 
 /**
@@ -91,12 +93,6 @@ export async function checkDelegation(
   }
 }
 
-const textArray = (values: string[]) =>
-  sql`ARRAY[${sql.join(
-    values.map((value) => sql`${value}`),
-    sql`, `,
-  )}]::text[]`;
-
 /** The shortest way from `start` back to itself among the versions the walk reached, as `name@version`s. */
 async function cyclePath(tx: Executor, start: DelegationStart, ids: string[]): Promise<string[]> {
   const result = await tx.execute(
@@ -105,11 +101,10 @@ async function cyclePath(tx: Executor, start: DelegationStart, ids: string[]): P
   const nodes = (result as unknown as { rows: Array<DelegationStart & { delegates: string[] }> }).rows;
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const label = (node: DelegationStart) => `${node.name}@${node.version}`;
-  const targets = (key: string) => {
-    const at = key.indexOf('@', 1);
-    const name = at === -1 ? key : key.slice(0, at);
-    const suffix = at === -1 ? '' : key.slice(at + 1);
-    return nodes.filter((node) => node.name === name && (!suffix.includes('.') || node.version === suffix));
+  // An exact key leads to its version; a floating one (tag, latest, bare name) to every version of the name.
+  const targets = (text: string) => {
+    const key = parseExpertKey(text);
+    return nodes.filter((node) => node.name === key.name && (!key.version || node.version === key.version));
   };
   // Breadth first from start's delegates; `cameFrom` leads back along the shortest way.
   const cameFrom = new Map<string, string>();

@@ -270,20 +270,19 @@ export async function setStatus(tx: Executor, id: string, status: ExpertRecord['
   await tx.update(e).set({ status, updatedAt: now }).where(eq(e.id, id));
 }
 
+/** A text[] literal of `values`, each a bound parameter. */
+export const textArray = (values: string[]) =>
+  sql`ARRAY[${sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  )}]::text[]`;
+
 /** Expert keys (other than `excludeId`'s own) among `keys` that some Expert delegates to. */
 export async function delegatingExperts(tx: Executor, keys: string[], excludeId: string) {
   return tx
     .select({ name: e.name, version: e.version })
     .from(e)
-    .where(
-      and(
-        sql`${e.delegates} && ${sql`ARRAY[${sql.join(
-          keys.map((k) => sql`${k}`),
-          sql`, `,
-        )}]::text[]`}`,
-        ne(e.id, excludeId),
-      ),
-    )
+    .where(and(sql`${e.delegates} && ${textArray(keys)}`, ne(e.id, excludeId)))
     .limit(5);
 }
 
