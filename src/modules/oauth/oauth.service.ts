@@ -125,6 +125,31 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   }
 
   /**
+   * What both callbacks (connect and verify) do with the provider: exchange the code with the pinned version
+   * and read the account; a failure as the `exchange_failed` description.
+   */
+  async function exchangeAndIdentify(
+    preset: Preset,
+    version: IntegrationVersionRow,
+    payload: StatePayload,
+    params: URLSearchParams,
+  ): Promise<{ result: ExchangeResult; identity: AccountIdentity } | { failure: string }> {
+    try {
+      const result = await exchangeCode(version, integrations.clientSecret(version), {
+        params,
+        state: payload.state,
+        codeVerifier: payload.codeVerifier,
+        redirectUri: redirectUri(payload.presetKey),
+        http,
+      });
+      return { result, identity: await identifyAccount(preset, version, result, http) };
+    } catch (error) {
+      const { code, description } = describeProviderError(error);
+      return { failure: `${code}: ${description}` };
+    }
+  }
+
+  /**
    * The callback of a verification (`startVerification`): the same user, still holding integrations:manage,
    * exchanges the code with the pinned version and reads the account, which proves the client id, secret,
    * endpoints and redirect URI work. The tokens are then discarded (revoked at the provider when it can) and a
@@ -145,22 +170,10 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     const preset = findPreset(payload.presetKey);
     const version = await integrations.getVersion(payload.integrationVersionId);
     if (!preset || !version) return fail('exchange_failed', 'The integration no longer exists');
+    const exchanged = await exchangeAndIdentify(preset, version, payload, params);
+    if ('failure' in exchanged) return fail('exchange_failed', exchanged.failure);
+    const { result, identity } = exchanged;
     const secret = integrations.clientSecret(version);
-    let result: ExchangeResult;
-    let identity: AccountIdentity;
-    try {
-      result = await exchangeCode(version, secret, {
-        params,
-        state: payload.state,
-        codeVerifier: payload.codeVerifier,
-        redirectUri: redirectUri(payload.presetKey),
-        http,
-      });
-      identity = await identifyAccount(preset, version, result, http);
-    } catch (error) {
-      const { code, description } = describeProviderError(error);
-      return fail('exchange_failed', `${code}: ${description}`);
-    }
     const revocation = await revokeAtProvider(
       version,
       secret,
@@ -363,21 +376,9 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       const active = await integrations.current(payload.organizationId, payload.presetKey);
       if (!preset || !version || !active) return fail('exchange_failed', 'The integration no longer exists');
 
-      let result: ExchangeResult;
-      let identity: AccountIdentity;
-      try {
-        result = await exchangeCode(version, integrations.clientSecret(version), {
-          params,
-          state: payload.state,
-          codeVerifier: payload.codeVerifier,
-          redirectUri: redirectUri(payload.presetKey),
-          http,
-        });
-        identity = await identifyAccount(preset, version, result, http);
-      } catch (error) {
-        const { code, description } = describeProviderError(error);
-        return fail('exchange_failed', `${code}: ${description}`);
-      }
+      const exchanged = await exchangeAndIdentify(preset, version, payload, params);
+      if ('failure' in exchanged) return fail('exchange_failed', exchanged.failure);
+      const { result, identity } = exchanged;
 
       const ring = deps.keyRing();
       const values = {
