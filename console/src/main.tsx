@@ -11,8 +11,11 @@ import { Billing } from './pages/Billing.js';
 import { Connections } from './pages/Connections.js';
 import { ExpertPage } from './pages/ExpertPage.js';
 import { Home } from './pages/Home.js';
+import { Invitation } from './pages/Invitation.js';
+import { Members } from './pages/Members.js';
 import { NotFound } from './pages/NotFound.js';
 import { RegistryList } from './pages/RegistryList.js';
+import { Settings } from './pages/Settings.js';
 import { SignIn } from './pages/SignIn.js';
 import './styles.css';
 
@@ -90,6 +93,24 @@ const router = createBrowserRouter([
           </RequireSession>
         ),
       },
+      {
+        path: '/members',
+        element: (
+          <RequireSession>
+            <Members />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/settings',
+        element: (
+          <RequireSession>
+            <Settings />
+          </RequireSession>
+        ),
+      },
+      // The invitation link is public: the invitee may have no account yet.
+      { path: '/invitations/:token', element: <Invitation /> },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -28,7 +28,7 @@ export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
     meta: { signIn: true },
-    mutationFn: async (credentials: { email: string; password: string }) => {
+    mutationFn: async (credentials: { email: string; password: string; organization?: string }) => {
       const result = await api.POST('/auth/login', { body: credentials });
       if (!result.response.ok) throw toProblem(result.response, result.error);
       return unwrap(result).data;
@@ -74,4 +74,15 @@ export function useMe() {
     queryFn: async (): Promise<Me> => unwrap(await api.GET('/api/v1/me')).data,
     staleTime: 60_000,
   });
+}
+
+export type Permission = Me['permissions'][number];
+
+/**
+ * What the signed-in person may do, from GET /api/v1/me: pages show a button, menu entry or form only when
+ * its permission is here (the API refuses the rest anyway). False while it loads, so nothing flashes.
+ */
+export function useCan(): (permission: Permission) => boolean {
+  const me = useMe();
+  return (permission) => me.data?.permissions.includes(permission) ?? false;
 }

@@ -18,6 +18,10 @@ export const PERMISSION_WORDS: Record<string, string> = {
   'members:read': 'list members',
   'projects:read': 'list projects',
   'integrations:read': 'list integrations',
+  'projects:write': 'create, rename and delete projects, environments and agents',
+  'integrations:manage': 'register and remove OAuth integrations',
+  'organization:manage': 'rename the organization',
+  'members:manage': 'invite, change and remove members',
 };
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;

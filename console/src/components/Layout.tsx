@@ -43,6 +43,8 @@ export function Layout() {
                 <NavLink to="/connections">Connections</NavLink>
                 <NavLink to="/billing">Billing</NavLink>
                 {me.data?.permissions.includes('audit:read') && <NavLink to="/audit">Audit</NavLink>}
+                <NavLink to="/members">Members</NavLink>
+                <NavLink to="/settings">Settings</NavLink>
               </>
             )}
           </nav>

@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { formatDate, formatDateTime } from '../format.js';
+import { useCan } from '../session.js';
 import { grantInWords } from '../words.js';
 import { CreateKeyForm } from './CreateKeyForm.js';
 
@@ -24,6 +25,7 @@ export function ApiKeys() {
   const { cursor, pagerProps } = useCursors();
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const can = useCan();
   const keys = useQuery({
     queryKey: ['api-keys', cursor],
     queryFn: async ({ signal }) =>
@@ -52,7 +54,7 @@ export function ApiKeys() {
           <h1 tabIndex={-1}>API keys</h1>
           <p className="muted">Keys let programs call Cadre as you, with the rights you grant them.</p>
         </div>
-        {!creating && (
+        {!creating && can('api-keys:create') && (
           <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
             Create an API key
           </button>
@@ -107,7 +109,7 @@ export function ApiKeys() {
                           : 'never'}
                     </td>
                     <td>
-                      {!key.revokedAt && (
+                      {!key.revokedAt && can('api-keys:revoke') && (
                         <button
                           type="button"
                           className="button button-small button-danger-outline"

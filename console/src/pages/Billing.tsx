@@ -5,7 +5,7 @@ import { api, currentCsrfToken, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { formatDate } from '../format.js';
-import { useSession } from '../session.js';
+import { useCan, useSession } from '../session.js';
 import { USAGE_WORDS } from '../words.js';
 import { useBilling } from './billing-queries.js';
 
@@ -68,6 +68,7 @@ export function UsageBars({ usage }: { usage: Usage }) {
 export function Billing() {
   const session = useSession();
   const org = session.data?.organization.slug ?? '';
+  const can = useCan();
   const [params] = useSearchParams();
   const path = { organizationIdOrSlug: org };
   const plans = useQuery({
@@ -175,7 +176,7 @@ export function Billing() {
                     <li>{plan.limits.connections.toLocaleString()} connections</li>
                     <li>{plan.limits.apiRequests.toLocaleString()} API requests a month</li>
                   </ul>
-                  {!current && plan.amount > 0 && (
+                  {!current && plan.amount > 0 && can('billing:manage') && (
                     <button
                       type="button"
                       className="button button-primary"
@@ -213,7 +214,7 @@ export function Billing() {
             ) : (
               <p className="muted">Loading…</p>
             )}
-            {sub && sub.status !== 'none' && (
+            {sub && sub.status !== 'none' && can('billing:manage') && (
               <button type="button" className="button" disabled={busy} onClick={once(() => portal.mutate())}>
                 {portal.isPending ? 'Opening…' : 'Manage billing'}
               </button>

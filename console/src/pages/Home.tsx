@@ -51,6 +51,18 @@ export function Home() {
                 </li>
               )}
               <li className="card">
+                <Link to="/members">Members</Link>
+                <p className="small muted">
+                  {me.data?.permissions.includes('members:manage')
+                    ? 'Invite people, change their roles, remove members.'
+                    : 'The people of your organization.'}
+                </p>
+              </li>
+              <li className="card">
+                <Link to="/settings">Settings</Link>
+                <p className="small muted">Your name and password.</p>
+              </li>
+              <li className="card">
                 <Link to="/">Registry</Link>
                 <p className="small muted">Your Experts and everyone's.</p>
               </li>

@@ -6,6 +6,7 @@ import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { expertPath } from '../format.js';
+import { useCan } from '../session.js';
 
 type Expert = components['schemas']['RegistryExpert'];
 type Update = components['schemas']['UpdateExpert'];
@@ -18,6 +19,7 @@ export function OwnerActions({ expert }: { expert: Expert }) {
   const customTags = expert.tags.filter((tag) => tag !== 'latest');
   const [tags, setTags] = useState(customTags.join(', '));
   const [done, setDone] = useState('');
+  const can = useCan();
 
   const refresh = () => client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'session' });
 
@@ -61,6 +63,8 @@ export function OwnerActions({ expert }: { expert: Expert }) {
     update.mutate({ tags: list });
   };
 
+  // Every role may write Experts today; a credential that may neither write nor delete sees nothing here.
+  if (!can('experts:write') && !can('experts:delete')) return null;
   const disabled = expert.status === 'disabled';
   return (
     <section className="card owner-actions" aria-labelledby="owner-actions">
@@ -96,13 +100,15 @@ export function OwnerActions({ expert }: { expert: Expert }) {
             Disable…
           </button>
         )}
-        <button
-          type="button"
-          className="button button-danger-outline"
-          onClick={() => setConfirming('delete')}
-        >
-          Delete…
-        </button>
+        {can('experts:delete') && (
+          <button
+            type="button"
+            className="button button-danger-outline"
+            onClick={() => setConfirming('delete')}
+          >
+            Delete…
+          </button>
+        )}
       </div>
 
       <form className="inline-form" onSubmit={saveTags}>

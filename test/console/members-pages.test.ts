@@ -1,0 +1,267 @@
+import { eq } from 'drizzle-orm';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invitations } from '../../src/modules/members/invitations.tables.js';
+import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { http } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { PASSWORD, setPassword } from '../support/session.js';
+import { expectAccessible, openConsole, screenshots } from './console-page.js';
+
+let server: TestServer;
+let chromium: TestBrowser | undefined;
+let browser: Browser;
+let org: TestOrganization;
+let ownerEmail: string;
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  browser = chromium.browser;
+  server = await startServer();
+  org = await createOrganization(server, 'team');
+  ownerEmail = `owner@${org.slug}.test`;
+  await setPassword(server, org.ownerId);
+});
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+const heading = (page: Page) => page.locator('main h1').first();
+
+async function signIn(page: Page, email: string, next: string, password = PASSWORD) {
+  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Invites through the owner's page and returns the link's token, read from the page (shown once). */
+async function invite(page: Page, email: string, role: 'member' | 'admin' = 'member'): Promise<string> {
+  await page.getByRole('button', { name: 'Invite someone' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Role').selectOption(role);
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  const link = page.getByTestId('invitation-link');
+  await expect.poll(() => link.count()).toBe(1);
+  const url = (await link.textContent()) ?? '';
+  const token = url.split('/invitations/')[1] ?? '';
+  expect(token).toMatch(/^inv_/);
+  return token;
+}
+
+const memberUserId = async (email: string) => {
+  const list = await http<{ data: Array<{ userId: string; email: string | null; role: string }> }>(
+    server.url,
+    'GET',
+    `/api/v1/organizations/${org.id}/members?limit=100`,
+    { key: org.ownerKey },
+  );
+  return list.body.data.find((member) => member.email === email);
+};
+
+describe('members, invitations and settings in the browser', () => {
+  it('owner invites, the invitee joins through the link, sees only member things, is promoted, then removed', async () => {
+    const owner = await openConsole(browser);
+    await signIn(owner.page, ownerEmail, '/members');
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Members');
+    await expect.poll(() => owner.page.getByRole('row', { name: /owner@/ }).count()).toBe(1);
+    // The owner's own row offers nothing that would remove or demote the owner.
+    const ownerRow = owner.page.getByRole('row', { name: /owner@/ });
+    expect(await ownerRow.getByRole('button').count()).toBe(0);
+    expect(await ownerRow.textContent()).toContain('transfer the ownership');
+
+    const email = `ada@${org.slug}.test`;
+    await owner.page.getByRole('button', { name: 'Invite someone' }).click();
+    await owner.page.getByLabel('Email').fill(email);
+    await screenshots(owner.page, 'members-invite-form');
+    await expectAccessible(owner.page, 'the invite form');
+    await owner.page.getByRole('button', { name: 'Send invitation' }).click();
+    const link = owner.page.getByTestId('invitation-link');
+    await expect.poll(() => link.count()).toBe(1);
+    const token = ((await link.textContent()) ?? '').split('/invitations/')[1] ?? '';
+    expect(token).toMatch(/^inv_/);
+    // No SMTP server is configured: the page says the link was not emailed.
+    expect(await owner.page.getByRole('status').filter({ hasText: 'did not email' }).count()).toBe(1);
+    await screenshots(owner.page, 'members-invitation-link');
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    expect(await owner.page.getByTestId('invitation-link').count()).toBe(0);
+    const pendingRow = owner.page.getByRole('row', { name: new RegExp(email) });
+    await expect.poll(() => pendingRow.count()).toBe(1);
+    await screenshots(owner.page, 'members-owner');
+    await expectAccessible(owner.page, 'the members page (owner)');
+
+    // The invitee, in another browser, with no account yet.
+    const invitee = await openConsole(browser);
+    await invitee.page.goto(`${server.url}/invitations/${token}`);
+    await expect.poll(() => heading(invitee.page).textContent()).toBe(`Join ${org.slug}`);
+    expect(await invitee.page.locator('main').textContent()).toContain(email);
+    await invitee.page.getByLabel('Your name').fill('Ada Lovelace');
+    await invitee.page.getByLabel('Password').fill('short');
+    await screenshots(invitee.page, 'invitation');
+    await expectAccessible(invitee.page, 'the invitation page');
+    // The browser holds a password under 12 characters back; a long one goes through.
+    await invitee.page.getByLabel('Password').fill('analytical engine 1843');
+    await invitee.page.getByRole('button', { name: 'Create account and join' }).click();
+    await expect.poll(() => new URL(invitee.page.url()).pathname).toBe('/home');
+    await expect.poll(() => heading(invitee.page).textContent()).toBe(org.slug);
+    const joined = await memberUserId(email);
+    expect(joined?.role).toBe('member');
+    const memberKey = await createKey(server, org, joined!.userId);
+    expect((await http(server.url, 'GET', '/api/v1/me', { key: memberKey.key })).status).toBe(200);
+
+    // The member sees the list, and no control a member cannot use.
+    await invitee.page.getByRole('link', { name: 'Members' }).first().click();
+    await expect.poll(() => heading(invitee.page).textContent()).toBe('Members');
+    await expect.poll(() => invitee.page.getByRole('row', { name: /Ada Lovelace/ }).count()).toBe(1);
+    const main = invitee.page.locator('main');
+    expect(await main.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
+    expect(await main.getByRole('button').count()).toBe(0);
+    expect(await main.getByText('Pending invitations').count()).toBe(0);
+    // Other members' emails are not shown to a member; their own is.
+    expect(await main.textContent()).not.toContain(ownerEmail);
+    expect(await main.textContent()).toContain(email);
+    await screenshots(invitee.page, 'members-member');
+    await expectAccessible(invitee.page, 'the members page (member)');
+    // Billing: plans and usage, but no Upgrade or Manage billing.
+    await invitee.page.goto(`${server.url}/billing`);
+    await expect.poll(() => invitee.page.getByRole('heading', { name: 'Plans' }).count()).toBe(1);
+    await expect.poll(() => invitee.page.locator('.plan').count()).toBeGreaterThan(1);
+    expect(await invitee.page.getByRole('button', { name: /Upgrade/ }).count()).toBe(0);
+    expect(await invitee.page.getByRole('button', { name: 'Manage billing' }).count()).toBe(0);
+    // Settings: their own name and password, not the organization's name.
+    await invitee.page.goto(`${server.url}/settings`);
+    await expect
+      .poll(() => invitee.page.getByLabel('Name', { exact: true }).inputValue())
+      .toBe('Ada Lovelace');
+    expect(await invitee.page.getByLabel('Organization name').count()).toBe(0);
+    // The owner's page still offers Upgrade (same build, other role): the absence above is the role's.
+    await owner.page.goto(`${server.url}/billing`);
+    await expect.poll(() => owner.page.getByRole('button', { name: /Upgrade/ }).count()).toBeGreaterThan(0);
+
+    // The owner makes Ada an admin; her key follows at once.
+    await owner.page.goto(`${server.url}/members`);
+    const adaRow = owner.page.getByRole('row', { name: /Ada Lovelace/ });
+    await expect.poll(() => adaRow.count()).toBe(1);
+    await adaRow.getByRole('button', { name: 'Make admin' }).click();
+    await expect
+      .poll(() => owner.page.getByRole('status').first().textContent())
+      .toContain('is now an admin');
+    await expect.poll(() => adaRow.textContent()).toContain('Admin');
+    const me = await http<{ data: { role: string } }>(server.url, 'GET', '/api/v1/me', {
+      key: memberKey.key,
+    });
+    expect(me.body.data.role).toBe('admin');
+
+    // An admin manages members but never sees a control on the owner's row, nor a transfer.
+    await invitee.page.goto(`${server.url}/members`);
+    await expect
+      .poll(() => invitee.page.getByRole('button', { name: 'Invite someone' }).count(), { timeout: 10_000 })
+      .toBe(1);
+    const ownerRowAsAdmin = invitee.page.getByRole('row', { name: /owner@/ });
+    expect(await ownerRowAsAdmin.getByRole('button').count()).toBe(0);
+    expect(await invitee.page.getByRole('button', { name: /Transfer ownership/ }).count()).toBe(0);
+    expect(await invitee.page.getByRole('option', { name: /Owner/ }).count()).toBe(0);
+
+    // The owner removes her: her key is refused at once, and her console session is gone.
+    await adaRow.getByRole('button', { name: 'Remove…' }).click();
+    await screenshots(owner.page, 'members-remove-dialog');
+    await owner.page.getByRole('button', { name: 'Remove the member' }).click();
+    await expect.poll(() => adaRow.count()).toBe(0);
+    expect(await owner.page.getByRole('status').first().textContent()).toContain('API keys are revoked');
+    expect((await http(server.url, 'GET', '/api/v1/me', { key: memberKey.key })).status).toBe(401);
+    await invitee.page.goto(`${server.url}/members`);
+    await expect.poll(() => heading(invitee.page).textContent()).toBe('Sign in');
+
+    // The used link now says so.
+    await invitee.page.goto(`${server.url}/invitations/${token}`);
+    await expect.poll(() => invitee.page.locator('main').textContent()).toContain('Sign in');
+    expect(owner.problems).toEqual([]);
+    expect(invitee.problems).toEqual([]);
+    await owner.close();
+    await invitee.close();
+  });
+
+  it('a revoked or expired link says so in words, with what to do next', async () => {
+    const owner = await openConsole(browser);
+    await signIn(owner.page, ownerEmail, '/members');
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Members');
+    const revoked = await invite(owner.page, `bob@${org.slug}.test`);
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    const expired = await invite(owner.page, `eve@${org.slug}.test`, 'admin');
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    const bobRow = owner.page.getByRole('row', { name: /bob@/ });
+    await bobRow.getByRole('button', { name: 'Revoke…' }).click();
+    await owner.page.getByRole('button', { name: 'Revoke the invitation' }).click();
+    await expect.poll(() => bobRow.count()).toBe(0);
+    await server.context.database.db
+      .update(invitations)
+      .set({ expiresAt: new Date(Date.now() - 60_000) })
+      .where(eq(invitations.email, `eve@${org.slug}.test`));
+
+    const visitor = await openConsole(browser);
+    await visitor.page.goto(`${server.url}/invitations/${revoked}`);
+    await expect.poll(() => visitor.page.locator('main').textContent()).toContain('revoked');
+    expect(await visitor.page.locator('main').textContent()).toContain('Ask whoever invited you');
+    expect(await visitor.page.locator('form').count()).toBe(0);
+    await screenshots(visitor.page, 'invitation-revoked');
+    await expectAccessible(visitor.page, 'a revoked invitation');
+
+    await visitor.page.goto(`${server.url}/invitations/${expired}`);
+    await expect.poll(() => visitor.page.locator('main').textContent()).toContain('expired');
+    expect(await visitor.page.locator('main').textContent()).toContain('send a new invitation');
+    await screenshots(visitor.page, 'invitation-expired');
+
+    await visitor.page.goto(`${server.url}/invitations/inv_${'x'.repeat(43)}`);
+    await expect.poll(() => visitor.page.locator('main').textContent()).toContain('not valid');
+    expect(visitor.problems).toEqual([]);
+    await visitor.close();
+    await owner.close();
+  });
+
+  it('settings: the owner renames self and the organization; a new password ends the other session', async () => {
+    const here = await openConsole(browser);
+    const elsewhere = await openConsole(browser);
+    await signIn(elsewhere.page, ownerEmail, '/keys');
+    await expect.poll(() => heading(elsewhere.page).textContent()).toBe('API keys');
+    await signIn(here.page, ownerEmail, '/settings');
+    await expect.poll(() => heading(here.page).textContent()).toBe('Settings');
+
+    await here.page.getByLabel('Name', { exact: true }).fill('Grace Hopper');
+    await here.page.getByRole('button', { name: 'Save name' }).click();
+    await expect.poll(() => here.page.getByText('Name saved.').count()).toBe(1);
+    await here.page.getByLabel('Organization name').fill('Hopper & Co');
+    await here.page.getByRole('button', { name: 'Rename organization' }).click();
+    await expect.poll(() => here.page.getByText('Organization renamed.').count()).toBe(1);
+    await expect.poll(() => here.page.locator('.account-name').textContent()).toContain('Hopper & Co');
+
+    // A wrong current password is said in words; nothing changes.
+    await here.page.getByLabel('Current password').fill('not the password');
+    await here.page.getByLabel('New password', { exact: true }).fill('a brand new passphrase');
+    await here.page.getByLabel('New password again').fill('a brand new passphrase');
+    await here.page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => here.page.getByText('The current password is wrong.').count()).toBe(1);
+    await screenshots(here.page, 'settings-wrong-password');
+    await expectAccessible(here.page, 'settings with an error');
+
+    await here.page.getByLabel('Current password').fill(PASSWORD);
+    await here.page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => here.page.getByText(/Your other sessions were signed out/).count()).toBe(1);
+    await screenshots(here.page, 'settings');
+    await expectAccessible(here.page, 'settings');
+
+    // The other browser is sent to sign-in; this one stays signed in.
+    await elsewhere.page.goto(`${server.url}/keys`);
+    await expect.poll(() => heading(elsewhere.page).textContent()).toBe('Sign in');
+    await here.page.goto(`${server.url}/settings`);
+    await expect.poll(() => heading(here.page).textContent()).toBe('Settings');
+    // The new password signs in; the old one no longer does.
+    await signIn(elsewhere.page, ownerEmail, '/home', 'a brand new passphrase');
+    await expect.poll(() => new URL(elsewhere.page.url()).pathname).toBe('/home');
+    expect(here.problems).toEqual([]);
+    await here.close();
+    await elsewhere.close();
+  });
+});
