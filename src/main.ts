@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       anonymousRead: env.CADRE_RATE_LIMIT_ANONYMOUS_READ,
       anonymousWrite: env.CADRE_RATE_LIMIT_ANONYMOUS_WRITE,
       authFailures: env.CADRE_RATE_LIMIT_AUTH_FAILURES,
+      organizationMultiple: env.CADRE_RATE_LIMIT_ORGANIZATION_MULTIPLE,
     },
     concurrency: {
       enabled: env.CADRE_RATE_LIMITS === 'on',

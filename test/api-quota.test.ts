@@ -64,6 +64,31 @@ describe('the apiRequests plan limit is enforced per request', () => {
     expect((await listKeys(spent.ownerKey)).status).toBe(200);
   });
 
+  it('counts authenticated registry writes on both faces, not registry reads', async () => {
+    const org = await organizationAllowed(2);
+    const publish = (path: string) => server.request('POST', path, { key: org.ownerKey, body: {} });
+    expect((await publish('/registry/experts')).status).toBe(400);
+    // Reads of the public registry are not API requests, with a key or without.
+    for (let i = 0; i < 3; i++) {
+      expect((await server.request('GET', '/registry/experts', { key: org.ownerKey })).status).toBe(200);
+      expect((await server.request('GET', '/api/registry/v1/experts', { key: org.ownerKey })).status).toBe(
+        200,
+      );
+    }
+    expect((await publish('/api/registry/v1/experts')).status).toBe(400);
+    const refused = await publish('/registry/experts');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 429, error: 'Too Many Requests' });
+    const usage = await server.request<Usage>('GET', `/api/v1/organizations/${org.id}/billing/usage`, {
+      key: org.ownerKey,
+    });
+    expect(usage.body.data.counters.find((c) => c.key === 'apiRequests')).toEqual({
+      key: 'apiRequests',
+      used: 2,
+      limit: 2,
+    });
+  });
+
   it('counts exactly under concurrency: 20 parallel requests against a limit of 7, seven are served', async () => {
     const org = await organizationAllowed(7);
     const answers = await Promise.all(Array.from({ length: 20 }, () => listKeys(org.ownerKey)));

@@ -7,7 +7,7 @@ import { createMemoryStore, type RateLimitStore } from '../src/http/rate-limit/s
 import { createManualClock } from '../src/lib/clock.js';
 import type { Principal } from '../src/modules/auth/permissions.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
-import { createOrganization, createProject, uniqueSlug } from './support/fixtures.js';
+import { createKey, createOrganization, createProject, uniqueSlug } from './support/fixtures.js';
 import { captureLogs } from './support/log-capture.js';
 import { startServer, type TestServer } from './support/server.js';
 import { type RedisServer, startRedis } from './support/servers.js';
@@ -115,6 +115,54 @@ describe('rate limits (in-memory store)', () => {
     );
     const res = await server.request('GET', '/api/v1/api-keys', { key: org.ownerKey });
     expect(res.headers.get('ratelimit-remaining')).toBe('2');
+  });
+});
+
+describe("an organization's budget over all its credentials", () => {
+  let server: TestServer;
+  const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
+  beforeAll(async () => {
+    server = await startServer({
+      clock,
+      rateLimits: { read: 1_000, write: 3, organizationMultiple: 2, windowMs: 60_000 },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('shares one budget (multiple × a credential’s) between every key: fresh keys bring no fresh budget', async () => {
+    const org = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
+    const first = await createKey(server, org, org.ownerId);
+    const second = await createKey(server, org, org.ownerId);
+    clock.advance(60_000); // the admin token's three writes above leave the window
+    const write = (key: string) => server.request('POST', '/api/v1/api-keys', { key, body: { grants: {} } });
+
+    for (const key of [org.ownerKey, first.key]) {
+      for (let i = 0; i < 3; i++) expect((await write(key)).status).toBe(422);
+    }
+    // The third key has its own budget left (3) but the organization's (2 × 3) is spent.
+    const refused = await write(second.key);
+    expectApiError(refused, 429, 'rate_limited');
+    expect(refused.body.error.message).toBe(
+      'Too many requests: 6 writes per 60 s for this organization (all its keys and sessions together); retry after 60 s',
+    );
+    expect(refused.headers.get('ratelimit-limit')).toBe('6');
+    expect(refused.headers.get('retry-after')).toBe('60');
+    // Registry writes share it too; reads are another class.
+    expectRegistryError(
+      await server.request('POST', '/registry/experts', { key: second.key, body: {} }),
+      429,
+    );
+    const read = await server.request('GET', '/api/v1/api-keys', { key: second.key });
+    expect(read.status).toBe(200);
+    // The headers describe the tighter budget: this key's own 1,000 reads vs the organization's 2,000.
+    expect(read.headers.get('ratelimit-limit')).toBe('1000');
+
+    // Another organization is untouched.
+    const other = await createOrganization(server, 'personal', uniqueSlug(), { planLimits: 'plan' });
+    expect((await write(other.ownerKey)).status).toBe(422);
+
+    clock.advance(60_000);
+    expect((await write(second.key)).status).toBe(422);
   });
 });
 

@@ -87,6 +87,8 @@ const envSchema = z.object({
   CADRE_RATE_LIMIT_WRITE: positiveInt.default(1_200),
   CADRE_RATE_LIMIT_ANONYMOUS_READ: positiveInt.default(3_000),
   CADRE_RATE_LIMIT_ANONYMOUS_WRITE: positiveInt.default(600),
+  /** An organization's budget over all its credentials, as a multiple of CADRE_RATE_LIMIT_READ / _WRITE. */
+  CADRE_RATE_LIMIT_ORGANIZATION_MULTIPLE: positiveInt.default(5),
   /** Failed authentications (401) per client IP and window; past it the address gets 429 unread. */
   CADRE_RATE_LIMIT_AUTH_FAILURES: positiveInt.default(600),
   /** Requests naming Projects outside the caller's organization, per user and window, before 429. */

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { READ_METHODS } from './rate-limit/rate-limit.js';
 import type { App } from './route-kit.js';
 
 /**
@@ -18,8 +19,12 @@ export interface FaceDefaults {
   errorShape: ErrorShape;
   /** `Cache-Control: no-store` on every answer (management answers are never cached). */
   noStore: boolean;
-  /** Counted as an API request of the caller's organization (billing usage). */
-  countUsage: boolean;
+  /**
+   * Which authenticated requests count as API requests of the caller's organization (billing usage and the
+   * `apiRequests` quota): `true` every one, `'writes'` only changes (the registries: their reads are public
+   * and cached, their writes are an organization's work like any management call), `false` none.
+   */
+  countUsage: boolean | 'writes';
   /** `false`: never shed under overload (health probes, metrics). Routes set `rateLimit: false` alike. */
   shed?: false;
   /** `false`: served even when the organization has used its plan's API requests (billing, to upgrade). */
@@ -45,11 +50,11 @@ export const FACES = {
    */
   perstack: {
     prefix: '/api/registry/v1',
-    defaults: { face: 'perstack', errorShape: 'registry', noStore: false, countUsage: false },
+    defaults: { face: 'perstack', errorShape: 'registry', noStore: false, countUsage: 'writes' },
   },
   registry: {
     prefix: '/registry',
-    defaults: { face: 'registry', errorShape: 'registry', noStore: false, countUsage: false },
+    defaults: { face: 'registry', errorShape: 'registry', noStore: false, countUsage: 'writes' },
   },
   management: {
     prefix: '/api',
@@ -73,6 +78,12 @@ export const FACES = {
     defaults: { face: 'console', errorShape: 'management', noStore: false, countUsage: false },
   },
 } as const satisfies Record<FaceName, Face>;
+
+/** Whether this authenticated request counts as one of its organization's API requests (see `countUsage`). */
+export function countsAsApiRequest(request: FastifyRequest): boolean {
+  const counted = request.routeConfig.countUsage;
+  return counted === 'writes' ? !READ_METHODS.has(request.method) : Boolean(counted);
+}
 
 /**
  * The face whose prefix a path falls under. Only for answers the router could not route at all (a

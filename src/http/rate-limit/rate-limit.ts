@@ -26,6 +26,11 @@ export interface RateLimitOptions {
   anonymousWrite: number;
   /** Failed authentications (401) per client IP and window before its requests are refused unread. */
   authFailures: number;
+  /**
+   * An organization's budget over all its credentials and sessions together, as a multiple of one
+   * credential's (`read` and `write`): new keys or sessions share it instead of each bringing a fresh one.
+   */
+  organizationMultiple: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
@@ -36,6 +41,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   anonymousRead: 3_000,
   anonymousWrite: 600,
   authFailures: 600,
+  organizationMultiple: 5,
 };
 
 /** Methods that change nothing: reads, for rate limits, the fair share and CSRF alike. */
@@ -103,6 +109,7 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
     if (request.routeConfig.rateLimit === false) return undefined;
     const subject = rateLimitSubject(request);
     const read = READ_METHODS.has(request.method);
+    const kind = read ? 'read' : 'write';
     const limit = subject.anonymous
       ? read
         ? options.anonymousRead
@@ -111,37 +118,104 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
         ? options.read
         : options.write;
     const nowMs = clock.now().getTime();
+    const own: Budget = {
+      limit,
+      cause: `${subject.anonymous ? 'anonymous' : 'credential'}_${kind}`,
+      whose: '',
+    };
+    const organizationId = request.principal?.organizationId;
+    const shared: Budget | undefined = organizationId
+      ? {
+          limit: limit * options.organizationMultiple,
+          cause: `organization_${kind}`,
+          whose: ' for this organization (all its keys and sessions together)',
+        }
+      : undefined;
+    const settleBoth = (ownHit: CountResult): ApiError | undefined | Promise<ApiError | undefined> => {
+      // The organization's budget is offered only what the credential's own admits (a refused request is
+      // counted by neither).
+      if (!shared || !organizationId || (ownHit && !ownHit.allowed)) {
+        return judge(reply, [[own, ownHit]], nowMs, read, options);
+      }
+      const sharedHit = count(
+        `o${read ? 'r' : 'w'}:${organizationId}`,
+        shared.limit,
+        options.windowMs,
+        nowMs,
+      );
+      if (sharedHit instanceof Promise) {
+        return sharedHit.then((found) =>
+          judge(
+            reply,
+            [
+              [own, ownHit],
+              [shared, found],
+            ],
+            nowMs,
+            read,
+            options,
+          ),
+        );
+      }
+      return judge(
+        reply,
+        [
+          [own, ownHit],
+          [shared, sharedHit],
+        ],
+        nowMs,
+        read,
+        options,
+      );
+    };
     const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, limit, options.windowMs, nowMs);
-    const anonymous = subject.anonymous;
-    if (hit instanceof Promise) {
-      return hit.then((found) => judge(reply, found, limit, nowMs, read, anonymous, options));
-    }
-    return judge(reply, hit, limit, nowMs, read, anonymous, options);
+    return hit instanceof Promise ? hit.then(settleBoth) : settleBoth(hit);
   };
 }
 
-/** Sets the RateLimit-* headers for an offered request; the 429 to answer with when it does not fit. */
+/** A limit a request is offered to: the caller's own, or its organization's shared one. */
+interface Budget {
+  limit: number;
+  /** The refusal metrics' label (docs/operations.md). */
+  cause: string;
+  /** Words after "N writes per 60 s" in the refusal naming whose budget it is. */
+  whose: string;
+}
+
+/**
+ * Sets the RateLimit-* headers from the budget with the least room left, and answers 429 for the first
+ * budget the request does not fit.
+ */
 function judge(
   reply: FastifyReply,
-  hit: CountResult,
-  limit: number,
+  offered: ReadonlyArray<readonly [Budget, CountResult]>,
   nowMs: number,
   read: boolean,
-  anonymous: boolean,
   options: RateLimitOptions,
 ): ApiError | undefined {
-  if (!hit) return undefined;
+  let tightest: { budget: Budget; hit: RateLimitHit } | undefined;
+  for (const [budget, hit] of offered) {
+    if (!hit) continue;
+    if (!hit.allowed) {
+      setHeaders(reply, budget.limit, hit, nowMs);
+      const retryS = secondsUntil(hit.retryAtMs, nowMs);
+      return tooManyRequests(
+        `Too many requests: ${budget.limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s${budget.whose}; retry after ${retryS} s`,
+        retryS,
+        budget.cause,
+      );
+    }
+    if (!tightest || budget.limit - hit.count < tightest.budget.limit - tightest.hit.count)
+      tightest = { budget, hit };
+  }
+  if (tightest) setHeaders(reply, tightest.budget.limit, tightest.hit, nowMs);
+  return undefined;
+}
+
+function setHeaders(reply: FastifyReply, limit: number, hit: RateLimitHit, nowMs: number): void {
   reply.header('ratelimit-limit', `${limit}`);
   reply.header('ratelimit-remaining', `${Math.max(0, limit - hit.count)}`);
   reply.header('ratelimit-reset', `${secondsUntil(hit.resetAtMs, nowMs)}`);
-  if (hit.allowed) return undefined;
-  const retryS = secondsUntil(hit.retryAtMs, nowMs);
-  // The refusal metrics count by caller class (docs/operations.md).
-  return tooManyRequests(
-    `Too many requests: ${limit} ${read ? 'reads' : 'writes'} per ${options.windowMs / 1000} s; retry after ${retryS} s`,
-    retryS,
-    `${anonymous ? 'anonymous' : 'credential'}_${read ? 'read' : 'write'}`,
-  );
 }
 
 /** Whole seconds from `nowMs` until `atMs`, at least 1 (what Retry-After and RateLimit-Reset carry). */

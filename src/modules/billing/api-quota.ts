@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
+import { countsAsApiRequest } from '../../http/faces.js';
 import type { RequestStep } from '../../http/pipeline.js';
 import type { Clock } from '../../lib/clock.js';
 import { describeLimit, type PlanLimits } from './plan-limits.js';
@@ -76,7 +77,7 @@ export function createApiRequestQuota(deps: {
 
   const step: RequestStep = (request) => {
     const principal = request.principal;
-    if (!principal || !request.routeConfig.countUsage || request.routeConfig.apiQuota === false) {
+    if (!principal || !countsAsApiRequest(request) || request.routeConfig.apiQuota === false) {
       return undefined;
     }
     const allowance = allowances.get(principal.organizationId);

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { createIdempotency } from '../../http/idempotency.js';
+import { countsAsApiRequest } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
@@ -119,7 +120,7 @@ export function createBillingModule({
      */
     countUsage: ((request, reply) => {
       // A refusal for going too fast or past the quota (429) is not an API request served.
-      if (request.principal && request.routeConfig.countUsage && reply.statusCode !== 429) {
+      if (request.principal && countsAsApiRequest(request) && reply.statusCode !== 429) {
         meter.record(request.principal.organizationId);
       }
     }) satisfies ResponseStep,
