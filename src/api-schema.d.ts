@@ -453,6 +453,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The credential's organization's events, newest or oldest first (owners and admins: events:read) */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -1072,7 +1089,7 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
         } | {
             /** @constant */
             type: "project";
@@ -1275,6 +1292,33 @@ export interface components {
                 connections: number;
             };
             overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
+        };
+        EventInput: {
+            /** @description Stable: the same event keeps it in the API and in every delivery */
+            id: string;
+            /** @enum {string} */
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached";
+            organizationId: string;
+            /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
+            actor: {
+                /** @enum {string} */
+                kind: "apiKey" | "session" | "admin" | "system";
+                userId: string | null;
+                apiKeyId: string | null;
+            };
+            resource: {
+                type: string;
+                id: string;
+            };
+            /** @description The payload, whose shape the type defines (docs/webhooks.md); never a secret */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
         };
         OrganizationInput: {
             id: string;
@@ -1609,7 +1653,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["GrantInput"] | null;
             authentication: {
@@ -1792,6 +1836,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -1920,6 +1969,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -2057,7 +2111,7 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
         } | {
             /** @constant */
             type: "project";
@@ -2260,6 +2314,33 @@ export interface components {
                 connections: number;
             };
             overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
+        };
+        Event: {
+            /** @description Stable: the same event keeps it in the API and in every delivery */
+            id: string;
+            /** @enum {string} */
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached";
+            organizationId: string;
+            /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
+            actor: {
+                /** @enum {string} */
+                kind: "apiKey" | "session" | "admin" | "system";
+                userId: string | null;
+                apiKeyId: string | null;
+            };
+            resource: {
+                type: string;
+                id: string;
+            };
+            /** @description The payload, whose shape the type defines (docs/webhooks.md); never a secret */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
         };
         Organization: {
             id: string;
@@ -2593,7 +2674,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["Grant"] | null;
             authentication: {
@@ -2776,6 +2857,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -2904,6 +2990,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -6745,6 +6836,117 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Only events of these types (comma-separated) */
+                type?: string;
+                /** @description newest first (default) or oldest first; keep the same order when following a cursor */
+                order?: "newest" | "oldest";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

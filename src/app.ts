@@ -47,6 +47,7 @@ import {
 } from './modules/billing/billing.module.js';
 import type { BillingProviders } from './modules/billing/providers/index.js';
 import { createConsoleModule } from './modules/console/console.module.js';
+import { createEventsModule } from './modules/events/events.module.js';
 import type { SmtpOptions } from './modules/members/mailer.js';
 import { createMembersModule } from './modules/members/members.module.js';
 import type { Metrics } from './modules/metrics/metrics.js';
@@ -292,6 +293,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
+  const events = createEventsModule({ database });
   const organization = createOrganizationModule({
     database,
     bus,
@@ -422,6 +424,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     billing.registerRoutes(scope);
     oauth.registerRoutes(scope);
     audit.registerRoutes(scope);
+    events.registerRoutes(scope);
     organization.registerRoutes(scope);
     members.registerRoutes(scope);
   });

@@ -15,6 +15,7 @@ export const PERMISSION_WORDS: Record<string, string> = {
   'projects:operate': 'connect and disconnect environments',
   'agents:run': 'run agents',
   'audit:read': 'read the audit log',
+  'events:read': 'read the events',
   'members:read': 'list members',
   'projects:read': 'list projects',
   'integrations:read': 'list integrations',

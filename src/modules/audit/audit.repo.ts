@@ -2,6 +2,8 @@ import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../auth/permissions.js';
+import { recordEvent } from '../events/events.repo.js';
+import { eventsForAuditChange } from '../events/from-audit.js';
 import { type AuditMetadata, auditEvents } from './audit.tables.js';
 
 /**
@@ -15,7 +17,8 @@ export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /**
  * Records one audit event. Call it inside the transaction of the change it records, so the trail holds
- * exactly the changes that happened (docs/organization-api.md, "Audit events").
+ * exactly the changes that happened (docs/organization-api.md, "Audit events"). The events the change tells
+ * the systems around Cadre about (docs/webhooks.md) are written here too, in the same transaction.
  */
 export async function recordAuditEvent(
   executor: Executor,
@@ -42,6 +45,16 @@ export async function recordAuditEvent(
     metadata: event.metadata ?? null,
     createdAt: event.at,
   });
+  for (const derived of eventsForAuditChange(event)) {
+    await recordEvent(executor, {
+      organizationId: event.organizationId,
+      type: derived.type,
+      actor,
+      resource: event.target,
+      payload: derived.payload,
+      at: event.at,
+    });
+  }
 }
 
 export interface AuditEventQuery {

@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   'projects:operate',
   'agents:run',
   'audit:read',
+  'events:read',
   'members:read',
   'projects:read',
   'integrations:read',

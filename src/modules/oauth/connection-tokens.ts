@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
 import { ApiError, notFound, retryLater } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { recordEvent } from '../events/events.repo.js';
 import { connectionAad } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
 import { type ConnectionRow, connections } from './oauth.tables.js';
@@ -105,6 +106,24 @@ export function createConnectionTokens({
           })
           .where(eq(connections.id, row.id))
           .returning();
+        await recordEvent(tx, {
+          organizationId: row.organizationId,
+          type: 'connection.refresh_failed',
+          actor: { kind: 'system' },
+          resource: { type: 'connection', id: row.id },
+          payload: {
+            connection: {
+              id: row.id,
+              projectId: row.projectId,
+              environmentId: row.environmentId,
+              presetKey: row.presetKey,
+            },
+            // What the provider answered (an OAuth error code and its description), never a token.
+            error: lastError.slice(0, 500),
+            failures,
+          },
+          at: now,
+        });
         return { ok: false, error: needsReauth(updated!, now) };
       };
 

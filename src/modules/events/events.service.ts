@@ -1,0 +1,41 @@
+import type { Database } from '../../db/client.js';
+import { cursorPage } from '../../lib/page.js';
+import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
+import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type EventRow, listEventRows } from './events.repo.js';
+import type { EventRecord, ListEventsQuery } from './events.schemas.js';
+
+export interface EventsServiceDeps {
+  database: Database;
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;
+
+export const presentEvent = (row: EventRow): EventRecord => ({
+  id: row.id,
+  type: row.type as EventRecord['type'],
+  organizationId: row.organizationId,
+  actor: { kind: row.actorKind, userId: row.actorUserId, apiKeyId: row.actorApiKeyId },
+  resource: { type: row.resourceType, id: row.resourceId },
+  data: row.payload,
+  createdAt: row.createdAt.toISOString(),
+});
+
+/** The organization's events, for clients that pull them instead of receiving webhooks (docs/webhooks.md). */
+export function createEventsService({ database }: EventsServiceDeps) {
+  const { db } = database;
+  return {
+    async list(principal: Principal, query: ListEventsQuery) {
+      // Events tell about every kind of resource of the organization (members, keys, billing): organization-wide.
+      requirePermission(principal, 'events:read');
+      const rows = await listEventRows(db, principal.organizationId, {
+        limit: query.limit,
+        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        order: query.order,
+        types: query.type,
+      });
+      const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), presentEvent);
+      return { data: page.items, pagination: page.pagination };
+    },
+  };
+}

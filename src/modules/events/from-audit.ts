@@ -1,0 +1,115 @@
+import type { AuditMetadata } from '../audit/audit.tables.js';
+import type { EventType } from './event-types.js';
+import type { EventPayload } from './events.tables.js';
+
+interface AuditChange {
+  action: string;
+  target: { type: string; id: string };
+  metadata?: AuditMetadata | undefined;
+}
+
+interface DerivedEvent {
+  type: EventType;
+  payload: EventPayload;
+}
+
+/** `name@version` (an Expert's audit target) as the payload's `expert`. */
+function expertOf(target: string, metadata: AuditMetadata) {
+  const at = target.lastIndexOf('@');
+  return {
+    ...(typeof metadata.expertId === 'string' ? { id: metadata.expertId } : {}),
+    name: target.slice(0, at),
+    version: target.slice(at + 1),
+  };
+}
+
+const pick = (metadata: AuditMetadata, keys: string[]) =>
+  Object.fromEntries(keys.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]]));
+
+/**
+ * The events an audited change tells about. Every change that is audited passes here inside its
+ * transaction (recordAuditEvent), so no event exists without its change and no change without its event.
+ * Payloads are built from an allow-list of fields, never the whole metadata, so nothing secret can leak
+ * into them (docs/webhooks.md documents each).
+ */
+export function eventsForAuditChange({ action, target, metadata = {} }: AuditChange): DerivedEvent[] {
+  switch (action) {
+    case 'expert.published':
+      return [
+        {
+          type: 'expert.published',
+          payload: { expert: expertOf(target.id, metadata), ...pick(metadata, ['tags']) },
+        },
+      ];
+    case 'expert.updated': {
+      const expert = expertOf(target.id, metadata);
+      const derived: DerivedEvent[] = [];
+      const status = metadata.status as { from: string; to: string } | undefined;
+      const tags = metadata.tags as { from: string[]; to: string[] } | undefined;
+      if (status)
+        derived.push({
+          type: 'expert.status_changed',
+          payload: { expert, from: status.from, to: status.to },
+        });
+      if (tags)
+        derived.push({ type: 'expert.tags_changed', payload: { expert, from: tags.from, to: tags.to } });
+      return derived;
+    }
+    case 'expert.deleted':
+      return [{ type: 'expert.deleted', payload: { expert: expertOf(target.id, metadata) } }];
+    case 'expert.taken_down':
+      return [{ type: 'expert.taken_down', payload: { expert: expertOf(target.id, metadata) } }];
+    case 'api_key.created':
+      return [{ type: 'api_key.created', payload: { apiKey: { id: target.id } } }];
+    case 'api_key.revoked':
+      return [
+        { type: 'api_key.revoked', payload: { apiKey: { id: target.id }, ...pick(metadata, ['cascade']) } },
+      ];
+    case 'connection.created':
+      return [
+        {
+          type: 'connection.created',
+          payload: {
+            connection: { id: target.id, ...pick(metadata, ['projectId', 'environmentId', 'presetKey']) },
+          },
+        },
+      ];
+    case 'connection.deleted':
+      return [
+        {
+          type: 'connection.disconnected',
+          payload: {
+            connection: { id: target.id, ...pick(metadata, ['projectId', 'environmentId', 'presetKey']) },
+            ...pick(metadata, ['cascade']),
+          },
+        },
+      ];
+    case 'membership.created':
+      return [
+        { type: 'member.joined', payload: { member: { userId: target.id, ...pick(metadata, ['role']) } } },
+      ];
+    case 'membership.removed':
+      return [
+        { type: 'member.removed', payload: { member: { userId: target.id, ...pick(metadata, ['role']) } } },
+      ];
+    case 'subscription.created':
+    case 'subscription.updated':
+    case 'subscription.canceled':
+      return [
+        {
+          type: 'subscription.updated',
+          payload: { change: action.slice('subscription.'.length), ...pick(metadata, ['from', 'to']) },
+        },
+      ];
+    default:
+      if (action.startsWith('membership.role_changed_to_')) {
+        return [
+          {
+            type: 'member.role_changed',
+            payload: { member: { userId: target.id }, ...pick(metadata, ['from', 'to']) },
+          },
+        ];
+      }
+      return [];
+  }
+}
