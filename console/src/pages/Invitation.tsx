@@ -9,12 +9,7 @@ import { useSignIn } from '../session.js';
 
 type Preview = components['schemas']['InvitationPreview'];
 
-/** What to do next, for a link that no longer works (the API's own sentence says why). */
-const NEXT_STEP: Record<Exclude<Preview['state'], 'pending'>, string> = {
-  accepted: 'If you joined with it, sign in. Otherwise ask whoever invited you for a new link.',
-  revoked: 'Ask whoever invited you for a new invitation.',
-  expired: 'Ask whoever invited you to send a new invitation.',
-};
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 const GONE: Record<string, Preview['state']> = {
   invitation_used: 'accepted',
   invitation_revoked: 'revoked',
@@ -88,14 +83,16 @@ export function Invitation() {
       <section className="page narrow">
         <h1 tabIndex={-1}>Invitation to {invitation.organization.name}</h1>
         <div className="card">
+          {/* The API's sentence says both why and what to do next ("… Ask them for a new one"). */}
           <p className="notice notice-warning" role="status">
-            {state === invitation.state
-              ? invitation.message
-              : accept.error instanceof Error
-                ? accept.error.message
-                : ''}
+            {sentence(
+              state === invitation.state
+                ? invitation.message
+                : accept.error instanceof Error
+                  ? accept.error.message
+                  : '',
+            )}
           </p>
-          <p>{NEXT_STEP[state]}</p>
           {state === 'accepted' && (
             <p>
               <Link to="/sign-in?next=/home">Sign in</Link>

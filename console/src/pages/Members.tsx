@@ -151,7 +151,6 @@ export function Members() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Role</th>
-                <th scope="col">Joined</th>
                 {manages && (
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
@@ -167,7 +166,7 @@ export function Members() {
                 return (
                   <tr key={member.userId}>
                     <th scope="row">
-                      {member.name ?? <span className="muted">no name yet</span>}
+                      {member.name ?? <span className="muted">No name yet</span>}
                       {self && <span className="muted"> (you)</span>}
                       {member.email && <p className="small muted">{member.email}</p>}
                     </th>
@@ -175,8 +174,8 @@ export function Members() {
                       <span className={member.role === 'owner' ? 'badge badge-latest' : 'badge'}>
                         {ROLE_WORDS[member.role]}
                       </span>
+                      <p className="small muted">since {formatDate(member.joinedAt)}</p>
                     </td>
-                    <td>{formatDate(member.joinedAt)}</td>
                     {manages && (
                       <td>
                         {changeable && (
@@ -243,8 +242,7 @@ export function Members() {
                   <tr>
                     <th scope="col">Email</th>
                     <th scope="col">Role</th>
-                    <th scope="col">Sent</th>
-                    <th scope="col">Expires</th>
+                    <th scope="col">Link</th>
                     <th scope="col">
                       <span className="visually-hidden">Actions</span>
                     </th>
@@ -255,8 +253,10 @@ export function Members() {
                     <tr key={invitation.id}>
                       <th scope="row">{invitation.email}</th>
                       <td>{ROLE_WORDS[invitation.role]}</td>
-                      <td>{formatDate(invitation.createdAt)}</td>
-                      <td>{formatDate(invitation.expiresAt)}</td>
+                      <td>
+                        expires {formatDate(invitation.expiresAt)}
+                        <p className="small muted">sent {formatDate(invitation.createdAt)}</p>
+                      </td>
                       <td>
                         <button
                           type="button"

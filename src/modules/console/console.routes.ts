@@ -18,6 +18,9 @@ const CONSOLE_PAGES = [
   '/connections',
   '/billing',
   '/audit',
+  '/members',
+  '/settings',
+  '/invitations/:token',
 ] as const;
 
 const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Cadre</title>
