@@ -293,7 +293,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
-  const events = createEventsModule({ database });
+  const events = createEventsModule({
+    database,
+    clock,
+    entitlement: billing.planLimits.entitlement,
+    usage: billing.usage,
+    onError: (error) => app.log.warn({ err: error }, 'the expiring-key and plan-threshold events check failed'),
+  });
   const organization = createOrganizationModule({
     database,
     bus,
@@ -329,9 +335,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   await bus.start();
   apiKeys.start();
   billing.start();
+  events.start();
   health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
+    events.stop();
     members.stop();
     health.stop();
     await apiKeys.stop();

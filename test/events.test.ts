@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEventSweep } from '../src/modules/events/event-sweep.js';
 import { recordEvent } from '../src/modules/events/events.repo.js';
 import { expertBody, keyPath, published, uniqueName } from './registry/helpers.js';
 import { expectApiError } from './support/assertions.js';
@@ -224,5 +225,70 @@ describe('GET /api/v1/events', () => {
         'validation_failed',
       );
     }
+  });
+});
+
+describe('events time causes: api_key.expiring and usage.threshold_reached', () => {
+  it('are written once each, at the tightest notice reached, however many sweeps run at once', async () => {
+    const o = await createOrganization(server, 'personal', undefined, { planLimits: 'plan' });
+    const { context } = server;
+    let now = Date.now();
+    const sweep = createEventSweep({
+      database: context.database,
+      clock: { now: () => new Date(now) },
+      entitlement: context.billing.planLimits.entitlement,
+      usage: context.billing.usage,
+    });
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const week = await createKey(server, o, o.ownerId, undefined, { expiresAt: inDays(6) });
+    const hours = await createKey(server, o, o.ownerId, undefined, { expiresAt: inDays(0.5) });
+    await createKey(server, o, o.ownerId, undefined, { expiresAt: inDays(30) });
+    // Four keys of the free plan's five: 80 %.
+    await Promise.all([sweep.sweepOnce(), sweep.sweepOnce(), sweep.sweepOnce()]);
+    const expiring = await eventsOf(o, '?type=api_key.expiring&order=oldest');
+    expect(
+      expiring.map((event) => event.data).sort((a, b) => Number(a.daysLeft) - Number(b.daysLeft)),
+    ).toEqual([
+      { apiKey: { id: hours.id, name: null, expiresAt: expect.any(String) }, daysLeft: 1 },
+      { apiKey: { id: week.id, name: null, expiresAt: expect.any(String) }, daysLeft: 7 },
+    ]);
+    const usage = () => eventsOf(o, '?type=usage.threshold_reached&order=oldest');
+    expect((await usage()).map((event) => event.data)).toEqual([
+      {
+        limit: 'apiKeys',
+        threshold: 80,
+        used: 4,
+        allowed: 5,
+        periodStart: expect.any(String),
+        periodEnd: expect.any(String),
+      },
+    ]);
+    expect((await usage())[0]).toMatchObject({
+      actor: { kind: 'system' },
+      resource: { type: 'organization', id: o.id },
+    });
+
+    // Five days later the first key is a day from expiry; a fifth key reaches 100 %.
+    now += 5.5 * 86_400_000;
+    await createKey(server, o, o.ownerId);
+    await sweep.sweepOnce();
+    await sweep.sweepOnce();
+    expect(
+      (await eventsOf(o, '?type=api_key.expiring&order=oldest')).map((event) => [
+        event.resource.id,
+        event.data.daysLeft,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        [week.id, 1],
+        [week.id, 7],
+        [hours.id, 1],
+      ]),
+    );
+    expect(await eventsOf(o, '?type=api_key.expiring')).toHaveLength(3);
+    expect((await usage()).map((event) => [event.data.limit, event.data.threshold])).toEqual([
+      ['apiKeys', 80],
+      ['apiKeys', 100],
+    ]);
   });
 });

@@ -109,6 +109,8 @@ export function createBillingModule({
     /** The chosen provider's definition (its test mode: a start-up warning). */
     definition,
     meter,
+    /** The usage counters (the events' plan-threshold check reads them). */
+    usage,
     idempotency,
 
     /** Request step (after authentication): refuses an organization's requests past its `apiRequests`. */

@@ -1,14 +1,32 @@
 import type { App } from '../../http/route-kit.js';
+import { createEventSweep, type EventSweepDeps } from './event-sweep.js';
 import { registerEventsRoutes } from './events.routes.js';
-import { createEventsService, type EventsServiceDeps } from './events.service.js';
+import { createEventsService } from './events.service.js';
 
-/** Events: written with each change (recordEvent), read through the management API. */
-export function createEventsModule(deps: EventsServiceDeps) {
+export interface EventsModuleDeps extends EventSweepDeps {
+  /** How often the time-driven events (expiring keys, plan thresholds) are looked for. */
+  sweepIntervalMs?: number | undefined;
+  onError: (error: unknown) => void;
+}
+
+/** Events: written with each change (recordEvent), looked for periodically when time causes them, read through the management API. */
+export function createEventsModule(deps: EventsModuleDeps) {
   const service = createEventsService(deps);
+  const sweep = createEventSweep(deps);
+  let timer: NodeJS.Timeout | undefined;
   return {
-    service,
+    sweep,
     registerRoutes(app: App) {
       registerEventsRoutes(app, service);
+    },
+    start() {
+      timer = setInterval(() => {
+        sweep.sweepOnce().catch(deps.onError);
+      }, deps.sweepIntervalMs ?? 60_000);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
     },
   };
 }
