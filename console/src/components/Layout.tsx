@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useMe, useSession, useSignOut } from '../session.js';
 
@@ -20,18 +20,46 @@ export function Layout() {
     document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
   }, [location.pathname]);
   const here = `${location.pathname}${location.search}`;
+  // On a phone (≤ 640 px, see .menu-button in styles.css) the navigation and the account fold behind one
+  // menu button; at wider widths the button is hidden and the navigation is a row. Any navigation closes
+  // it, and so does Escape (focus goes back to the button, which is what a user expects after Escape).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes on each change of page, by design
+  useEffect(() => setMenuOpen(false), [location.pathname, location.search]);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
   return (
     <>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="site-header">
-        <div className="container header-row">
+        <div className="container header-row" data-menu-open={menuOpen ? 'true' : undefined}>
           <Link to="/" className="brand" aria-label="Cadre home">
             <img src="/favicon.svg" alt="" width="24" height="24" />
             <span>Cadre</span>
           </Link>
-          <nav aria-label="Main" className="main-nav">
+          <button
+            ref={menuButton}
+            type="button"
+            className="button button-small menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-menu account-menu"
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            <span aria-hidden="true" className="menu-icon" />
+            Menu
+          </button>
+          <nav aria-label="Main" className="main-nav" id="main-menu">
             <NavLink to="/" end>
               Registry
             </NavLink>
@@ -48,7 +76,7 @@ export function Layout() {
               </>
             )}
           </nav>
-          <div className="account">
+          <div className="account" id="account-menu">
             {session.data ? (
               <>
                 <span className="account-name" title={session.data.user.email}>
@@ -58,7 +86,10 @@ export function Layout() {
                 <button
                   type="button"
                   className="button button-small"
-                  onClick={() => signOut.mutate(undefined, { onSettled: () => navigate('/') })}
+                  onClick={() => {
+                    setMenuOpen(false);
+                    signOut.mutate(undefined, { onSettled: () => navigate('/') });
+                  }}
                 >
                   Sign out
                 </button>
