@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invitations } from '../../src/modules/members/invitations.tables.js';
+import { expertBody, published } from '../registry/helpers.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { http } from '../support/http.js';
@@ -136,7 +137,16 @@ describe('members, invitations and settings in the browser', () => {
       .poll(() => invitee.page.getByLabel('Name', { exact: true }).inputValue())
       .toBe('Ada Lovelace');
     expect(await invitee.page.getByLabel('Organization name').count()).toBe(0);
-    // The owner's page still offers Upgrade (same build, other role): the absence above is the role's.
+    // An Expert of the organization: a member may deprecate or disable it, but not delete it (the owner's).
+    const expert = `@${org.slug}/memo-writer`;
+    await published(server, org.ownerKey, expertBody(expert, '1.0.0'));
+    await invitee.page.goto(`${server.url}/experts/${expert}`);
+    await expect.poll(() => invitee.page.getByText('Manage this version').count()).toBe(1);
+    await expect.poll(() => invitee.page.getByRole('button', { name: 'Disable…' }).count()).toBe(1);
+    expect(await invitee.page.getByRole('button', { name: 'Delete…' }).count()).toBe(0);
+    // The owner's pages still offer them (same build, other role): the absences above are the role's.
+    await owner.page.goto(`${server.url}/experts/${expert}`);
+    await expect.poll(() => owner.page.getByRole('button', { name: 'Delete…' }).count()).toBe(1);
     await owner.page.goto(`${server.url}/billing`);
     await expect.poll(() => owner.page.getByRole('button', { name: /Upgrade/ }).count()).toBeGreaterThan(0);
 
