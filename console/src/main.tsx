@@ -11,12 +11,15 @@ import { Billing } from './pages/Billing.js';
 import { Connections } from './pages/Connections.js';
 import { ExpertPage } from './pages/ExpertPage.js';
 import { Home } from './pages/Home.js';
+import { Integrations } from './pages/Integrations.js';
 import { Invitation } from './pages/Invitation.js';
 import { Members } from './pages/Members.js';
 import { NotFound } from './pages/NotFound.js';
+import { Projects } from './pages/Projects.js';
 import { RegistryList } from './pages/RegistryList.js';
 import { Settings } from './pages/Settings.js';
 import { SignIn } from './pages/SignIn.js';
+import { markSessionEnded } from './session-ended.js';
 import './styles.css';
 
 const queryClient: QueryClient = new QueryClient({
@@ -26,6 +29,7 @@ const queryClient: QueryClient = new QueryClient({
     onError: (error, _variables, _context, mutation) => {
       if (!(error instanceof ApiProblem) || error.status !== 401 || mutation.meta?.signIn) return;
       setCsrfToken(undefined);
+      markSessionEnded();
       queryClient.setQueryData(['session'], null);
       const here = `${window.location.pathname}${window.location.search}`;
       void router.navigate(`/sign-in?expired=1&next=${encodeURIComponent(here)}`);
@@ -82,6 +86,22 @@ const router = createBrowserRouter([
         element: (
           <RequireSession>
             <Connections />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/projects',
+        element: (
+          <RequireSession>
+            <Projects />
+          </RequireSession>
+        ),
+      },
+      {
+        path: '/integrations',
+        element: (
+          <RequireSession>
+            <Integrations />
           </RequireSession>
         ),
       },

@@ -44,15 +44,17 @@ describe('connections in the browser', () => {
   it('connects an environment through the real OAuth server, lists it, then disconnects it', async () => {
     const { page, problems, close } = await openConsole(browser);
     await signIn(page);
-    await expect.poll(() => production(page).getByRole('link', { name: 'Connect oidc' }).count()).toBe(1);
+    await expect
+      .poll(() => production(page).getByRole('link', { name: 'Connect OpenID Connect' }).count())
+      .toBe(1);
     await screenshots(page, 'connections-empty');
     await expectAccessible(page, 'connections');
 
-    await production(page).getByRole('link', { name: 'Connect oidc' }).click();
+    await production(page).getByRole('link', { name: 'Connect OpenID Connect' }).click();
     await page.waitForURL((url) => url.origin !== new URL(world.server.url).origin);
     await approveAtProvider(page);
     await page.waitForURL(/\/connections\?oauth_status=success/);
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Connected oidc');
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Connected OpenID Connect');
     await expect.poll(() => production(page).getByText('Active').count()).toBe(1);
     expect(await production(page).textContent()).toContain('alice');
     await screenshots(page, 'connections');
@@ -73,7 +75,7 @@ describe('connections in the browser', () => {
   it('explains in words when the person declines at the provider', async () => {
     const { page, close } = await openConsole(browser);
     await signIn(page);
-    await production(page).getByRole('link', { name: 'Connect oidc' }).click();
+    await production(page).getByRole('link', { name: 'Connect OpenID Connect' }).click();
     await page.waitForURL((url) => url.origin !== new URL(world.server.url).origin);
     await page.getByText('[ Cancel ]').click();
     await page.waitForURL(/oauth_status=error/);

@@ -13,7 +13,7 @@ type Project = components['schemas']['ProjectDetail'];
 type Integration = components['schemas']['Integration'];
 
 /** What the OAuth callback's `oauth_error` codes mean, for the person who just came back (docs/oauth.md). */
-const OAUTH_ERRORS: Record<string, string> = {
+export const OAUTH_ERRORS: Record<string, string> = {
   access_denied: 'The provider’s consent screen was declined, so nothing was connected.',
   invalid_state:
     'The connection attempt could not be matched to this browser (it was replayed, or started elsewhere). Start it again.',
@@ -24,13 +24,14 @@ const OAUTH_ERRORS: Record<string, string> = {
     'The provider refused to hand over the tokens. Check the integration’s client secret, then try again.',
 };
 
-function Outcome() {
+function Outcome(props: { names: Map<string, string> }) {
   const [params] = useSearchParams();
   const status = params.get('oauth_status');
   if (status === 'success') {
     return (
       <p className="notice" role="status">
-        Connected {params.get('preset') ?? ''}: the connection is listed below.
+        Connected {props.names.get(params.get('preset') ?? '') ?? params.get('preset') ?? ''}: the connection
+        is listed below.
       </p>
     );
   }
@@ -85,6 +86,7 @@ function EnvironmentConnections(props: {
   const startUrl = (preset: string) =>
     `/api/oauth/start/${encodeURIComponent(preset)}?${new URLSearchParams({ projectId: project.id, environmentId: environment.id, returnTo })}`;
   const list = connections.data ?? [];
+  const names = new Map(props.integrations.map((i) => [i.presetKey, i.presetName]));
   return (
     <section className="card environment" aria-labelledby={`env-${environment.id}`}>
       <h3 id={`env-${environment.id}`}>{environment.name}</h3>
@@ -98,7 +100,8 @@ function EnvironmentConnections(props: {
           {list.map((connection) => (
             <li key={connection.id}>
               <div>
-                <strong>{connection.presetKey}</strong> · {connection.accountLabel ?? connection.accountId}{' '}
+                <strong>{names.get(connection.presetKey) ?? connection.presetKey}</strong> ·{' '}
+                {connection.accountLabel ?? connection.accountId}{' '}
                 <span
                   className={
                     connection.status === 'active' ? 'badge badge-available' : 'badge badge-deprecated'
@@ -128,13 +131,14 @@ function EnvironmentConnections(props: {
           .filter((integration) => integration.version.verified)
           .map((integration) => (
             <a key={integration.id} className="button button-small" href={startUrl(integration.presetKey)}>
-              Connect {integration.presetKey}
+              {list.some((c) => c.presetKey === integration.presetKey) ? 'Reconnect' : 'Connect'}{' '}
+              {integration.presetName}
             </a>
           ))}
       </div>
       <ConfirmDialog
         open={disconnecting !== null}
-        title={`Disconnect ${disconnecting?.presetKey ?? ''}?`}
+        title={`Disconnect ${disconnecting ? (names.get(disconnecting.presetKey) ?? disconnecting.presetKey) : ''}?`}
         confirmLabel="Disconnect"
         danger
         busy={disconnect.isPending}
@@ -171,11 +175,12 @@ export function Connections() {
         <h1 tabIndex={-1}>Connections</h1>
         <p className="muted">The accounts your agents may use, per project environment.</p>
       </div>
-      <Outcome />
+      <Outcome names={new Map((integrations.data ?? []).map((i) => [i.presetKey, i.presetName]))} />
       <ErrorNotice error={projects.error ?? integrations.error} />
       {integrations.data && verified.length === 0 && (
         <p className="notice">
-          No verified integration yet: an operator adds one (docs/oauth.md) before anything can be connected.
+          No verified integration yet: an owner or admin registers and verifies one on the Integrations page
+          before anything can be connected.
         </p>
       )}
       {projects.data?.length === 0 && (

@@ -16,6 +16,8 @@ const CONSOLE_PAGES = [
   '/home',
   '/keys',
   '/connections',
+  '/projects',
+  '/integrations',
   '/billing',
   '/audit',
   '/members',
