@@ -68,7 +68,11 @@ export function Layout() {
               <>
                 <NavLink to="/home">Home</NavLink>
                 <NavLink to="/keys">API keys</NavLink>
+                <NavLink to="/projects">Projects</NavLink>
                 <NavLink to="/connections">Connections</NavLink>
+                {me.data?.permissions.includes('integrations:manage') && (
+                  <NavLink to="/integrations">Integrations</NavLink>
+                )}
                 <NavLink to="/billing">Billing</NavLink>
                 {me.data?.permissions.includes('audit:read') && <NavLink to="/audit">Audit</NavLink>}
                 <NavLink to="/members">Members</NavLink>
