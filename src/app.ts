@@ -68,6 +68,7 @@ import type { SessionsService } from './modules/sessions/sessions.service.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
+import { createWebhooksModule } from './modules/webhooks/webhooks.module.js';
 
 const VERSION = '0.1.0';
 
@@ -225,6 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     database,
     eventLoopDelayMs: () => health.eventLoopDelayMs(),
     processMetrics: deps.metrics?.processMetrics ?? false,
+    ...(rateLimitStore.circuit ? { rateLimitCircuit: () => rateLimitStore.circuit?.() ?? 'closed' } : {}),
   });
   const system = createSystemModule({ database, health });
   const consoleModule = deps.consoleDir === false ? undefined : createConsoleModule({ dir: deps.consoleDir });
@@ -298,8 +300,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clock,
     entitlement: billing.planLimits.entitlement,
     usage: billing.usage,
-    onError: (error) => app.log.warn({ err: error }, 'the expiring-key and plan-threshold events check failed'),
+    onError: (error) =>
+      app.log.warn({ err: error }, 'the expiring-key and plan-threshold events check failed'),
   });
+  const webhooks = createWebhooksModule({ database, clock, keyRing: deps.keyRing });
   const organization = createOrganizationModule({
     database,
     bus,
@@ -333,6 +337,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   };
 
   await bus.start();
+  await registry.start();
   apiKeys.start();
   billing.start();
   events.start();
@@ -433,6 +438,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     oauth.registerRoutes(scope);
     audit.registerRoutes(scope);
     events.registerRoutes(scope);
+    webhooks.registerRoutes(scope);
     organization.registerRoutes(scope);
     members.registerRoutes(scope);
   });

@@ -70,6 +70,16 @@ async function main(): Promise<void> {
           redisWarned = Date.now();
           log.warn({ err: error }, 'redis error (rate limits fail open while it lasts)');
         },
+        onCircuitChange: (state) => {
+          if (state === 'open') {
+            log.warn(
+              { circuit: state },
+              'redis circuit open: rate limits fail open at once for 5 s, then one probe',
+            );
+          } else if (state === 'closed') {
+            log.info({ circuit: state }, 'redis circuit closed: rate limits are counted again');
+          }
+        },
       })
     : undefined;
   const trustProxy = env.CADRE_TRUST_PROXY === 'false' ? undefined : env.CADRE_TRUST_PROXY;

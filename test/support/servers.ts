@@ -36,6 +36,9 @@ async function until(
 
 export interface RedisServer {
   url: string;
+  /** SIGSTOP: the server hangs (connections stay open, commands never answer) until `resume`. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -101,7 +104,7 @@ export async function startRedis(options: { readyTimeoutMs?: number } = {}): Pro
     await stop();
     throw error;
   }
-  return { url, stop };
+  return { url, pause: () => child.kill('SIGSTOP'), resume: () => child.kill('SIGCONT'), stop };
 }
 
 export interface PostgresServer {

@@ -1,5 +1,12 @@
 import { Redis } from 'ioredis';
-import { type RateLimitHit, type RateLimitStore, settle, subWindowIndex } from './store.js';
+import { createCircuitBreaker } from './circuit-breaker.js';
+import {
+  type CircuitState,
+  type RateLimitHit,
+  type RateLimitStore,
+  settle,
+  subWindowIndex,
+} from './store.js';
 
 // The memory store's sliding window (store.ts) on one hash per key: field = sub-window index, value =
 // "count:lastMs". One script, so concurrent instances never lose a count or admit past the limit. Answers
@@ -60,6 +67,15 @@ export interface RedisStoreOptions {
   /** A command that takes longer fails (and the caller fails open) instead of holding the request. */
   commandTimeoutMs?: number;
   onError?: (error: Error) => void;
+  /**
+   * The circuit breaker (docs/operations.md, "Redis: a circuit breaker"): after `breakerFailures` failed or
+   * timed-out commands in a row the store fails at once (callers fail open) for `breakerCooldownMs`, then
+   * lets one command probe Redis; its success closes the circuit.
+   */
+  breakerFailures?: number;
+  breakerCooldownMs?: number;
+  /** Told when the circuit opens, probes (half-open) and closes again. */
+  onCircuitChange?: (state: CircuitState) => void;
 }
 
 type HitCommand = (
@@ -85,18 +101,26 @@ export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
   redis.on('error', (error: Error) => options.onError?.(error));
   redis.defineCommand('cadreSlidingHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const hit = (redis as unknown as { cadreSlidingHit: HitCommand }).cadreSlidingHit.bind(redis);
+  const breaker = createCircuitBreaker({
+    failures: options.breakerFailures ?? 3,
+    cooldownMs: options.breakerCooldownMs ?? 5_000,
+    ...(options.onCircuitChange ? { onChange: options.onCircuitChange } : {}),
+  });
 
   return {
     kind: 'redis',
     hit: async (key, limit, windowMs, nowMs): Promise<RateLimitHit> => {
       const now = Math.floor(nowMs);
       const reply = (
-        await hit(`${prefix}sw:${key}`, now, windowMs, subWindowIndex(windowMs, now), limit)
+        await breaker.run(() =>
+          hit(`${prefix}sw:${key}`, now, windowMs, subWindowIndex(windowMs, now), limit),
+        )
       ).map(Number);
       const subs: Array<{ count: number; lastMs: number }> = [];
       for (let i = 2; i + 1 < reply.length; i += 2) subs.push({ count: reply[i]!, lastMs: reply[i + 1]! });
       return settle(subs, reply[1]!, limit, windowMs, now, reply[0] === 1);
     },
+    circuit: breaker.state,
     close: async () => {
       redis.disconnect();
     },

@@ -19,8 +19,13 @@ export interface RateLimitHit {
  * local store answers synchronously, so counting costs a request no promise; a shared one answers with a
  * promise.
  */
+/** A shared store's circuit breaker: `open` fails every call at once, `half_open` lets one probe through. */
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
+  /** The circuit breaker's state, for a store that has one (Redis). */
+  circuit?(): CircuitState;
   hit(key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit | Promise<RateLimitHit>;
   close(): Promise<void>;
 }

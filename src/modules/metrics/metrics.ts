@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { FACES } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
+import type { CircuitState } from '../../http/rate-limit/store.js';
 import { fastCounter, fastHistogram } from './hot-path-metrics.js';
 
 /** What the components that count something are given: narrow callbacks, no-ops when metrics are off. */
@@ -49,6 +50,8 @@ export interface MetricsDeps {
   eventLoopDelayMs: () => number;
   /** Node's process metrics (CPU, memory, GC, handles): once per process, not per app built in a test. */
   processMetrics?: boolean;
+  /** The shared rate-limit store's circuit breaker, when there is one (Redis). */
+  rateLimitCircuit?: () => CircuitState;
 }
 
 const NOOP = () => undefined;
@@ -123,6 +126,20 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       pool.set({ state: 'waiting' }, stats.waiting);
     },
   });
+  const circuit = deps.rateLimitCircuit;
+  if (circuit) {
+    const states: CircuitState[] = ['closed', 'open', 'half_open'];
+    const gauge = new Gauge({
+      name: 'cadre_rate_limit_store_circuit',
+      help: "The Redis rate-limit store's circuit breaker: 1 for its current state (closed, open, half_open)",
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const now = circuit();
+        for (const state of states) gauge.set({ state }, state === now ? 1 : 0);
+      },
+    });
+  }
   const queries = new Histogram({
     name: 'cadre_db_query_duration_seconds',
     help: 'Database statements by outcome: count and latency',
