@@ -230,6 +230,37 @@ describe('members, invitations and settings in the browser', () => {
     await owner.close();
   });
 
+  it('someone who already has an account joins with their password and lands in the new organization', async () => {
+    const elsewhere = await createOrganization(server, 'personal');
+    await setPassword(server, elsewhere.ownerId);
+    const email = `owner@${elsewhere.slug}.test`;
+    const owner = await openConsole(browser);
+    await signIn(owner.page, ownerEmail, '/members');
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Members');
+    const token = await invite(owner.page, email);
+
+    const invitee = await openConsole(browser);
+    await invitee.page.goto(`${server.url}/invitations/${token}`);
+    await expect.poll(() => heading(invitee.page).textContent()).toBe(`Join ${org.slug}`);
+    expect(await invitee.page.getByLabel('Your name').count()).toBe(0);
+    await invitee.page.getByLabel('Password').fill('not their password');
+    await invitee.page.getByRole('button', { name: 'Sign in and join' }).click();
+    await expect
+      .poll(() => invitee.page.getByRole('alert').textContent())
+      .toBe(`That is not the password of ${email}. Try again.`);
+    await screenshots(invitee.page, 'invitation-existing-account');
+    await expectAccessible(invitee.page, 'the invitation page for an existing account');
+    await invitee.page.getByLabel('Password').fill(PASSWORD);
+    await invitee.page.getByRole('button', { name: 'Sign in and join' }).click();
+    await expect.poll(() => new URL(invitee.page.url()).pathname).toBe('/home');
+    // Signed in to the organization just joined, not their own.
+    await expect.poll(() => heading(invitee.page).textContent()).toBe(org.slug);
+    expect((await memberUserId(email))?.role).toBe('member');
+    expect(invitee.problems).toEqual([]);
+    await invitee.close();
+    await owner.close();
+  });
+
   it('settings: the owner renames self and the organization; a new password ends the other session', async () => {
     const here = await openConsole(browser);
     const elsewhere = await openConsole(browser);

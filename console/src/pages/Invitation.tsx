@@ -108,6 +108,12 @@ export function Invitation() {
     accept.mutate(invitation);
   };
   const busy = accept.isPending;
+  // An existing account's wrong password is said once, plainly (the API's 422 names the field password).
+  const wrongPassword =
+    !isNew &&
+    accept.error instanceof ApiProblem &&
+    accept.error.status === 422 &&
+    accept.error.details.some((detail) => detail.path === 'password');
   return (
     <section className="page narrow">
       <h1 tabIndex={-1}>Join {invitation.organization.name}</h1>
@@ -166,14 +172,20 @@ export function Invitation() {
             />
           </>
         )}
-        <ErrorNotice
-          error={accept.error}
-          title={
-            accept.error instanceof ApiProblem && accept.error.status === 409 && !isNew
-              ? 'This account cannot join with a password yet.'
-              : undefined
-          }
-        />
+        {wrongPassword ? (
+          <p className="notice notice-error" role="alert">
+            That is not the password of {invitation.email}. Try again.
+          </p>
+        ) : (
+          <ErrorNotice
+            error={accept.error}
+            title={
+              accept.error instanceof ApiProblem && accept.error.status === 409 && !isNew
+                ? 'This account cannot join with a password yet.'
+                : undefined
+            }
+          />
+        )}
         <button type="submit" className="button button-primary" disabled={busy}>
           {busy ? 'Joining…' : isNew ? 'Create account and join' : 'Sign in and join'}
         </button>

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
-import { api, unwrap } from '../api/client.js';
+import { ApiProblem, api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { useCan, useMe } from '../session.js';
 
@@ -14,11 +14,13 @@ export function Settings() {
         <h1 tabIndex={-1}>Settings</h1>
         <p className="muted">Your account{can('organization:manage') ? ' and your organization' : ''}.</p>
       </div>
-      {me.data && <NameForm current={me.data.user.name ?? ''} />}
-      <PasswordForm />
-      {me.data && can('organization:manage') && (
-        <OrganizationForm org={me.data.organization.id} current={me.data.organization.name} />
-      )}
+      <div className="stack">
+        {me.data && <NameForm current={me.data.user.name ?? ''} />}
+        <PasswordForm />
+        {me.data && can('organization:manage') && (
+          <OrganizationForm org={me.data.organization.id} current={me.data.organization.name} />
+        )}
+      </div>
       <ErrorNotice error={me.error} />
     </section>
   );
@@ -89,6 +91,9 @@ function PasswordForm() {
     },
   });
   const mismatch = repeat.length > 0 && repeat !== newPassword;
+  // A wrong current password is said once, plainly (the API's 422 names the field currentPassword).
+  const wrongCurrent =
+    change.error instanceof ApiProblem && change.error.details.some((d) => d.path === 'currentPassword');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!mismatch) change.mutate();
@@ -135,16 +140,13 @@ function PasswordForm() {
           The two new passwords differ.
         </p>
       )}
-      <ErrorNotice
-        error={change.error}
-        title={
-          change.error && 'details' in change.error
-            ? (change.error.details as Array<{ path: string }>).some((d) => d.path === 'currentPassword')
-              ? 'The current password is wrong.'
-              : undefined
-            : undefined
-        }
-      />
+      {wrongCurrent ? (
+        <p className="notice notice-error" role="alert">
+          The current password is wrong. Nothing was changed.
+        </p>
+      ) : (
+        <ErrorNotice error={change.error} />
+      )}
       <p role="status" className="success">
         {change.isSuccess
           ? 'Password changed. Your other sessions were signed out; API keys keep working.'
