@@ -1,8 +1,38 @@
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// Billing periods are whole UTC days with an exclusive end (Nov 1 00:00 UTC – Dec 1 00:00 UTC): their days
+// are read in UTC, so the period reads Nov 1 – Nov 30 in every viewer's time zone.
+const periodDayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' });
 
+/** An instant as a day in the viewer's time zone. */
 export const formatDate = (iso: string) => dateFormat.format(new Date(iso));
+/** An instant as a day and time in the viewer's time zone. */
 export const formatDateTime = (iso: string) => dateTimeFormat.format(new Date(iso));
+
+/** A billing period's first and last day ("Nov 1, 2026 – Nov 30, 2026"); `end` is exclusive. */
+export const formatPeriod = (startIso: string, endIso: string) =>
+  `${periodDayFormat.format(new Date(startIso))} – ${periodDayFormat.format(new Date(new Date(endIso).getTime() - 1))}`;
+
+const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 7],
+];
+
+/**
+ * A recent instant relative to now ("2 min. ago", "yesterday"); a week or more away, the absolute time.
+ * Callers show the absolute time beside it (see <When>), so the relative words are never the only record.
+ */
+export function formatRelative(iso: string, now: number = Date.now()): string {
+  let amount = (new Date(iso).getTime() - now) / 1000;
+  for (const [unit, size] of STEPS) {
+    if (Math.abs(amount) < size) return relativeFormat.format(Math.round(amount), unit);
+    amount /= size;
+  }
+  return formatDateTime(iso);
+}
 
 /** A console link to an Expert key; `@` and `/` stay readable in the address bar. */
 export const expertPath = (key: string) =>

@@ -80,3 +80,70 @@ describe('console polish in the browser', () => {
     await close();
   });
 });
+
+describe('sign-in and dates in the browser', () => {
+  it('is a centred card that says once what went wrong', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Email').fill(`owner@${org.slug}.test`);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.count()).toBe(1);
+    expect(await alert.textContent()).toBe('Wrong email or password.');
+    const card = await page.locator('form.card').boundingBox();
+    expect(card).not.toBeNull();
+    // Centred: as much room on its left as on its right.
+    expect(Math.abs(card!.x - (1280 - card!.x - card!.width))).toBeLessThan(2);
+    await screenshots(page, 'sign-in-error');
+    await expectAccessible(page, 'sign-in with an error');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('says the session ended when a change is refused with 401, whichever redirect lands last', async () => {
+    const { context, page, problems, close } = await openConsole(browser);
+    await signIn(page, '/keys');
+    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    // The session ends elsewhere: another tab of the same browser signs out.
+    const other = await context.newPage();
+    await other.goto(`${server.url}/home`);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => other.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    await other.close();
+    // The first tab still shows the keys; its next change is refused.
+    await page.getByRole('button', { name: 'Create an API key' }).click();
+    await page.getByRole('textbox', { name: 'Name' }).fill('after-the-end');
+    await page.getByLabel('list API keys').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => heading(page).textContent()).toBe('Sign in');
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Your session has ended' }).count())
+      .toBe(1);
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/keys');
+    await screenshots(page, 'sign-in-session-ended');
+    await expectAccessible(page, 'sign-in after the session ended');
+    // Signing in again goes back to the keys, and the notice is gone for good.
+    await page.getByLabel('Email').fill(`owner@${org.slug}.test`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('reads a billing period by its own days in a time zone far from UTC', async () => {
+    // +14 h: the exclusive end (the next month's first instant, UTC) is already that day here.
+    const context = await browser.newContext({ timezoneId: 'Pacific/Kiritimati', locale: 'en-US' });
+    const page = await context.newPage();
+    await signIn(page, '/billing');
+    await expect.poll(() => heading(page).textContent()).toBe('Billing');
+    const now = new Date();
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0));
+    const day = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' });
+    const usage = page.locator('section[aria-labelledby="usage"]');
+    await expect.poll(() => usage.textContent()).toContain(`${day.format(first)} – ${day.format(last)}`);
+    await context.close();
+  });
+});

@@ -12,8 +12,19 @@ const STATUS_WORDS: Record<number, string> = {
   503: 'The service is busy or unavailable. Try again shortly.',
 };
 
-/** An API failure (or any error) in words, with the request id to quote to an operator; never raw JSON. */
-export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
+/**
+ * An API failure (or any error) in words, with the request id to quote to an operator; never raw JSON.
+ * A failed fetch passes `retry` (the query's refetch): the notice then offers to ask again.
+ */
+export function ErrorNotice({
+  error,
+  title,
+  retry,
+}: {
+  error: unknown;
+  title?: string;
+  retry?: () => unknown;
+}) {
   if (!error) return null;
   const problem = error instanceof ApiProblem ? error : undefined;
   const summary = problem
@@ -38,6 +49,11 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
         <p className="muted small">
           Request id <code>{problem.requestId}</code>
         </p>
+      )}
+      {retry && (
+        <button type="button" className="button button-small" onClick={() => void retry()}>
+          Retry
+        </button>
       )}
     </div>
   );

@@ -5,6 +5,7 @@ import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
+import { When } from '../components/When.js';
 import { formatDate, formatDateTime } from '../format.js';
 import { useCan } from '../session.js';
 import { grantInWords } from '../words.js';
@@ -61,7 +62,7 @@ export function ApiKeys() {
         )}
       </div>
       {creating && <CreateKeyForm onDone={() => setCreating(false)} />}
-      <ErrorNotice error={keys.error} />
+      <ErrorNotice error={keys.error} retry={keys.refetch} />
       <ErrorNotice error={revoke.error} />
       {!keys.isPending && list.length === 0 && !keys.isError && (
         <div className="empty card">
@@ -99,7 +100,7 @@ export function ApiKeys() {
                     <td>{grantInWords(key.grants)}</td>
                     <td>{formatDate(key.createdAt)}</td>
                     <td>
-                      {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : <span className="muted">never</span>}
+                      {key.lastUsedAt ? <When at={key.lastUsedAt} /> : <span className="muted">never</span>}
                     </td>
                     <td>
                       {key.revokedAt

@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router';
 import { api, currentCsrfToken, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { formatDate } from '../format.js';
+import { formatDate, formatPeriod } from '../format.js';
 import { useCan, useSession } from '../session.js';
 import { USAGE_WORDS } from '../words.js';
 import { useBilling } from './billing-queries.js';
@@ -143,7 +143,10 @@ export function Billing() {
           Test mode: the built-in local provider activates plans without payment. Never use it in production.
         </p>
       )}
-      <ErrorNotice error={subscription.error ?? usage.error ?? plans.error} />
+      <ErrorNotice
+        error={subscription.error ?? usage.error ?? plans.error}
+        retry={() => Promise.all([subscription.refetch(), usage.refetch(), plans.refetch()])}
+      />
       <ErrorNotice error={checkout.error ?? portal.error} />
 
       <div className="expert-grid">
@@ -224,9 +227,7 @@ export function Billing() {
             <h2 id="usage">Usage</h2>
             {usage.data ? (
               <>
-                <p className="muted small">
-                  {formatDate(usage.data.periodStart)} – {formatDate(usage.data.periodEnd)}
-                </p>
+                <p className="muted small">{formatPeriod(usage.data.periodStart, usage.data.periodEnd)}</p>
                 <UsageBars usage={usage.data} />
               </>
             ) : (

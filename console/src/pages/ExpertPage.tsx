@@ -3,8 +3,10 @@ import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
+import { When } from '../components/When.js';
 import { expertPath, formatDate, formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
 import { useExpertRecords } from './expert-records.js';
@@ -51,7 +53,7 @@ export function ExpertPage() {
     return (
       <section className="page" aria-busy="true">
         <h1 tabIndex={-1}>{key}</h1>
-        <p className="muted">Loading…</p>
+        <PageSkeleton />
       </section>
     );
   }
@@ -59,7 +61,7 @@ export function ExpertPage() {
     return (
       <section className="page">
         <h1 tabIndex={-1}>{key}</h1>
-        <ErrorNotice error={expert.error} />
+        <ErrorNotice error={expert.error} retry={expert.refetch} />
         <p>
           <Link to="/">Back to the registry</Link>
         </p>
@@ -118,7 +120,9 @@ export function ExpertPage() {
               <dt>Published</dt>
               <dd>{formatDateTime(e.createdAt)}</dd>
               <dt>Updated</dt>
-              <dd>{formatDateTime(e.updatedAt)}</dd>
+              <dd>
+                <When at={e.updatedAt} />
+              </dd>
               <dt>Runtime</dt>
               <dd>{e.minRuntimeVersion} or later</dd>
             </dl>
@@ -157,7 +161,7 @@ export function ExpertPage() {
           </section>
           <section aria-labelledby="delegators">
             <h2 id="delegators">Delegated to by</h2>
-            <ErrorNotice error={delegators.error} />
+            <ErrorNotice error={delegators.error} retry={delegators.refetch} />
             {delegators.data?.length === 0 && <p className="muted">No Expert delegates to {e.name} yet.</p>}
             {delegators.data && delegators.data.length > 0 && (
               <ul className="link-list">
@@ -181,7 +185,7 @@ export function ExpertPage() {
           </section>
           <section className="card" aria-labelledby="versions">
             <h2 id="versions">Versions</h2>
-            <ErrorNotice error={versions.error} />
+            <ErrorNotice error={versions.error} retry={versions.refetch} />
             <ul className="versions">
               {versions.data?.versions.map((version) => (
                 <li key={version.id} aria-current={version.id === e.id ? 'page' : undefined}>

@@ -76,7 +76,10 @@ export function Home() {
         <aside className="expert-side">
           <section className="card" aria-labelledby="plan">
             <h2 id="plan">Plan and usage</h2>
-            <ErrorNotice error={subscription.error ?? usage.error} />
+            <ErrorNotice
+              error={subscription.error ?? usage.error}
+              retry={() => Promise.all([subscription.refetch(), usage.refetch()])}
+            />
             {subscription.data && (
               <p>
                 Plan <strong>{subscription.data.planKey}</strong>

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
+import { When } from '../components/When.js';
 import { expertPath, formatDate } from '../format.js';
 import { useExpertRecords } from './expert-records.js';
 
@@ -127,7 +128,7 @@ export function RegistryList() {
             : `${total.toLocaleString()} ${total === 1 ? 'Expert' : 'Experts'}${filter ? ` starting with “${filter}”` : ''}`}
         {list.isFetching && !list.isPending ? ' · updating…' : ''}
       </p>
-      <ErrorNotice error={list.error} />
+      <ErrorNotice error={list.error} retry={list.refetch} />
 
       {!list.isPending && !list.isError && experts.length === 0 && (
         <div className="empty card">
@@ -167,7 +168,7 @@ export function RegistryList() {
               <p className="muted">No description.</p>
             )}
             <p className="muted small">
-              by {expert.owner.name} · updated {formatDate(expert.updatedAt)}
+              by {expert.owner.name} · updated <When at={expert.updatedAt} />
             </p>
           </li>
         ))}

@@ -1,7 +1,9 @@
 import { type FormEvent, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { ApiProblem } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { safeNext, useSession, useSignIn } from '../session.js';
+import { clearSessionEnded, sessionEnded } from '../session-ended.js';
 
 export function SignIn() {
   const [params] = useSearchParams();
@@ -14,12 +16,21 @@ export function SignIn() {
   if (session.data) return <Navigate to={next} replace />;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    signIn.mutate({ email, password }, { onSuccess: () => navigate(next, { replace: true }) });
+    signIn.mutate(
+      { email, password },
+      {
+        onSuccess: () => {
+          clearSessionEnded();
+          navigate(next, { replace: true });
+        },
+      },
+    );
   };
   return (
-    <section className="page narrow">
+    <section className="page sign-in">
       <h1 tabIndex={-1}>Sign in</h1>
-      {params.get('expired') && (
+      {/* One message at a time: once a sign-in attempt fails, its error replaces the session notice. */}
+      {(params.get('expired') || sessionEnded()) && !signIn.error && (
         <p className="notice" role="status">
           Your session has ended. Sign in again to continue where you were.
         </p>
@@ -43,14 +54,14 @@ export function SignIn() {
           value={password}
           onChange={(event) => setPassword(event.target.value)}
         />
-        <ErrorNotice
-          error={signIn.error}
-          title={
-            signIn.error && 'status' in signIn.error && signIn.error.status === 401
-              ? 'Wrong email or password.'
-              : undefined
-          }
-        />
+        {/* A wrong email or password is said once, in words; any other failure keeps its details. */}
+        {signIn.error instanceof ApiProblem && signIn.error.status === 401 ? (
+          <p className="notice notice-error" role="alert">
+            Wrong email or password.
+          </p>
+        ) : (
+          <ErrorNotice error={signIn.error} />
+        )}
         <button type="submit" className="button button-primary" disabled={signIn.isPending}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
