@@ -52,6 +52,25 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+// The storage is full: PostgreSQL's disk_full (53100, "could not extend file … No space left on device"), or
+// the embedded database's file system answering ENOSPC. Not the request's fault, and it passes when an
+// operator frees space: 503 with Retry-After (docs/operations.md, "Failure behaviour").
+const STORAGE_FULL_MESSAGES = /could not extend file|No space left on device/i;
+
+/** Is this error (or one it wraps) the database's storage being full? */
+export function isStorageFull(error: unknown): boolean {
+  for (
+    let current = error, depth = 0;
+    current && typeof current === 'object' && depth < 8;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (code === '53100' || code === 'ENOSPC') return true;
+    if (typeof message === 'string' && STORAGE_FULL_MESSAGES.test(message)) return true;
+  }
+  return false;
+}
+
 /** The error in a chain that carries `key` (drizzle wraps the driver's error as its `cause`). */
 function inChain<T>(error: unknown, pick: (value: Record<string, unknown>) => T | undefined): T | undefined {
   for (

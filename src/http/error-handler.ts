@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable, sqlState } from '../db/errors.js';
+import { isDatabaseUnavailable, isStorageFull, sqlState } from '../db/errors.js';
 import { ApiError, type ErrorDetail, serviceUnavailable, statusText } from './errors.js';
 import type { ErrorShape, FaceDefaults } from './faces.js';
 
@@ -42,6 +42,24 @@ export function registerErrorHandling(
         request,
         reply,
         serviceUnavailable('The service is temporarily unavailable', 5, 'database_down'),
+        shape,
+      );
+    }
+    if (isStorageFull(error)) {
+      // Nothing was written (the statement failed, its transaction rolled back): the client retries once an
+      // operator has freed space. An error, not a warning: it needs a person.
+      request.log.error(
+        { err: error, cause: 'disk_full' },
+        'database storage full: writes refused until space is freed',
+      );
+      return sendError(
+        request,
+        reply,
+        serviceUnavailable(
+          'The service cannot store data right now (storage full); retry later',
+          30,
+          'disk_full',
+        ),
         shape,
       );
     }
