@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { When } from '../components/When.js';
-import { formatDate, formatDateTime } from '../format.js';
+import { formatDate } from '../format.js';
 import { useCan } from '../session.js';
 import { grantInWords } from '../words.js';
 import { CreateKeyForm } from './CreateKeyForm.js';

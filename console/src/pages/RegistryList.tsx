@@ -5,7 +5,7 @@ import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { When } from '../components/When.js';
-import { expertPath, formatDate } from '../format.js';
+import { expertPath } from '../format.js';
 import { useExpertRecords } from './expert-records.js';
 
 const PAGE_SIZE = 20;
