@@ -338,6 +338,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
 
   await bus.start();
   await registry.start();
+  await registry.start();
   apiKeys.start();
   billing.start();
   events.start();

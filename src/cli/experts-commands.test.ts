@@ -57,6 +57,7 @@ describe('cadre experts (reads need no API key)', () => {
     expect(run.stdout).toMatch(/^status:\s+available$/m);
     // Every label is followed by at least one space, the longest one too.
     expect(run.stdout).toMatch(/^minRuntimeVersion: +\S/m);
+    expect(run.stdout).toMatch(/^integrity:\s+sha256-[A-Za-z0-9+/]{43}=$/m);
     expect(run.stdout).toContain('instruction:\nWrite.');
     expect(last()?.url).toBe('/registry/experts/%40acme%2Fwriter%401.0.0');
   });

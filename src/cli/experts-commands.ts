@@ -82,6 +82,7 @@ export function registerExpertsCommands(program: Command, io: CliIo): void {
     field('delegates', expert.delegates.join(', ') || '(none)');
     field('skills', Object.keys(expert.skills).join(', '));
     field('published', expert.createdAt ?? '');
+    field('integrity', expert.integrity);
     printLine(io.stdout, `${paint.bold('instruction:')}\n${expert.instruction ?? ''}`);
   });
 

@@ -65,6 +65,7 @@ describe('POST /registry/experts: publish', () => {
       instruction: 'Write well.',
       skills: body.skills,
       delegates: [],
+      integrity: expect.stringMatching(/^sha256-[A-Za-z0-9+/]{43}=$/),
     });
     expect(Object.keys(expert.skills as object)).toEqual(['@service/base', 'search']);
     expect(new Date(expert.createdAt as string).toISOString()).toBe(expert.createdAt);

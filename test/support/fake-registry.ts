@@ -11,6 +11,7 @@ import {
   parseExpertKey,
   tryParseExpertKey,
 } from '../../src/modules/registry/expert-definition.js';
+import { integrityOf } from '../../src/modules/registry/integrity.js';
 
 type RecordedRequest = { method: string; url: string; authorization?: string; body?: unknown };
 type Version = { def: ExpertDefinition; tags: string[]; status: string; createdAt: string };
@@ -45,6 +46,7 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
     key: `${v.def.name}@${v.def.version}`,
     ...v.def,
     delegates: v.def.delegates ?? [],
+    integrity: integrityOf(v.def),
     tags: latestOf(v.def.name) === v ? [...v.tags, 'latest'] : v.tags,
     status: v.status,
     owner: { name: 'demo', organizationId: 'org1', createdAt: v.createdAt },

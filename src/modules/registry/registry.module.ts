@@ -1,4 +1,5 @@
 import type { App } from '../../http/route-kit.js';
+import { backfillIntegrity } from './integrity.js';
 import { registerPerstackRoutes } from './perstack.routes.js';
 import { registerRegistryRoutes } from './registry.routes.js';
 import { createRegistryService, type RegistryServiceDeps } from './registry.service.js';
@@ -12,6 +13,8 @@ export function createRegistryModule(deps: RegistryServiceDeps) {
   const service = createRegistryService(deps);
   return {
     service,
+    /** Before the app serves: fills the integrity digest of versions stored before it existed (integrity.ts). */
+    start: () => backfillIntegrity(deps.database.db),
     /** The registry face's routes. */
     registerRoutes(app: App) {
       registerRegistryRoutes(app, service);

@@ -1,4 +1,5 @@
 import { LATEST_TAG } from './expert-definition.js';
+import { integrityOf } from './integrity.js';
 import type { ExpertDigest, ExpertVersion, RegistryExpert } from './registry.schemas.js';
 import type { ExpertRow } from './registry.tables.js';
 
@@ -57,6 +58,8 @@ export function presentExpert(row: ExpertRecord): RegistryExpert {
     instruction: row.instruction,
     skills: row.skills,
     delegates: row.delegates,
+    // Stored at publish; a row the start-up backfill has not reached yet gets the same value computed here.
+    integrity: row.integrity ?? integrityOf(row),
     ...(row.unavailableDelegates?.length ? { unavailableDelegates: row.unavailableDelegates } : {}),
   };
 }

@@ -1,11 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
 import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.js';
+import { tryParseExpertKey } from './expert-definition.js';
 import { keyFromUrl } from './expert-key.js';
 import {
+  diffExpertsQuery,
   expertAnswerSchema,
   expertDelegatorsSchema,
+  expertDiffAnswer,
   expertKeyParams,
   expertListSchema,
   expertVersionsSchema,
@@ -75,6 +79,27 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     },
     validatorCompiler: documentationOnly,
     handler: getByKey,
+  });
+
+  app.get('/diff', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'diffExperts',
+      summary:
+        'What changed between two versions of one Expert name, each change that widens access flagged with why',
+      tags,
+      security: [],
+      querystring: diffExpertsQuery,
+      response: { 200: expertDiffAnswer, 304: notModified, ...registryErrors(404, 410) },
+    },
+    handler: async (request, reply) => {
+      const key = (field: 'from' | 'to') => {
+        const parsed = tryParseExpertKey(request.query[field]);
+        if (!parsed.ok) throw new ApiError('bad_request', `"${field}": ${parsed.reason}`);
+        return parsed.key;
+      };
+      return sendAnswer(request, reply, await registry.diff(key('from'), key('to')));
+    },
   });
 
   // Scoped keys sent unencoded (`/registry/experts/@acme/writer@1.0.0[/versions]`) span two path

@@ -59,6 +59,12 @@ export const registryExpertSchema = z
     instruction: z.string(),
     skills: skillsSchema,
     delegates: delegatesSchema,
+    integrity: z.string().meta({
+      description:
+        '`sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, ' +
+        'instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")',
+      example: 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+    }),
     unavailableDelegates: z
       .array(z.object({ key: z.string(), reason: z.string() }))
       .optional()
@@ -117,3 +123,56 @@ export const updateExpertBody = expertUpdateSchema.meta({ id: 'UpdateExpert' });
 export type ExpertDigest = z.infer<typeof expertDigestSchema>;
 export type RegistryExpert = z.infer<typeof registryExpertSchema>;
 export type ExpertVersion = z.infer<typeof expertVersionSchema>;
+
+const expertKeyQueryValue = z.string().min(1).max(511);
+
+export const diffExpertsQuery = z.object({
+  from: expertKeyQueryValue.meta({ description: 'the older side: an Expert key', example: 'writer@1.0.0' }),
+  to: expertKeyQueryValue.meta({
+    description: 'the newer side: a key of the same name',
+    example: 'writer@1.1.0',
+  }),
+});
+
+const definitionChangeSchema = z
+  .object({
+    kind: z.enum(['added', 'removed', 'changed']),
+    path: z
+      .array(z.string())
+      .meta({ description: 'the field: ["skills", "search", "endpoint"], ["delegates"]' }),
+    before: z.unknown().optional(),
+    after: z.unknown().optional(),
+    widens: z
+      .string()
+      .optional()
+      .meta({ description: 'why this change widens access; absent when it does not' }),
+  })
+  .meta({ id: 'DefinitionChange' });
+
+export const expertDiffSchema = z
+  .object({
+    from: z.string().meta({ description: 'the exact key compared from' }),
+    to: z.string(),
+    fromIntegrity: z.string(),
+    toIntegrity: z.string(),
+    widensAccess: z.boolean(),
+    changes: z.array(definitionChangeSchema),
+    instruction: z.object({
+      changed: z.boolean(),
+      linesAdded: z.number().int(),
+      linesRemoved: z.number().int(),
+      hunks: z.array(
+        z.object({
+          oldStart: z.number().int(),
+          oldLines: z.number().int(),
+          newStart: z.number().int(),
+          newLines: z.number().int(),
+          lines: z.array(z.string()),
+        }),
+      ),
+    }),
+  })
+  .meta({ id: 'ExpertDiff' });
+
+export const expertDiffAnswer = z.object({ data: z.object({ diff: expertDiffSchema }) });
+export type ExpertDiff = z.infer<typeof expertDiffSchema>;
