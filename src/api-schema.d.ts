@@ -105,23 +105,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/registry/diff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What changed between two versions of one Expert name, each change that widens access flagged with why */
-        get: operations["diffExperts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/registry/v1/experts": {
         parameters: {
             query?: never;
@@ -481,6 +464,60 @@ export interface paths {
         get: operations["listEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's webhook endpoints, oldest first; never their secrets */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /** Add a webhook endpoint; the answer carries its signing secret (shown once) */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint; never its secret */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint: nothing more is delivered to it */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /** Change its URL, event types, description, or enable or disable it */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (shown once); the previous one keeps signing alongside it for 24 hours */
+        post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1106,7 +1143,7 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
         } | {
             /** @constant */
             type: "project";
@@ -1670,7 +1707,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["GrantInput"] | null;
             authentication: {
@@ -1853,11 +1890,6 @@ export interface components {
                 };
             };
             delegates: string[];
-            /**
-             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
-             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
-             */
-            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -1986,11 +2018,6 @@ export interface components {
                 };
             };
             delegates: string[];
-            /**
-             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
-             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
-             */
-            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -1999,37 +2026,6 @@ export interface components {
         };
         PerstackExpertDigestInput: {
             /** @constant */
-        DefinitionChangeInput: {
-            /** @enum {string} */
-            kind: "added" | "removed" | "changed";
-            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
-            path: string[];
-            before?: unknown;
-            after?: unknown;
-            /** @description why this change widens access; absent when it does not */
-            widens?: string;
-        };
-        ExpertDiffInput: {
-            /** @description the exact key compared from */
-            from: string;
-            to: string;
-            fromIntegrity: string;
-            toIntegrity: string;
-            widensAccess: boolean;
-            changes: components["schemas"]["DefinitionChangeInput"][];
-            instruction: {
-                changed: boolean;
-                linesAdded: number;
-                linesRemoved: number;
-                hunks: {
-                    oldStart: number;
-                    oldLines: number;
-                    newStart: number;
-                    newLines: number;
-                    lines: string[];
-                }[];
-            };
-        };
             type: "expertDigest";
             id: string;
             /** @example writer@1.2.0 */
@@ -2127,6 +2123,24 @@ export interface components {
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
         };
+        WebhookEndpointInput: {
+            id: string;
+            url: string;
+            description: string;
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+            enabled: boolean;
+            /** @description Why Cadre disabled it, when it did */
+            disabledReason: string | null;
+            /** @description While the previous secret still signs alongside the current one */
+            secretRotation: {
+                /** Format: date-time */
+                previousSecretExpiresAt: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         TakedownExpertInput: {
             reason: string;
         };
@@ -2159,7 +2173,7 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
         } | {
             /** @constant */
             type: "project";
@@ -2722,7 +2736,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["Grant"] | null;
             authentication: {
@@ -2905,11 +2919,6 @@ export interface components {
                 };
             };
             delegates: string[];
-            /**
-             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
-             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
-             */
-            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -3038,11 +3047,6 @@ export interface components {
                 };
             };
             delegates: string[];
-            /**
-             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
-             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
-             */
-            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -3073,37 +3077,6 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-        DefinitionChange: {
-            /** @enum {string} */
-            kind: "added" | "removed" | "changed";
-            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
-            path: string[];
-            before?: unknown;
-            after?: unknown;
-            /** @description why this change widens access; absent when it does not */
-            widens?: string;
-        };
-        ExpertDiff: {
-            /** @description the exact key compared from */
-            from: string;
-            to: string;
-            fromIntegrity: string;
-            toIntegrity: string;
-            widensAccess: boolean;
-            changes: components["schemas"]["DefinitionChange"][];
-            instruction: {
-                changed: boolean;
-                linesAdded: number;
-                linesRemoved: number;
-                hunks: {
-                    oldStart: number;
-                    oldLines: number;
-                    newStart: number;
-                    newLines: number;
-                    lines: string[];
-                }[];
-            };
-        };
              * @example 2026-01-01T00:00:00.000Z
              */
             updatedAt: string;
@@ -3178,6 +3151,24 @@ export interface components {
             organization: components["schemas"]["Organization"];
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            description: string;
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+            enabled: boolean;
+            /** @description Why Cadre disabled it, when it did */
+            disabledReason: string | null;
+            /** @description While the previous secret still signs alongside the current one */
+            secretRotation: {
+                /** Format: date-time */
+                previousSecretExpiresAt: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         TakedownExpert: {
             reason: string;
@@ -4138,114 +4129,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-    diffExperts: {
-        parameters: {
-            query: {
-                /** @description the older side: an Expert key */
-                from: string;
-                /** @description the newer side: a key of the same name */
-                to: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            diff: components["schemas"]["ExpertDiff"];
-                        };
-                    };
-                };
-            };
-            /** @description Not Modified: the If-None-Match ETag is current */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-        };
-    };
                     "application/json": {
                         data: {
                             expert: components["schemas"]["PerstackRegistryExpert"];
@@ -7134,6 +7017,712 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @example https://ci.example.com/cadre-events
+                     */
+                    url: string;
+                    /** @description The event types delivered to this endpoint (docs/webhooks.md) */
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+                    /** @default  */
+                    description?: string;
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            endpoint: components["schemas"]["WebhookEndpoint"];
+                            /**
+                             * @description The signing secret (whsec_…): shown once, keep it
+                             * @example whsec_…
+                             */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @example https://ci.example.com/cadre-events
+                     */
+                    url?: string;
+                    /** @description The event types delivered to this endpoint (docs/webhooks.md) */
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+                    description?: string;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            endpoint: components["schemas"]["WebhookEndpoint"];
+                            /**
+                             * @description The signing secret (whsec_…): shown once, keep it
+                             * @example whsec_…
+                             */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,7 @@ export const PERMISSION_WORDS: Record<string, string> = {
   'integrations:manage': 'register and remove OAuth integrations',
   'organization:manage': 'rename the organization',
   'members:manage': 'invite, change and remove members',
+  'webhooks:manage': 'manage webhook endpoints',
 };
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;

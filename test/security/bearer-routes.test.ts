@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { apiKeySchema, createApiKeyBody } from '../../src/modules/api-keys/api-keys.schemas.js';
@@ -17,6 +18,7 @@ import type {
   updateExpertBody,
 } from '../../src/modules/registry/registry.schemas.js';
 import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
+import { webhookEndpoints } from '../../src/modules/webhooks/webhooks.tables.js';
 import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
 import { expertBody } from '../registry/helpers.js';
 import type { DataOf } from '../support/answers.js';
@@ -65,6 +67,12 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   deleteConnection: 'projects:operate',
   listAuditEvents: 'audit:read',
   listEvents: 'events:read',
+  listWebhookEndpoints: 'webhooks:manage',
+  createWebhookEndpoint: 'webhooks:manage',
+  getWebhookEndpoint: 'webhooks:manage',
+  updateWebhookEndpoint: 'webhooks:manage',
+  deleteWebhookEndpoint: 'webhooks:manage',
+  rotateWebhookEndpointSecret: 'webhooks:manage',
   getMe: { none: 'any valid credential may ask who it is; the answer lists what it may do' },
   listMembers: 'members:read',
   createInvitation: 'members:manage',
@@ -110,6 +118,8 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   completeOAuth: 'the flow is named by its state cookie, bound to the user who started it (oauth-failures)',
   getMe: 'answers about the caller only',
   listEvents: "lists the caller's own organization's events; no parameter names an organization",
+  listWebhookEndpoints: "lists the caller's own organization's endpoints; no parameter names an organization",
+  createWebhookEndpoint: "creates in the caller's own organization; no parameter names an organization",
   listProjects: "lists the caller's own organization's projects only",
   createProject: "creates in the caller's own organization; no parameter names an organization",
   updateMe: 'changes the caller only',
@@ -200,6 +210,11 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
     clientSecret: 'security-secret',
   }),
   updateIntegration: () => ({ clientSecret: `rotated by the suite ${serial++}` }),
+  createWebhookEndpoint: () => ({
+    url: 'https://hooks.example.com/security',
+    eventTypes: ['expert.published'],
+  }),
+  updateWebhookEndpoint: () => ({ description: `changed by the suite ${serial++}` }),
 };
 
 /**
@@ -231,6 +246,7 @@ const FOREIGN_PARAMS = [
   'apiKeyId',
   'expertKey',
   'agentId',
+  'webhookEndpointId',
 ];
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -321,6 +337,23 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       );
       expect(res.status, res.text).toBe(201);
       return res.body.data.id;
+    }
+    // A fresh endpoint for each request: a deletion that gets through touches no other check's.
+    case 'webhookEndpointId': {
+      // The suite's earlier endpoints go first: an organization holds at most 16.
+      await server.context.database.db
+        .delete(webhookEndpoints)
+        .where(eq(webhookEndpoints.organizationId, tenant.org.id));
+      const res = await server.request<{ data: { endpoint: { id: string } } }>(
+        'POST',
+        '/api/v1/webhook-endpoints',
+        {
+          key: tenant.org.ownerKey,
+          body: { url: 'https://hooks.example.com/security', eventTypes: ['expert.published'] },
+        },
+      );
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.endpoint.id;
     }
     case 'apiKeyId': {
       const { id } = await createKey(server, tenant.org, tenant.org.ownerId);

@@ -19,6 +19,7 @@ export const PERMISSIONS = [
   'integrations:manage',
   'organization:manage',
   'members:manage',
+  'webhooks:manage',
 ] as const;
 
 const permissionSchema = z.enum(PERMISSIONS);

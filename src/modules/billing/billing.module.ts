@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
-import { createIdempotency } from '../../http/idempotency.js';
 import { countsAsApiRequest } from '../../http/faces.js';
+import { createIdempotency } from '../../http/idempotency.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
