@@ -3,7 +3,9 @@ import stringify from 'safe-stable-stringify';
 import { DelegationCycleError, publishOrder, toPublishPayload } from '../config-file/index.js';
 import { closestMatch } from '../config-file/suggest.js';
 import type { ExpertDefinition } from '../modules/registry/expert-definition.js';
+import { diffDefinitions } from '../modules/registry/version-diff.js';
 import { loadConfig } from './config-loader.js';
+import { printDiff } from './diff-command.js';
 import { CliError, EXIT_USER, ReportedError } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
 import { type RegistryClient, RegistryError, type RegistryExpert } from './registry-client.js';
@@ -89,6 +91,9 @@ async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDef
       summary(io, published, unchanged, payloads.length - i);
       throw new ReportedError(EXIT_USER);
     }
+    // What this publish changes over the version holding `latest` (a first version has nothing to compare).
+    const previous = await client.find(payload.name);
+    if (previous) printDiff(io, `changes from ${previous.key}:`, diffDefinitions(previous, payload));
     try {
       await client.publish(payload);
     } catch (error) {

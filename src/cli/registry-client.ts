@@ -10,6 +10,7 @@ import { type CadreApi, createCadreApi, type RequestBody } from './api.js';
 import { EXIT_SERVER, EXIT_USER } from './errors.js';
 
 export type RegistryExpert = components['schemas']['RegistryExpert'];
+export type ExpertDiff = components['schemas']['ExpertDiff'];
 export type ExpertList = operations['listExperts']['responses'][200]['content']['application/json'];
 export type ExpertVersions =
   operations['getExpertVersions']['responses'][200]['content']['application/json']['data'];
@@ -150,6 +151,11 @@ export function createRegistryClient(options: RegistryClientOptions) {
     async update(key: string, body: { status?: ExpertStatus; tags?: string[] }): Promise<void> {
       // Only the update's status is relied upon (docs/registry.md).
       await api.POST('/registry/experts/{expertKey}', { ...expertKey(key), body });
+    },
+    /** What changed from `from` to `to`, two keys of one name (GET /registry/diff). */
+    async diff(from: string, to: string): Promise<ExpertDiff> {
+      const pending = api.GET('/registry/diff', { params: { query: { from, to } } });
+      return (await dataWith('GET /registry/diff', pending, 'diff', 'object')).diff;
     },
     async remove(key: string): Promise<void> {
       await api.DELETE('/registry/experts/{expertKey}', expertKey(key));
