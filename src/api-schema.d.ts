@@ -105,6 +105,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/registry/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What changed between two versions of one Expert name, each change that widens access flagged with why */
+        get: operations["diffExperts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/registry/v1/experts": {
         parameters: {
             query?: never;
@@ -1890,6 +1907,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -2018,6 +2040,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -2026,6 +2053,37 @@ export interface components {
         };
         PerstackExpertDigestInput: {
             /** @constant */
+        DefinitionChangeInput: {
+            /** @enum {string} */
+            kind: "added" | "removed" | "changed";
+            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
+            path: string[];
+            before?: unknown;
+            after?: unknown;
+            /** @description why this change widens access; absent when it does not */
+            widens?: string;
+        };
+        ExpertDiffInput: {
+            /** @description the exact key compared from */
+            from: string;
+            to: string;
+            fromIntegrity: string;
+            toIntegrity: string;
+            widensAccess: boolean;
+            changes: components["schemas"]["DefinitionChangeInput"][];
+            instruction: {
+                changed: boolean;
+                linesAdded: number;
+                linesRemoved: number;
+                hunks: {
+                    oldStart: number;
+                    oldLines: number;
+                    newStart: number;
+                    newLines: number;
+                    lines: string[];
+                }[];
+            };
+        };
             type: "expertDigest";
             id: string;
             /** @example writer@1.2.0 */
@@ -2919,6 +2977,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -3047,6 +3110,11 @@ export interface components {
                 };
             };
             delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
             /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
             unavailableDelegates?: {
                 key: string;
@@ -3077,6 +3145,37 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
+        DefinitionChange: {
+            /** @enum {string} */
+            kind: "added" | "removed" | "changed";
+            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
+            path: string[];
+            before?: unknown;
+            after?: unknown;
+            /** @description why this change widens access; absent when it does not */
+            widens?: string;
+        };
+        ExpertDiff: {
+            /** @description the exact key compared from */
+            from: string;
+            to: string;
+            fromIntegrity: string;
+            toIntegrity: string;
+            widensAccess: boolean;
+            changes: components["schemas"]["DefinitionChange"][];
+            instruction: {
+                changed: boolean;
+                linesAdded: number;
+                linesRemoved: number;
+                hunks: {
+                    oldStart: number;
+                    oldLines: number;
+                    newStart: number;
+                    newLines: number;
+                    lines: string[];
+                }[];
+            };
+        };
              * @example 2026-01-01T00:00:00.000Z
              */
             updatedAt: string;
@@ -4129,6 +4228,114 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+    diffExperts: {
+        parameters: {
+            query: {
+                /** @description the older side: an Expert key */
+                from: string;
+                /** @description the newer side: a key of the same name */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            diff: components["schemas"]["ExpertDiff"];
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
                     "application/json": {
                         data: {
                             expert: components["schemas"]["PerstackRegistryExpert"];

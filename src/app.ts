@@ -226,6 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     database,
     eventLoopDelayMs: () => health.eventLoopDelayMs(),
     processMetrics: deps.metrics?.processMetrics ?? false,
+    ...(rateLimitStore.circuit ? { rateLimitCircuit: () => rateLimitStore.circuit?.() ?? 'closed' } : {}),
   });
   const system = createSystemModule({ database, health });
   const consoleModule = deps.consoleDir === false ? undefined : createConsoleModule({ dir: deps.consoleDir });
@@ -336,6 +337,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   };
 
   await bus.start();
+  await registry.start();
+  await registry.start();
   apiKeys.start();
   billing.start();
   events.start();
