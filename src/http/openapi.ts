@@ -49,6 +49,39 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, rateLimit: false };
     });
-    await docs.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+    await docs.register(fastifySwaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true, validatorUrl: null },
+      // The viewer's own policy (its inline script and style hashes), made as strict as the console's.
+      staticCSP: true,
+      transformStaticCSP: docsPolicy,
+    });
   });
+}
+
+/**
+ * The one `<style>` block swagger-ui-dist injects at run time (not among the plugin's hashes), allowed by its
+ * hash rather than `'unsafe-inline'`; test/console/docs-page.test.ts names the new hash if an upgrade changes it.
+ */
+const VIEWER_INJECTED_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
+/**
+ * The reference viewer's Content-Security-Policy: the plugin's (which lists the hashes of the viewer's inline
+ * script and style) without what the console's policy does not allow either: never framed
+ * (`frame-ancestors 'none'`), no `https:` sources or outside validator, no `<base>`, forms only to Cadre.
+ */
+export function docsPolicy(header: string): string {
+  const directives = header
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive && directive !== 'upgrade-insecure-requests')
+    .map((directive) => {
+      const [name, ...sources] = directive.split(/\s+/);
+      if (name === 'frame-ancestors') return "frame-ancestors 'none'";
+      if (name === 'base-uri') return "base-uri 'none'";
+      const kept = sources.filter((source) => source !== 'https:' && source !== 'validator.swagger.io');
+      if (name === 'style-src') kept.push(VIEWER_INJECTED_STYLE);
+      return [name, ...kept].join(' ');
+    });
+  return [...directives, "connect-src 'self'", "form-action 'self'"].join('; ');
 }
