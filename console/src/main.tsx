@@ -1,23 +1,12 @@
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { type ComponentType, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
 import { RequireSession } from './components/RequireSession.js';
-import { ApiKeys } from './pages/ApiKeys.js';
-import { AuditLog } from './pages/AuditLog.js';
-import { Billing } from './pages/Billing.js';
-import { Connections } from './pages/Connections.js';
-import { ExpertPage } from './pages/ExpertPage.js';
-import { Home } from './pages/Home.js';
-import { Integrations } from './pages/Integrations.js';
-import { Invitation } from './pages/Invitation.js';
-import { Members } from './pages/Members.js';
 import { NotFound } from './pages/NotFound.js';
-import { Projects } from './pages/Projects.js';
 import { RegistryList } from './pages/RegistryList.js';
-import { Settings } from './pages/Settings.js';
 import { SignIn } from './pages/SignIn.js';
 import { markSessionEnded } from './session-ended.js';
 import './styles.css';
@@ -44,93 +33,57 @@ const queryClient: QueryClient = new QueryClient({
   },
 });
 
+/**
+ * A page of the organization, loaded when first opened: the first page (the registry) carries only what it
+ * needs, under its 120 KB gzipped budget (test/console/bundle-budget.test.ts). Signed out, the person signs
+ * in first (RequireSession).
+ */
+const signedIn = (load: () => Promise<ComponentType>) => ({
+  lazy: async () => {
+    const Page = await load();
+    return {
+      element: (
+        <RequireSession>
+          <Page />
+        </RequireSession>
+      ),
+    };
+  },
+});
+
 // Console paths; the server answers each with this app (and every other path with its own 404).
 const router = createBrowserRouter([
   {
     element: <Layout />,
     children: [
       { path: '/', element: <RegistryList /> },
-      { path: '/experts/*', element: <ExpertPage /> },
+      {
+        path: '/experts/*',
+        lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
+      },
       // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
       {
         path: '/playground',
         lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
       },
       { path: '/sign-in', element: <SignIn /> },
-      {
-        path: '/home',
-        element: (
-          <RequireSession>
-            <Home />
-          </RequireSession>
-        ),
-      },
-      {
-        path: '/keys',
-        element: (
-          <RequireSession>
-            <ApiKeys />
-          </RequireSession>
-        ),
-      },
-      {
-        path: '/billing',
-        element: (
-          <RequireSession>
-            <Billing />
-          </RequireSession>
-        ),
-      },
-      {
-        path: '/connections',
-        element: (
-          <RequireSession>
-            <Connections />
-          </RequireSession>
-        ),
-      },
-      {
-        path: '/projects',
-        element: (
-          <RequireSession>
-            <Projects />
-          </RequireSession>
-        ),
-      },
+      { path: '/home', ...signedIn(async () => (await import('./pages/Home.js')).Home) },
+      { path: '/keys', ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys) },
+      { path: '/billing', ...signedIn(async () => (await import('./pages/Billing.js')).Billing) },
+      { path: '/connections', ...signedIn(async () => (await import('./pages/Connections.js')).Connections) },
+      { path: '/projects', ...signedIn(async () => (await import('./pages/Projects.js')).Projects) },
       {
         path: '/integrations',
-        element: (
-          <RequireSession>
-            <Integrations />
-          </RequireSession>
-        ),
+        ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
       },
-      {
-        path: '/audit',
-        element: (
-          <RequireSession>
-            <AuditLog />
-          </RequireSession>
-        ),
-      },
-      {
-        path: '/members',
-        element: (
-          <RequireSession>
-            <Members />
-          </RequireSession>
-        ),
-      },
-      {
-        path: '/settings',
-        element: (
-          <RequireSession>
-            <Settings />
-          </RequireSession>
-        ),
-      },
+      { path: '/audit', ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog) },
+      { path: '/members', ...signedIn(async () => (await import('./pages/Members.js')).Members) },
+      { path: '/settings', ...signedIn(async () => (await import('./pages/Settings.js')).Settings) },
       // The invitation link is public: the invitee may have no account yet.
-      { path: '/invitations/:token', element: <Invitation /> },
+      {
+        path: '/invitations/:token',
+        lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
+      },
       { path: '*', element: <NotFound /> },
     ],
   },
