@@ -122,6 +122,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/registry/dependents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions that delegate to a version, directly and transitively, each with its path (bounded depth and count) */
+        get: operations["getExpertDependents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/registry/v1/experts": {
         parameters: {
             query?: never;
@@ -462,6 +479,26 @@ export interface paths {
         };
         /** The organization's audit events, newest first (owners and admins: audit:read) */
         get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the filtered audit events as NDJSON or CSV, newest first (audit:read)
+         * @description Streamed; at most 50000 events (the newest of the range: narrow it with from and to for older ones). NDJSON: one event per line, as listed. CSV: a header row, metadata as JSON; a cell that begins with = + - @ is prefixed with an apostrophe so a spreadsheet never runs it.
+         */
+        get: operations["exportAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -813,6 +850,23 @@ export interface paths {
         put?: never;
         /** Sign in to the console with email and password; sets the cadre_session cookie */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sign-in-hints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the sign-in page may tell a visitor (the demo password hint) */
+        get: operations["getSignInHints"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1255,10 +1309,14 @@ export interface components {
                 kind: "apiKey" | "session" | "admin" | "system";
                 userId: string | null;
                 apiKeyId: string | null;
+                /** @description The member's name, or their email when they have none; null for the operator */
+                name: string | null;
             };
             target: {
                 type: string;
                 id: string;
+                /** @description The target by its name: its current name, or the one the event recorded (a deleted project, an invitation's email, a connection's provider and account); null when Cadre knows none */
+                name: string | null;
             };
             /** @description Details of the change; their shape depends on the action. */
             metadata: {
@@ -1975,6 +2033,46 @@ export interface components {
             status?: "available" | "deprecated" | "disabled";
             tags?: string[];
         };
+        DefinitionChangeInput: {
+            /** @enum {string} */
+            kind: "added" | "removed" | "changed";
+            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
+            path: string[];
+            before?: unknown;
+            after?: unknown;
+            /** @description why this change widens access; absent when it does not */
+            widens?: string;
+        };
+        ExpertDiffInput: {
+            /** @description the exact key compared from */
+            from: string;
+            to: string;
+            fromIntegrity: string;
+            toIntegrity: string;
+            widensAccess: boolean;
+            changes: components["schemas"]["DefinitionChangeInput"][];
+            instruction: {
+                changed: boolean;
+                linesAdded: number;
+                linesRemoved: number;
+                hunks: {
+                    oldStart: number;
+                    oldLines: number;
+                    newStart: number;
+                    newLines: number;
+                    lines: string[];
+                }[];
+            };
+        };
+        ExpertDependentInput: {
+            key: string;
+            name: string;
+            version: string;
+            /** @description 1: delegates to it directly */
+            depth: number;
+            /** @description from the dependent down to the version asked about */
+            path: string[];
+        };
         PerstackRegistryExpertInput: {
             /** @constant */
             type: "registryExpert";
@@ -2053,37 +2151,6 @@ export interface components {
         };
         PerstackExpertDigestInput: {
             /** @constant */
-        DefinitionChangeInput: {
-            /** @enum {string} */
-            kind: "added" | "removed" | "changed";
-            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
-            path: string[];
-            before?: unknown;
-            after?: unknown;
-            /** @description why this change widens access; absent when it does not */
-            widens?: string;
-        };
-        ExpertDiffInput: {
-            /** @description the exact key compared from */
-            from: string;
-            to: string;
-            fromIntegrity: string;
-            toIntegrity: string;
-            widensAccess: boolean;
-            changes: components["schemas"]["DefinitionChangeInput"][];
-            instruction: {
-                changed: boolean;
-                linesAdded: number;
-                linesRemoved: number;
-                hunks: {
-                    oldStart: number;
-                    oldLines: number;
-                    newStart: number;
-                    newLines: number;
-                    lines: string[];
-                }[];
-            };
-        };
             type: "expertDigest";
             id: string;
             /** @example writer@1.2.0 */
@@ -2180,6 +2247,10 @@ export interface components {
             organization: components["schemas"]["OrganizationInput"];
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
+        };
+        SignInHintsInput: {
+            /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
+            demoPassword: boolean;
         };
         WebhookEndpointInput: {
             id: string;
@@ -2326,10 +2397,14 @@ export interface components {
                 kind: "apiKey" | "session" | "admin" | "system";
                 userId: string | null;
                 apiKeyId: string | null;
+                /** @description The member's name, or their email when they have none; null for the operator */
+                name: string | null;
             };
             target: {
                 type: string;
                 id: string;
+                /** @description The target by its name: its current name, or the one the event recorded (a deleted project, an invitation's email, a connection's provider and account); null when Cadre knows none */
+                name: string | null;
             };
             /** @description Details of the change; their shape depends on the action. */
             metadata: {
@@ -3045,6 +3120,46 @@ export interface components {
             status?: "available" | "deprecated" | "disabled";
             tags?: string[];
         };
+        DefinitionChange: {
+            /** @enum {string} */
+            kind: "added" | "removed" | "changed";
+            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
+            path: string[];
+            before?: unknown;
+            after?: unknown;
+            /** @description why this change widens access; absent when it does not */
+            widens?: string;
+        };
+        ExpertDiff: {
+            /** @description the exact key compared from */
+            from: string;
+            to: string;
+            fromIntegrity: string;
+            toIntegrity: string;
+            widensAccess: boolean;
+            changes: components["schemas"]["DefinitionChange"][];
+            instruction: {
+                changed: boolean;
+                linesAdded: number;
+                linesRemoved: number;
+                hunks: {
+                    oldStart: number;
+                    oldLines: number;
+                    newStart: number;
+                    newLines: number;
+                    lines: string[];
+                }[];
+            };
+        };
+        ExpertDependent: {
+            key: string;
+            name: string;
+            version: string;
+            /** @description 1: delegates to it directly */
+            depth: number;
+            /** @description from the dependent down to the version asked about */
+            path: string[];
+        };
         PerstackRegistryExpert: {
             /** @constant */
             type: "registryExpert";
@@ -3145,37 +3260,6 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-        DefinitionChange: {
-            /** @enum {string} */
-            kind: "added" | "removed" | "changed";
-            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
-            path: string[];
-            before?: unknown;
-            after?: unknown;
-            /** @description why this change widens access; absent when it does not */
-            widens?: string;
-        };
-        ExpertDiff: {
-            /** @description the exact key compared from */
-            from: string;
-            to: string;
-            fromIntegrity: string;
-            toIntegrity: string;
-            widensAccess: boolean;
-            changes: components["schemas"]["DefinitionChange"][];
-            instruction: {
-                changed: boolean;
-                linesAdded: number;
-                linesRemoved: number;
-                hunks: {
-                    oldStart: number;
-                    oldLines: number;
-                    newStart: number;
-                    newLines: number;
-                    lines: string[];
-                }[];
-            };
-        };
              * @example 2026-01-01T00:00:00.000Z
              */
             updatedAt: string;
@@ -3250,6 +3334,10 @@ export interface components {
             organization: components["schemas"]["Organization"];
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
+        };
+        SignInHints: {
+            /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
+            demoPassword: boolean;
         };
         WebhookEndpoint: {
             id: string;
@@ -4110,6 +4198,229 @@ export interface operations {
             };
         };
     };
+    diffExperts: {
+        parameters: {
+            query: {
+                /** @description the older side: an Expert key */
+                from: string;
+                /** @description the newer side: a key of the same name */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            diff: components["schemas"]["ExpertDiff"];
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    getExpertDependents: {
+        parameters: {
+            query: {
+                /** @description the Expert key whose dependents to list */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the exact version asked about */
+                            key: string;
+                            dependents: components["schemas"]["ExpertDependent"][];
+                        };
+                        meta: {
+                            total: number;
+                            /** @description true when more than the limit were found */
+                            truncated: boolean;
+                            depthLimit: number;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the If-None-Match ETag is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
     perstackListExperts: {
         parameters: {
             query?: {
@@ -4228,114 +4539,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-    diffExperts: {
-        parameters: {
-            query: {
-                /** @description the older side: an Expert key */
-                from: string;
-                /** @description the newer side: a key of the same name */
-                to: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            diff: components["schemas"]["ExpertDiff"];
-                        };
-                    };
-                };
-            };
-            /** @description Not Modified: the If-None-Match ETag is current */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryError"];
-                };
-            };
-        };
-    };
                     "application/json": {
                         data: {
                             expert: components["schemas"]["PerstackRegistryExpert"];
@@ -7062,6 +7265,10 @@ export interface operations {
                 action?: string;
                 /** @description Only events performed by this user id or through this API key id */
                 actor?: string;
+                /** @description Only events at or after this instant (ISO 8601) */
+                from?: string;
+                /** @description Only events before this instant (ISO 8601) */
+                to?: string;
             };
             header?: never;
             path: {
@@ -7082,6 +7289,130 @@ export interface operations {
                         data: components["schemas"]["AuditEvent"][];
                         pagination: components["schemas"]["Pagination"];
                     };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query: {
+                /** @description ndjson: one event (as listed) per line; csv */
+                format: "ndjson" | "csv";
+                /** @description Only events of this action */
+                action?: string;
+                /** @description Only events performed by this user id or through this API key id */
+                actor?: string;
+                /** @description Only events at or after this instant (ISO 8601) */
+                from?: string;
+                /** @description Only events before this instant (ISO 8601) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/x-ndjson or text/csv (an attachment), streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description Default Response */
@@ -10721,6 +11052,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getSignInHints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignInHints"];
+                    };
                 };
             };
         };

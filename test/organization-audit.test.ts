@@ -18,7 +18,7 @@ import { login, setPassword } from './support/session.js';
 interface AuditEvent {
   id: string;
   action: string;
-  actor: { kind: string; userId: string | null; apiKeyId: string | null };
+  actor: { kind: string; userId: string | null; apiKeyId: string | null; name: string | null };
   target: { type: string; id: string };
   metadata: Record<string, unknown> | null;
   createdAt: string;
@@ -74,8 +74,9 @@ describe('GET /api/v1/organizations/{org}/audit-events', () => {
     expect(all[0]).toEqual({
       id: expect.any(String),
       action: 'api_key.created',
-      actor: { kind: 'admin', userId: null, apiKeyId: null },
-      target: { type: 'apiKey', id: keys[4]!.id },
+      actor: { kind: 'admin', userId: null, apiKeyId: null, name: null },
+      // An unnamed key: no name to show.
+      target: { type: 'apiKey', id: keys[4]!.id, name: null },
       metadata: null,
       createdAt: expect.any(String),
     });
@@ -124,7 +125,13 @@ describe('GET /api/v1/organizations/{org}/audit-events', () => {
 
     const byUser = await events(o, `?actor=${memberId}`);
     expect(byUser.map((event) => event.target.id)).toEqual([byMember.body.data.id]);
-    expect(byUser[0]!.actor).toEqual({ kind: 'apiKey', userId: memberId, apiKeyId: memberKey.id });
+    // The member has no name: the audit log names them by email.
+    expect(byUser[0]!.actor).toEqual({
+      kind: 'apiKey',
+      userId: memberId,
+      apiKeyId: memberKey.id,
+      name: expect.stringMatching(/^member-[0-9a-f]+@.+\.test$/),
+    });
     expect((await events(o, `?actor=${memberKey.id}`)).map((event) => event.id)).toEqual(
       byUser.map((event) => event.id),
     );
@@ -258,7 +265,7 @@ describe('what the trail records, in the transaction of each change', () => {
       ['membership.role_changed_to_admin', userId, { from: 'member', to: 'admin' }],
       ['membership.created', userId, { role: 'member' }],
     ]);
-    expect(trail[0]!.actor).toEqual({ kind: 'admin', userId: null, apiKeyId: null });
+    expect(trail[0]!.actor).toEqual({ kind: 'admin', userId: null, apiKeyId: null, name: null });
   });
 
   it('a role change and its event commit together: refused at commit, neither stays', async () => {

@@ -66,6 +66,7 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   listConnections: 'projects:operate',
   deleteConnection: 'projects:operate',
   listAuditEvents: 'audit:read',
+  exportAuditEvents: 'audit:read',
   listEvents: 'events:read',
   listWebhookEndpoints: 'webhooks:manage',
   createWebhookEndpoint: 'webhooks:manage',
@@ -326,6 +327,8 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       return tenant.org.ownerId;
     case 'presetKey':
       return 'oidc';
+    case 'format':
+      return 'csv';
     // A fresh member or invitation for each request: a role change or removal that gets through touches no other check's.
     case 'memberId':
       return addMember(server, tenant.org, 'member');

@@ -1,10 +1,47 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
+import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
+import { AUDIT_ACTIONS, detailsOf } from './audit-words.js';
+
+type AuditEvent = components['schemas']['AuditEvent'];
+interface Filters {
+  action: string;
+  actor: string;
+  /** Days (yyyy-mm-dd) in the viewer's time zone, both included. */
+  from: string;
+  to: string;
+}
+const NO_FILTERS: Filters = { action: '', actor: '', from: '', to: '' };
+
+/** The API's query for the filters: the days become instants of the viewer's own midnight. */
+function queryOf(filters: Filters): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (filters.action) query.action = filters.action;
+  if (filters.actor) query.actor = filters.actor;
+  if (filters.from) query.from = new Date(`${filters.from}T00:00:00`).toISOString();
+  if (filters.to) {
+    const end = new Date(`${filters.to}T00:00:00`);
+    end.setDate(end.getDate() + 1);
+    query.to = end.toISOString();
+  }
+  return query;
+}
+
+function Who({ event }: { event: AuditEvent }) {
+  const how = ACTOR_WORDS[event.actor.kind];
+  if (!event.actor.name) return <>{how}</>;
+  return (
+    <>
+      {event.actor.name}
+      <p className="small muted">{event.actor.kind === 'apiKey' ? 'through an API key' : how}</p>
+    </>
+  );
+}
 
 const PAGE = 25;
 const ACTOR_WORDS = {
@@ -18,33 +55,42 @@ const ACTOR_WORDS = {
 export function AuditLog() {
   const session = useSession();
   const org = session.data?.organization.slug ?? '';
-  const [filters, setFilters] = useState({ action: '', actor: '' });
-  const [draft, setDraft] = useState(filters);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const { cursor, pagerProps, reset } = useCursors();
+  const query = queryOf(filters);
   const events = useQuery({
     queryKey: ['audit', org, filters, cursor],
+    enabled: Boolean(org),
     queryFn: async ({ signal }) =>
       unwrap(
         await api.GET('/api/v1/organizations/{org}/audit-events', {
-          params: {
-            path: { org },
-            query: {
-              limit: PAGE,
-              ...(cursor ? { cursor } : {}),
-              ...(filters.action ? { action: filters.action } : {}),
-              ...(filters.actor ? { actor: filters.actor } : {}),
-            },
-          },
+          params: { path: { org }, query: { limit: PAGE, ...(cursor ? { cursor } : {}), ...query } },
           signal,
         }),
       ),
     placeholderData: keepPreviousData,
   });
+  // The people who can have done something: the actor filter lists them by name.
+  const members = useQuery({
+    queryKey: ['audit-members', org],
+    enabled: Boolean(org),
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/organizations/{org}/members', {
+          params: { path: { org }, query: { limit: 100 } },
+        }),
+      ).data,
+    staleTime: 60_000,
+  });
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    setFilters({ action: draft.action.trim(), actor: draft.actor.trim() });
+    setFilters(draft);
     reset();
   };
+  const exportUrl = (format: 'csv' | 'ndjson') =>
+    `/api/v1/organizations/${encodeURIComponent(org)}/audit-events/export?${new URLSearchParams({ format, ...query })}`;
+  const filtered = Object.values(filters).some(Boolean);
   const list = events.data?.data ?? [];
   return (
     <section className="page">
@@ -52,28 +98,89 @@ export function AuditLog() {
         <h1 tabIndex={-1}>Audit log</h1>
         <p className="muted">Every change to your organization, newest first.</p>
       </div>
-      <form className="filters" onSubmit={apply}>
+      <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
         <div className="field">
           <label htmlFor="audit-action">Action</label>
-          <input
+          <select
             id="audit-action"
-            placeholder="api_key.created"
             value={draft.action}
             onChange={(e) => setDraft({ ...draft, action: e.target.value })}
-          />
+          >
+            <option value="">Any action</option>
+            {AUDIT_ACTIONS.map((group) => (
+              <optgroup key={group.label} label={group.label}>
+                {group.actions.map(([action, words]) => (
+                  <option key={action} value={action}>
+                    {words}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
         </div>
         <div className="field">
-          <label htmlFor="audit-actor">Actor (user or API key id)</label>
-          <input
+          <label htmlFor="audit-actor">Who</label>
+          <select
             id="audit-actor"
             value={draft.actor}
             onChange={(e) => setDraft({ ...draft, actor: e.target.value })}
+          >
+            <option value="">Anyone</option>
+            {(members.data ?? []).map((member) => (
+              <option key={member.userId} value={member.userId}>
+                {member.name ?? member.email ?? member.userId}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-from">From</label>
+          <input
+            id="audit-from"
+            type="date"
+            value={draft.from}
+            max={draft.to || undefined}
+            onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-to">To</label>
+          <input
+            id="audit-to"
+            type="date"
+            value={draft.to}
+            min={draft.from || undefined}
+            onChange={(e) => setDraft({ ...draft, to: e.target.value })}
           />
         </div>
         <button type="submit" className="button">
           Filter
         </button>
+        {filtered && (
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setDraft(NO_FILTERS);
+              setFilters(NO_FILTERS);
+              reset();
+            }}
+          >
+            Clear
+          </button>
+        )}
       </form>
+      {!events.isError && (
+        <p className="actions wrap small">
+          Download {filtered ? 'these events' : 'the whole log'}:{' '}
+          <a className="button button-small" href={exportUrl('csv')} download>
+            CSV
+          </a>{' '}
+          <a className="button button-small" href={exportUrl('ndjson')} download>
+            NDJSON
+          </a>
+        </p>
+      )}
       <ErrorNotice
         error={events.error}
         title={
@@ -84,7 +191,7 @@ export function AuditLog() {
       />
       {!events.isPending && !events.isError && list.length === 0 && (
         <div className="empty card">
-          <p>No events{filters.action || filters.actor ? ' match these filters' : ' yet'}.</p>
+          <p>No events{filtered ? ' match these filters' : ' yet'}.</p>
         </div>
       )}
       {list.length > 0 && (
@@ -94,7 +201,7 @@ export function AuditLog() {
             <thead>
               <tr>
                 <th scope="col">When</th>
-                <th scope="col">Action</th>
+                <th scope="col">What</th>
                 <th scope="col">Who</th>
                 <th scope="col">On</th>
               </tr>
@@ -104,23 +211,19 @@ export function AuditLog() {
                 <tr key={event.id}>
                   <th scope="row">{formatDateTime(event.createdAt)}</th>
                   <td>
-                    <code>{event.action}</code>
+                    {actionWords(event.action)}
+                    {detailsOf(event).map((line) => (
+                      <p key={line} className="small muted">
+                        {line}
+                      </p>
+                    ))}
                   </td>
                   <td>
-                    {ACTOR_WORDS[event.actor.kind]}
-                    {event.actor.userId && (
-                      <p className="small muted">
-                        user <code>{event.actor.userId}</code>
-                      </p>
-                    )}
-                    {event.actor.apiKeyId && (
-                      <p className="small muted">
-                        key <code>{event.actor.apiKeyId}</code>
-                      </p>
-                    )}
+                    <Who event={event} />
                   </td>
                   <td>
-                    {event.target.type} <code>{event.target.id}</code>
+                    {event.target.name ?? <code>{event.target.id}</code>}
+                    <p className="small muted">{event.target.type}</p>
                   </td>
                 </tr>
               ))}
@@ -132,3 +235,6 @@ export function AuditLog() {
     </section>
   );
 }
+
+const WORDS = new Map(AUDIT_ACTIONS.flatMap((group) => group.actions));
+const actionWords = (action: string) => WORDS.get(action) ?? action;

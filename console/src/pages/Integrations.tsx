@@ -125,9 +125,10 @@ function IntegrationForm(props: {
         </>
       )}
       {preset && (
-        <p className="small muted">
-          Register this redirect URI in {preset.name}’s OAuth app: <code>{preset.redirectUri}</code>
-        </p>
+        <>
+          <p className="small muted">Register this redirect URI in {preset.name}’s OAuth app:</p>
+          <p className="key small">{preset.redirectUri}</p>
+        </>
       )}
       <label htmlFor={`${prefix}-client-id`}>Client id</label>
       <input

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../auth/permissions.js';
@@ -64,6 +64,10 @@ export interface AuditEventQuery {
   action?: string | undefined;
   /** A user id or an API key id: events that user or that key performed. */
   actor?: string | undefined;
+  /** Events at or after this instant. */
+  from?: Date | undefined;
+  /** Events before this instant. */
+  to?: Date | undefined;
 }
 
 /** An organization's events, newest first; one more than `limit` when there is a next page. */
@@ -83,6 +87,8 @@ export function listAuditEventRows(
         query.actor === undefined
           ? undefined
           : or(eq(auditEvents.actorUserId, query.actor), eq(auditEvents.actorApiKeyId, query.actor)),
+        query.from === undefined ? undefined : gte(auditEvents.createdAt, query.from),
+        query.to === undefined ? undefined : lt(auditEvents.createdAt, query.to),
       ),
     )
     .orderBy(desc(auditEvents.seq))

@@ -5,7 +5,13 @@ import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type AuditEventRow, listAuditEventRows } from './audit.repo.js';
-import type { AuditEventRecord, ListAuditEventsQuery } from './audit.schemas.js';
+import {
+  AUDIT_EXPORT_LIMIT,
+  type AuditEventRecord,
+  type ExportAuditEventsQuery,
+  type ListAuditEventsQuery,
+} from './audit.schemas.js';
+import { type AuditNames, resolveAuditNames } from './audit-names.js';
 
 export interface AuditServiceDeps {
   database: Database;
@@ -14,11 +20,18 @@ export interface AuditServiceDeps {
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
-const presentAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
+const EXPORT_BATCH = 500;
+
+const presentAuditEvent = (row: AuditEventRow, names: AuditNames): AuditEventRecord => ({
   id: row.id,
   action: row.action,
-  actor: { kind: row.actorKind, userId: row.actorUserId, apiKeyId: row.actorApiKeyId },
-  target: { type: row.targetType, id: row.targetId },
+  actor: {
+    kind: row.actorKind,
+    userId: row.actorUserId,
+    apiKeyId: row.actorApiKeyId,
+    name: names.actor(row),
+  },
+  target: { type: row.targetType, id: row.targetId, name: names.target(row) },
   metadata: row.metadata,
   createdAt: row.createdAt.toISOString(),
 });
@@ -27,27 +40,71 @@ const presentAuditEvent = (row: AuditEventRow): AuditEventRecord => ({
 export function createAuditService({ database, tenancy }: AuditServiceDeps) {
   const { db } = database;
 
+  /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */
+  async function readable(principal: Principal, organizationIdOrSlug: string) {
+    const organization = await tenancy.getOrganization(organizationIdOrSlug).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'not_found') return undefined;
+      throw error;
+    });
+    if (!organization || organization.id !== principal.organizationId) {
+      throw notFound(`Organization ${organizationIdOrSlug}`);
+    }
+    if (!can(principal, 'audit:read', { kind: 'organization', organizationId: organization.id })) {
+      throw forbidden('Missing permission audit:read');
+    }
+    return organization;
+  }
+
+  const filtersOf = (query: ExportAuditEventsQuery | ListAuditEventsQuery) => ({
+    action: query.action,
+    actor: query.actor,
+    from: query.from ? new Date(query.from) : undefined,
+    to: query.to ? new Date(query.to) : undefined,
+  });
+
   return {
     async list(principal: Principal, organizationIdOrSlug: string, query: ListAuditEventsQuery) {
-      // Another organization, known or not, reads as absent.
-      const organization = await tenancy.getOrganization(organizationIdOrSlug).catch((error: unknown) => {
-        if (error instanceof ApiError && error.code === 'not_found') return undefined;
-        throw error;
-      });
-      if (!organization || organization.id !== principal.organizationId) {
-        throw notFound(`Organization ${organizationIdOrSlug}`);
-      }
-      if (!can(principal, 'audit:read', { kind: 'organization', organizationId: organization.id })) {
-        throw forbidden('Missing permission audit:read');
-      }
+      const organization = await readable(principal, organizationIdOrSlug);
       const rows = await listAuditEventRows(db, organization.id, {
         limit: query.limit,
         before: query.cursor ? decodeCursor(query.cursor) : undefined,
-        action: query.action,
-        actor: query.actor,
+        ...filtersOf(query),
       });
-      const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), presentAuditEvent);
+      const names = await resolveAuditNames(db, organization.id, rows.slice(0, query.limit));
+      const page = cursorPage(
+        rows,
+        query.limit,
+        (last) => encodeCursor(last.seq),
+        (row) => presentAuditEvent(row, names),
+      );
       return { data: page.items, pagination: page.pagination };
+    },
+
+    /**
+     * The filtered range for a download, newest first, read in keyset batches so memory stays flat; at most
+     * AUDIT_EXPORT_LIMIT events. Permission is checked before the first byte (a refusal is a normal error).
+     */
+    async export(principal: Principal, organizationIdOrSlug: string, query: ExportAuditEventsQuery) {
+      const organization = await readable(principal, organizationIdOrSlug);
+      const filters = filtersOf(query);
+      async function* events(): AsyncGenerator<AuditEventRecord> {
+        let before: number | undefined;
+        let sent = 0;
+        while (sent < AUDIT_EXPORT_LIMIT) {
+          const limit = Math.min(EXPORT_BATCH, AUDIT_EXPORT_LIMIT - sent);
+          const rows = (await listAuditEventRows(db, organization.id, { limit, before, ...filters })).slice(
+            0,
+            limit,
+          );
+          if (rows.length === 0) return;
+          const names = await resolveAuditNames(db, organization.id, rows);
+          for (const row of rows) yield presentAuditEvent(row, names);
+          sent += rows.length;
+          if (rows.length < limit) return;
+          before = rows[rows.length - 1]?.seq;
+        }
+      }
+      return { organization, events };
     },
   };
 }
