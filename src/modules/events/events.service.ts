@@ -11,7 +11,7 @@ export interface EventsServiceDeps {
 
 export type EventsService = ReturnType<typeof createEventsService>;
 
-export const presentEvent = (row: EventRow): EventRecord => ({
+const presentEvent = (row: EventRow): EventRecord => ({
   id: row.id,
   type: row.type as EventRecord['type'],
   organizationId: row.organizationId,

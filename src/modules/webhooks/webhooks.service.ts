@@ -13,7 +13,7 @@ import { webhookEndpoints } from './webhooks.tables.js';
 /** Endpoints an organization may have (docs/webhooks.md, "Limits"). */
 const MAX_ENDPOINTS = 16;
 /** How long a rotated-out secret keeps signing alongside the new one. */
-export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+const SECRET_OVERLAP_MS = 24 * 3_600_000;
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
