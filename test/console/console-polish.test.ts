@@ -146,4 +146,35 @@ describe('sign-in and dates in the browser', () => {
     await expect.poll(() => usage.textContent()).toContain(`${day.format(first)} – ${day.format(last)}`);
     await context.close();
   });
+
+  it("shows the built-in checkout and portal pages in the console's look, under their CSP", async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, '/billing');
+    await expect.poll(() => heading(page).textContent()).toBe('Billing');
+    await page
+      .getByRole('button', { name: /^Upgrade to/ })
+      .first()
+      .click();
+    await page.waitForURL(/\/billing\/local\/checkout\//);
+    const csp = (await page.request.get(page.url())).headers()['content-security-policy'];
+    expect(csp).toContain("default-src 'none'");
+    // The console's accent (#4338ca) and font stack, not another product's blue.
+    const look = await page.locator('#confirm').evaluate((button) => {
+      const style = button.ownerDocument.defaultView!.getComputedStyle(button);
+      return { background: style.backgroundColor, font: style.fontFamily };
+    });
+    expect(look.background).toBe('rgb(67, 56, 202)');
+    expect(look.font).toContain('system-ui');
+    await screenshots(page, 'local-checkout');
+    await expectAccessible(page, 'the local checkout');
+    await page.locator('#confirm').click();
+    await page.waitForURL(/\/billing\?checkout=success/);
+    await page.getByRole('button', { name: 'Manage billing' }).click();
+    await page.waitForURL(/\/billing\/local\/portal\//);
+    await expect.poll(() => page.locator('body').textContent()).toMatch(/current period ends \w+ \d+, \d{4}/);
+    await screenshots(page, 'local-portal');
+    await expectAccessible(page, 'the local portal');
+    expect(problems).toEqual([]);
+    await close();
+  });
 });

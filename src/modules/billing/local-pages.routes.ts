@@ -13,6 +13,35 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.ch
 const money = (plan: Plan) =>
   `${(plan.amount / 100).toFixed(2)} ${plan.currency.toUpperCase()} / ${plan.interval}`;
 
+// The console's look (console/src/styles.css: its colours, font stack, radius and dark scheme), inline
+// because these pages are served without the console's assets; the CSP allows inline style and nothing else.
+const STYLE = `:root{color-scheme:light dark;--bg:#f7f7fb;--surface:#fff;--text:#1a1b25;--muted:#555a6e;
+--border:#dcdde6;--accent:#4338ca;--accent-text:#fff;--warning:#8a5300;--warning-soft:#fff4e0}
+@media (prefers-color-scheme:dark){:root{--bg:#12131a;--surface:#1b1d27;--text:#e8e9f0;--muted:#a3a7ba;
+--border:#323548;--accent:#a5b4fc;--accent-text:#12131a;--warning:#ffc46b;--warning-soft:#3a2c14}}
+*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--text);line-height:1.5;
+font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+header{background:var(--surface);border-bottom:1px solid var(--border);padding:.9rem 1rem}
+.brand{display:flex;align-items:center;gap:.5rem;font-weight:700;font-size:1.1rem;max-width:32rem;margin:0 auto}
+.mark{display:inline-grid;place-items:center;width:24px;height:24px;border-radius:6px;background:#4f46e5;
+color:#fff;font-size:.9rem}
+.card{background:var(--surface);border:1px solid var(--border);border-radius:8px;padding:1.5rem;
+max-width:32rem;margin:2rem auto;overflow-wrap:anywhere}
+@media (max-width:640px){.card{margin:1rem}}
+h1{font-size:1.5rem;line-height:1.2;margin:0 0 .75rem}
+.test-mode{margin:0 0 1rem;padding:.5rem .75rem;border-radius:8px;background:var(--warning-soft);
+border:1px solid var(--warning);color:var(--text)}
+button{font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:8px;border:1px solid var(--accent);
+background:var(--accent);color:var(--accent-text);cursor:pointer}
+button:focus-visible,a:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+a{color:var(--accent)}.muted{color:var(--muted)}`;
+
+/** A period's end in words, in UTC (the server does not know the reader's zone; the console shows it in theirs). */
+const endInWords = (end: Date | null | undefined) =>
+  end
+    ? `${new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(end)} UTC`
+    : 'unknown';
+
 function page(reply: FastifyReply, title: string, body: string, status = 200) {
   return (
     reply
@@ -29,11 +58,8 @@ function page(reply: FastifyReply, title: string, body: string, status = 200) {
       .send(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Cadre</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1f2328}
-.card{border:1px solid #d0d7de;border-radius:8px;padding:1.5rem}.test-mode{margin:0 0 1rem;padding:.5rem .75rem;
-border-radius:6px;background:#fff8c5;border:1px solid #d4a72c;color:#4d2d00}button{font-size:1rem;padding:.6rem 1.2rem;
-border-radius:6px;border:0;background:#0969da;color:#fff;cursor:pointer}a{color:#0969da}.muted{color:#57606a}</style>
-</head><body><main class="card"><p class="test-mode" role="note"><strong>Test mode</strong>: no payment is taken. This is Cadre's built-in local billing provider, for development.</p>
+<style>${STYLE}</style>
+</head><body><header><span class="brand"><span class="mark" aria-hidden="true">C</span>Cadre</span></header><main class="card"><p class="test-mode" role="note"><strong>Test mode</strong>: no payment is taken. This is Cadre's built-in local billing provider, for development.</p>
 <h1>${escapeHtml(title)}</h1>${body}</main></body></html>`)
   );
 }
@@ -113,7 +139,7 @@ export function registerLocalBillingPages(app: App, local: LocalBilling): void {
             `<p>This organization has no subscription to manage.</p>${back}`,
           );
         }
-        const end = subscription.currentPeriodEnd?.toISOString() ?? 'unknown';
+        const end = endInWords(subscription.currentPeriodEnd);
         const action = subscription.cancelAtPeriodEnd ? 'resume' : 'cancel';
         const label = subscription.cancelAtPeriodEnd ? 'Keep my subscription' : 'Cancel at period end';
         return page(
