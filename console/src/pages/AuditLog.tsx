@@ -223,7 +223,7 @@ export function AuditLog() {
                   </td>
                   <td>
                     {event.target.name ?? <code>{event.target.id}</code>}
-                    <p className="small muted">{event.target.type}</p>
+                    <p className="small muted">{TARGET_WORDS[event.target.type] ?? event.target.type}</p>
                   </td>
                 </tr>
               ))}
@@ -235,6 +235,15 @@ export function AuditLog() {
     </section>
   );
 }
+
+const TARGET_WORDS: Record<string, string> = {
+  apiKey: 'API key',
+  user: 'person',
+  invitation: 'invitation',
+  organization: 'organization',
+  subscription: 'subscription',
+  expert: 'Expert version',
+};
 
 const WORDS = new Map(AUDIT_ACTIONS.flatMap((group) => group.actions));
 const actionWords = (action: string) => WORDS.get(action) ?? action;

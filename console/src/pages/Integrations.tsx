@@ -291,7 +291,14 @@ export function Integrations() {
             </div>
             {canManage && (
               <div className="actions wrap">
-                <a className="button button-small button-primary" href={verifyUrl(integration.presetKey)}>
+                <a
+                  className={
+                    integration.version.verified
+                      ? 'button button-small'
+                      : 'button button-small button-primary'
+                  }
+                  href={verifyUrl(integration.presetKey)}
+                >
                   {integration.version.verified ? 'Verify again' : 'Verify'}
                 </a>
                 <button
