@@ -103,6 +103,8 @@ export interface AppDeps {
   registryCacheEntries?: number;
   /** Base-skill names accepted besides Cadre's and Perstack's (CADRE_BASE_SKILL_NAMES, docs/registry.md). */
   baseSkillNames?: readonly string[];
+  /** The embedded quick start's bootstrap.json (main.ts): the sign-in page's demo-password hint reads it. */
+  bootstrapFile?: string;
   /** Rate limits (defaults: DEFAULT_RATE_LIMITS); tests pass small ones. */
   rateLimits?: Partial<RateLimitOptions>;
   /** In-flight limits per credential and per organization (defaults: DEFAULT_CONCURRENCY). */
@@ -254,6 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   const sessions = createSessionsModule({
     database,
+    bootstrapFile: deps.bootstrapFile,
     clock,
     loginLimits: deps.loginLimits,
     ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
@@ -337,7 +340,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   };
 
   await bus.start();
-  await registry.start();
   await registry.start();
   apiKeys.start();
   billing.start();

@@ -14,7 +14,7 @@ interface BootstrapFile {
   apiKey?: string;
 }
 
-const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
+export const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
 
 function readBootstrap(path: string): BootstrapFile | undefined {
   if (!existsSync(path)) return undefined;

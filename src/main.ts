@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Server as TlsServer } from 'node:tls';
 import pino from 'pino';
 import { buildApp } from './app.js';
-import { loadOrCreateAdminToken, seedDemoOrganization } from './bootstrap.js';
+import { bootstrapPath, loadOrCreateAdminToken, seedDemoOrganization } from './bootstrap.js';
 import { InvalidEnvironmentError, parseEnv } from './config/env.js';
 import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
@@ -85,6 +85,7 @@ async function main(): Promise<void> {
   const trustProxy = env.CADRE_TRUST_PROXY === 'false' ? undefined : env.CADRE_TRUST_PROXY;
   const { app, context } = await buildApp({
     database,
+    ...(embedded && env.CADRE_BOOTSTRAP === 'auto' ? { bootstrapFile: bootstrapPath(dataDir) } : {}),
     logger: log,
     adminToken,
     keyRing,

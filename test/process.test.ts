@@ -24,7 +24,7 @@ describe('embedded quick start (npm start with no set-up)', () => {
       adminToken: string;
       apiKey: string;
       organization: { slug: string };
-      owner: { email: string; password: string };
+      owner: { id: string; email: string; password: string };
     };
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(bootstrap.organization.slug).toBe('demo');
@@ -38,6 +38,9 @@ describe('embedded quick start (npm start with no set-up)', () => {
       body: { email: 'demo@localhost', password: bootstrap.owner.password },
     });
     expect(signIn.status, signIn.text).toBe(200);
+    // The sign-in page may point at bootstrap.json while the generated password still works.
+    const hint = () => http<{ data: { demoPassword: boolean } }>(first.url, 'GET', '/auth/sign-in-hints');
+    expect((await hint()).body).toEqual({ data: { demoPassword: true } });
     const experts = await http<{ data: { experts: Array<{ name: string }> } }>(
       first.url,
       'GET',
@@ -67,8 +70,16 @@ describe('embedded quick start (npm start with no set-up)', () => {
     });
     expect(duplicate.status).toBe(409);
     expect(second.output()).not.toContain(bootstrap.apiKey);
+    // Once the demo owner has a password of their own, the file's is stale: no hint any more.
+    const changed = await http(second.url, 'PUT', `/admin/v1/users/${bootstrap.owner.id}/password`, {
+      key: bootstrap.adminToken,
+      body: { password: 'a-password-of-my-own-42' },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    const after = await http<{ data: { demoPassword: boolean } }>(second.url, 'GET', '/auth/sign-in-hints');
+    expect(after.body).toEqual({ data: { demoPassword: false } });
     expect(await second.stop()).toBe(0);
-  });
+  }, 120_000); // two start-ups of the real process, each migrating and seeding on a busy 2-core machine
 
   it('drains an in-flight write on SIGTERM, exits 0, and the acknowledged write is there after restart', async () => {
     const cadre = await startCadre({ CADRE_DATA_DIR: dataDir });

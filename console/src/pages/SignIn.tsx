@@ -1,6 +1,7 @@
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { ApiProblem } from '../api/client.js';
+import { ApiProblem, api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { safeNext, useSession, useSignIn } from '../session.js';
 import { clearSessionEnded, sessionEnded } from '../session-ended.js';
@@ -13,6 +14,12 @@ export function SignIn() {
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // The demo hint only while the demo owner's generated password still works (the server checks).
+  const hints = useQuery({
+    queryKey: ['sign-in-hints'],
+    queryFn: async () => unwrap(await api.GET('/auth/sign-in-hints')).data,
+    staleTime: 60_000,
+  });
   if (session.data) return <Navigate to={next} replace />;
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -66,10 +73,12 @@ export function SignIn() {
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
-      <p className="muted small">
-        On a fresh local start, the demo owner is <code>demo@localhost</code>; its password is in{' '}
-        <code>.cadre-data/bootstrap.json</code> (see the README).
-      </p>
+      {hints.data?.demoPassword && (
+        <p className="muted small">
+          On a fresh local start, the demo owner is <code>demo@localhost</code>; its password is in{' '}
+          <code>.cadre-data/bootstrap.json</code> (see the README).
+        </p>
+      )}
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
+import { createDemoPasswordHint } from './demo-hint.js';
 import { createLoginLimiter, DEFAULT_LOGIN_LIMITS, type LoginLimits } from './login-limiter.js';
 import { createSessionResolver } from './session-resolver.js';
 import { registerSessionRoutes } from './sessions.routes.js';
@@ -10,10 +11,17 @@ export interface SessionsModuleDeps extends Omit<SessionsServiceDeps, 'limiter'>
   loginLimits?: LoginLimits | undefined;
   /** Adds `Secure` to the session cookie (when Cadre is served over https). */
   secureCookie: boolean;
+  /** The embedded quick start's bootstrap.json, for the sign-in page's demo hint (unset: no hint). */
+  bootstrapFile?: string | undefined;
 }
 
 /** Console sessions: login and logout (the auth face) and the session cookie's resolver. */
-export function createSessionsModule({ loginLimits, secureCookie, ...deps }: SessionsModuleDeps) {
+export function createSessionsModule({
+  loginLimits,
+  secureCookie,
+  bootstrapFile,
+  ...deps
+}: SessionsModuleDeps) {
   const service = createSessionsService({
     ...deps,
     limiter: createLoginLimiter(loginLimits ?? DEFAULT_LOGIN_LIMITS, deps.clock),
@@ -23,7 +31,10 @@ export function createSessionsModule({ loginLimits, secureCookie, ...deps }: Ses
     /** Resolves the session cookie (the request pipeline's authentication). */
     resolver: createSessionResolver(service),
     registerRoutes(app: App) {
-      registerSessionRoutes(app, service, { secureCookie });
+      registerSessionRoutes(app, service, {
+        secureCookie,
+        demoPasswordHint: createDemoPasswordHint({ database: deps.database, bootstrapFile }),
+      });
     },
   };
 }

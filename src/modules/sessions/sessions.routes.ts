@@ -36,9 +36,20 @@ const consoleSessionSchema = z
   })
   .meta({ id: 'ConsoleSession' });
 
+const signInHintsSchema = z
+  .object({
+    demoPassword: z
+      .boolean()
+      .describe(
+        "True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in",
+      ),
+  })
+  .meta({ id: 'SignInHints' });
+
 export interface SessionRouteOptions {
   /** Adds `Secure` to the cookie (when Cadre is served over https). */
   secureCookie: boolean;
+  demoPasswordHint: () => Promise<boolean>;
 }
 
 export function registerSessionRoutes(
@@ -77,6 +88,18 @@ export function registerSessionRoutes(
         },
       };
     },
+  });
+
+  app.get('/sign-in-hints', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'getSignInHints',
+      summary: 'What the sign-in page may tell a visitor (the demo password hint)',
+      tags,
+      security: [],
+      response: { 200: dataOf(signInHintsSchema) },
+    },
+    handler: async () => ({ data: { demoPassword: await options.demoPasswordHint() } }),
   });
 
   app.get('/session', {
