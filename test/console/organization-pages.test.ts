@@ -66,7 +66,7 @@ describe('the organization in the browser', () => {
     await signIn(page, `owner@${org.slug}.test`, '/keys');
     await expect.poll(() => heading(page).textContent()).toBe('API keys');
     await page.getByRole('button', { name: 'Create an API key' }).click();
-    await page.getByLabel('Name').fill('browser-made');
+    await page.getByLabel('Name', { exact: true }).fill('browser-made');
     await page.getByLabel('list API keys').check();
     await page.getByLabel('Expires').selectOption('30');
     await screenshots(page, 'api-key-create');
@@ -155,7 +155,7 @@ describe('the organization in the browser', () => {
     await expect.poll(() => heading(page).textContent()).toBe('API keys');
     await page.getByRole('button', { name: 'Create an API key' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByLabel('Name').focus();
+    await page.getByLabel('Name', { exact: true }).focus();
     await page.keyboard.type('keyboard-made');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('new-secret').count()).toBe(1);
