@@ -85,4 +85,18 @@ describe('cadre diff', () => {
     expect(run.stdout).toContain('- skills.search:');
     expect(run.stdout.indexOf(`published ${name}@1.3.0`)).toBeGreaterThan(changes);
   });
+
+  it('cadre experts dependents prints who delegates to a version, with the path', async () => {
+    const user = uniqueName('cli-user');
+    await published(server, org.ownerKey, expertBody(user, '1.0.0', { delegates: [`${name}@1.0.0`] }));
+    const run = await runCli(['experts', 'dependents', `${name}@1.0.0`], {
+      cwd: tempProject({}),
+      env: { CADRE_URL: server.url },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[0]).toMatch(/^DEPTH\s+PATH/);
+    expect(run.stdout).toContain(`${user}@1.0.0`);
+    expect(run.stdout).toMatch(new RegExp(`^1\\s+${user}@1\\.0\\.0 → ${name}@1\\.0\\.0$`, 'm'));
+    expect(run.stderr).toContain(`1 dependent of ${name}@1.0.0`);
+  });
 });

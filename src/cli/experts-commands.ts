@@ -100,6 +100,28 @@ export function registerExpertsCommands(program: Command, io: CliIo): void {
     printLine(io.stdout, formatTable(['VERSION', 'TAGS'], rows));
   });
 
+  withRegistryOption(
+    experts
+      .command('dependents')
+      .description('List the versions that delegate to a version, directly and transitively')
+      .argument('<key>', 'Expert key, e.g. writer@1.0.0')
+      .option('--json', 'machine-readable output'),
+  ).action(async (key: string, options: JsonOption) => {
+    checkKey(key);
+    const result = await registryClient(io, options, false).dependents(key);
+    if (options.json) return printJson(io, result);
+    // Not a table: paths are longer than its 60-character cells, and are the point of the answer.
+    printLine(io.stdout, 'DEPTH  PATH (dependent → … → this version)');
+    for (const d of result.data.dependents)
+      printLine(io.stdout, `${String(d.depth).padEnd(5)}  ${d.path.join(' → ')}`);
+    const { total, truncated, limit } = result.meta;
+    const note = truncated ? ` (the first ${limit}; more delegate to it)` : '';
+    printLine(
+      io.stderr,
+      paintFor(io).dim(`${total} dependent${total === 1 ? '' : 's'} of ${result.data.key}${note}`),
+    );
+  });
+
   const statusCommand = (command: string, status: ExpertStatus, description: string) =>
     withRegistryOption(
       experts.command(command).description(description).argument('<key>', 'Expert key, e.g. writer@1.0.0'),

@@ -157,6 +157,12 @@ export function createRegistryClient(options: RegistryClientOptions) {
       const pending = api.GET('/registry/diff', { params: { query: { from, to } } });
       return (await dataWith('GET /registry/diff', pending, 'diff', 'object')).diff;
     },
+    /** The versions delegating to `key`'s version, directly and transitively (GET /registry/dependents). */
+    async dependents(key: string) {
+      const pending = api.GET('/registry/dependents', { params: { query: { key } } });
+      await dataWith('GET /registry/dependents', pending, 'dependents', 'array');
+      return (await pending).data!;
+    },
     async remove(key: string): Promise<void> {
       await api.DELETE('/registry/experts/{expertKey}', expertKey(key));
     },

@@ -6,9 +6,11 @@ import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.j
 import { tryParseExpertKey } from './expert-definition.js';
 import { keyFromUrl } from './expert-key.js';
 import {
+  dependentsQuery,
   diffExpertsQuery,
   expertAnswerSchema,
   expertDelegatorsSchema,
+  expertDependentsAnswer,
   expertDiffAnswer,
   expertKeyParams,
   expertListSchema,
@@ -99,6 +101,24 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
         return parsed.key;
       };
       return sendAnswer(request, reply, await registry.diff(key('from'), key('to')));
+    },
+  });
+
+  app.get('/dependents', {
+    config: { auth: 'public' },
+    schema: {
+      operationId: 'getExpertDependents',
+      summary:
+        'The versions that delegate to a version, directly and transitively, each with its path (bounded depth and count)',
+      tags,
+      security: [],
+      querystring: dependentsQuery,
+      response: { 200: expertDependentsAnswer, 304: notModified, ...registryErrors(404, 410) },
+    },
+    handler: async (request, reply) => {
+      const parsed = tryParseExpertKey(request.query.key);
+      if (!parsed.ok) throw new ApiError('bad_request', `"key": ${parsed.reason}`);
+      return sendAnswer(request, reply, await registry.dependents(parsed.key));
     },
   });
 

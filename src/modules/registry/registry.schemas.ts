@@ -176,3 +176,35 @@ export const expertDiffSchema = z
 
 export const expertDiffAnswer = z.object({ data: z.object({ diff: expertDiffSchema }) });
 export type ExpertDiff = z.infer<typeof expertDiffSchema>;
+
+export const dependentsQuery = z.object({
+  key: expertKeyQueryValue.meta({
+    description: 'the Expert key whose dependents to list',
+    example: 'writer@1.0.0',
+  }),
+});
+
+export const expertDependentsAnswer = z.object({
+  data: z.object({
+    key: z.string().meta({ description: 'the exact version asked about' }),
+    dependents: z.array(
+      z
+        .object({
+          key: z.string(),
+          name: z.string(),
+          version: z.string(),
+          depth: z.number().int().meta({ description: '1: delegates to it directly' }),
+          path: z
+            .array(z.string())
+            .meta({ description: 'from the dependent down to the version asked about' }),
+        })
+        .meta({ id: 'ExpertDependent' }),
+    ),
+  }),
+  meta: z.object({
+    total: z.number().int(),
+    truncated: z.boolean().meta({ description: 'true when more than the limit were found' }),
+    depthLimit: z.number().int(),
+    limit: z.number().int(),
+  }),
+});

@@ -12,6 +12,7 @@ import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/metrics.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { checkDelegation, type DelegationProblem } from './delegation-graph.js';
+import { DEPENDENTS_DEPTH_LIMIT, DEPENDENTS_LIMIT, dependentsOf } from './dependents.js';
 import {
   acceptedBaseSkillNames,
   baseSkillProblem,
@@ -544,5 +545,44 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     });
   }
 
-  return { publish, update, remove, takedown, get, versions, delegators, diff, list, cache, baseSkillNames };
+  /** The versions that delegate to `key`'s version, directly and transitively (dependents.ts; not cached). */
+  async function dependents(key: ParsedExpertKey): Promise<CachedAnswer> {
+    const expert = await reads.readByKey(key);
+    if (!expert) throw await missing(db, key);
+    const rows = await dependentsOf(db, expert);
+    const shown = rows.slice(0, DEPENDENTS_LIMIT);
+    return answer({
+      data: {
+        key: `${expert.name}@${expert.version}`,
+        dependents: shown.map((row) => ({
+          key: `${row.name}@${row.version}`,
+          name: row.name,
+          version: row.version,
+          depth: row.depth,
+          path: row.path,
+        })),
+      },
+      meta: {
+        total: shown.length,
+        truncated: rows.length > DEPENDENTS_LIMIT,
+        depthLimit: DEPENDENTS_DEPTH_LIMIT,
+        limit: DEPENDENTS_LIMIT,
+      },
+    });
+  }
+
+  return {
+    publish,
+    update,
+    remove,
+    takedown,
+    get,
+    versions,
+    delegators,
+    dependents,
+    diff,
+    list,
+    cache,
+    baseSkillNames,
+  };
 }
