@@ -70,7 +70,7 @@ const VIEWER_INJECTED_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX9
  * script and style) without what the console's policy does not allow either: never framed
  * (`frame-ancestors 'none'`), no `https:` sources or outside validator, no `<base>`, forms only to Cadre.
  */
-export function docsPolicy(header: string): string {
+function docsPolicy(header: string): string {
   const directives = header
     .split(';')
     .map((directive) => directive.trim())

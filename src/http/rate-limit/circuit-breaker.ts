@@ -1,7 +1,7 @@
 import type { CircuitState } from './store.js';
 
 /** Thrown instead of calling while the circuit is open: the caller takes its fail-open path at once. */
-export class CircuitOpenError extends Error {
+class CircuitOpenError extends Error {
   readonly code = 'ECIRCUITOPEN';
   constructor(retryInMs: number) {
     super(`circuit open: not called for another ${Math.ceil(retryInMs)} ms`);

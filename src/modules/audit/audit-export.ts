@@ -1,6 +1,6 @@
 import type { AuditEventRecord } from './audit.schemas.js';
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'createdAt',
   'action',
   'actorKind',
@@ -18,13 +18,13 @@ export const CSV_COLUMNS = [
  * a tab or carriage return that some programs skip) gets a leading apostrophe: names and metadata are
  * user text, and a download must not run it (OWASP, "CSV injection").
  */
-export function csvCell(value: string | null): string {
+function csvCell(value: string | null): string {
   if (value === null) return '';
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-export function csvRow(event: AuditEventRecord): string {
+function csvRow(event: AuditEventRecord): string {
   const cells: Array<string | null> = [
     event.createdAt,
     event.action,

@@ -149,7 +149,7 @@ const definitionChangeSchema = z
   })
   .meta({ id: 'DefinitionChange' });
 
-export const expertDiffSchema = z
+const expertDiffSchema = z
   .object({
     from: z.string().meta({ description: 'the exact key compared from' }),
     to: z.string(),
@@ -175,7 +175,6 @@ export const expertDiffSchema = z
   .meta({ id: 'ExpertDiff' });
 
 export const expertDiffAnswer = z.object({ data: z.object({ diff: expertDiffSchema }) });
-export type ExpertDiff = z.infer<typeof expertDiffSchema>;
 
 export const dependentsQuery = z.object({
   key: expertKeyQueryValue.meta({

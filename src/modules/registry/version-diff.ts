@@ -172,7 +172,7 @@ function diffSkills(before: Skills, after: Skills): DefinitionChange[] {
 }
 
 /** The instruction as a line diff (jsdiff's Myers diff, as `diff -u` prints it). */
-export function diffInstruction(before: string, after: string): InstructionDiff {
+function diffInstruction(before: string, after: string): InstructionDiff {
   if (before === after) return { changed: false, linesAdded: 0, linesRemoved: 0, hunks: [] };
   const patch = structuredPatch('before', 'after', before, after, undefined, undefined, { context: 3 });
   let linesAdded = 0;
