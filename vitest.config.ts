@@ -12,6 +12,10 @@ export default defineConfig({
     minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what a page or a server does next; 1 s (vitest's default) is too short on a busy
+    // 2-core machine (a navigation that runs scrypt and loads a page's chunk). A poll that never matches
+    // still fails, after this.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default'],
   },
 });

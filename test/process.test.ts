@@ -158,7 +158,7 @@ describe('one server per embedded data directory', () => {
     const restarted = await startCadre({ CADRE_DATA_DIR: dataDir });
     expect((await http(restarted.url, 'GET', '/readyz')).status).toBe(200);
     expect(await restarted.stop()).toBe(0);
-  });
+  }, 120_000); // three start-ups of the real process
 
   it('a bad environment is refused with what to fix, not a stack trace, before anything is touched', async () => {
     const dataDir = join(root, 'bad-env');
