@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
+import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { formatDate } from '../format.js';
 import { useCan } from '../session.js';
@@ -78,7 +79,7 @@ export function ApiKeys() {
         </div>
       )}
       {list.length > 0 && (
-        <div className="table-scroll">
+        <TableScroll label="API keys">
           <table className="table">
             <caption className="visually-hidden">API keys</caption>
             <thead>
@@ -133,7 +134,7 @@ export function ApiKeys() {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pager {...pagerProps(keys.data?.pagination)} />
       <ConfirmDialog

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
+import { TableScroll } from '../components/TableScroll.js';
 import { formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
 import { AUDIT_ACTIONS, detailsOf } from './audit-words.js';
@@ -195,7 +196,7 @@ export function AuditLog() {
         </div>
       )}
       {list.length > 0 && (
-        <div className="table-scroll">
+        <TableScroll label="Audit events">
           <table className="table">
             <caption className="visually-hidden">Audit events</caption>
             <thead>
@@ -229,7 +230,7 @@ export function AuditLog() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pager {...pagerProps(events.data?.pagination)} />
     </section>

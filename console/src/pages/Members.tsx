@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Pager, useCursors } from '../components/Pager.js';
+import { TableScroll } from '../components/TableScroll.js';
 import { formatDate } from '../format.js';
 import { useCan, useMe } from '../session.js';
 
@@ -144,7 +145,7 @@ export function Members() {
       <ErrorNotice error={setRole.error} />
       <ErrorNotice error={act.error} />
       {list.length > 0 && (
-        <div className="table-scroll">
+        <TableScroll label="Members">
           <table className="table">
             <caption className="visually-hidden">Members</caption>
             <thead>
@@ -223,7 +224,7 @@ export function Members() {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <Pager {...pagerProps(members.data?.pagination)} />
 
@@ -235,7 +236,7 @@ export function Members() {
             <p className="muted">No invitation is waiting to be accepted.</p>
           )}
           {pendingInvitations.length > 0 && (
-            <div className="table-scroll">
+            <TableScroll label="Pending invitations">
               <table className="table">
                 <caption className="visually-hidden">Pending invitations</caption>
                 <thead>
@@ -270,7 +271,7 @@ export function Members() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )}
         </section>
       )}

@@ -1,5 +1,6 @@
 import type { components } from '../api/schema.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
+import { TableScroll } from '../components/TableScroll.js';
 
 type Expert = components['schemas']['RegistryExpert'];
 type Skill = Expert['skills'][string];
@@ -108,7 +109,7 @@ function SkillDetail({ skill }: { skill: Skill }) {
 
 export function SkillsTable({ skills }: { skills: Expert['skills'] }) {
   return (
-    <div className="table-scroll">
+    <TableScroll label="Skills">
       <table className="table">
         <caption className="visually-hidden">Skills</caption>
         <thead>
@@ -134,6 +135,6 @@ export function SkillsTable({ skills }: { skills: Expert['skills'] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
