@@ -128,6 +128,57 @@ function AddForm(props: { label: string; hint: string; onAdd: (value: string) =>
   );
 }
 
+/** A project's environments or agents: each renamable and deletable, and a form to add one. */
+function ProjectParts(props: {
+  title: string;
+  what: 'environment' | 'agent';
+  empty: string;
+  hint: string;
+  items: ReadonlyArray<{ id: string; name: string }>;
+  projectName: string;
+  canEdit: boolean;
+  onRemove: (removal: Removal) => void;
+  rename: (id: string, name: string) => Promise<unknown>;
+  remove: (id: string, cascade: boolean) => Promise<unknown>;
+  add: (name: string) => Promise<unknown>;
+}) {
+  const { what, canEdit } = props;
+  const label = what === 'environment' ? 'Environment' : 'Agent';
+  return (
+    <>
+      <h3>{props.title}</h3>
+      {props.items.length === 0 && <p className="muted">{props.empty}</p>}
+      <ul className="connections" aria-label={`${props.title} of ${props.projectName}`}>
+        {props.items.map((item) => (
+          <li key={item.id}>
+            <Renamable
+              label={`${label} name`}
+              value={item.name}
+              canEdit={canEdit}
+              onSave={(name) => props.rename(item.id, name)}
+            >
+              <strong>{item.name}</strong>
+            </Renamable>
+            {canEdit && (
+              <button
+                type="button"
+                className="button button-small button-danger-outline"
+                aria-label={`Delete ${what} ${item.name}`}
+                onClick={() =>
+                  props.onRemove({ what, name: item.name, run: (cascade) => props.remove(item.id, cascade) })
+                }
+              >
+                Delete…
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {canEdit && <AddForm label={`New ${what}`} hint={props.hint} onAdd={props.add} />}
+    </>
+  );
+}
+
 function ProjectCard(props: {
   project: Project;
   canEdit: boolean;
@@ -163,137 +214,80 @@ function ProjectCard(props: {
         </div>
       </Renamable>
 
-      <h3>Environments</h3>
-      {project.environments.length === 0 && <p className="muted">No environments.</p>}
-      <ul className="connections" aria-label={`Environments of ${project.name}`}>
-        {project.environments.map((environment) => (
-          <li key={environment.id}>
-            <Renamable
-              label="Environment name"
-              value={environment.name}
-              canEdit={canEdit}
-              onSave={(name) =>
-                after(
-                  api
-                    .PATCH('/api/v1/projects/{projectId}/environments/{environmentId}', {
-                      params: { path: { projectId, environmentId: environment.id } },
-                      body: { name },
-                    })
-                    .then(unwrap),
-                )
-              }
-            >
-              <strong>{environment.name}</strong>
-            </Renamable>
-            {canEdit && (
-              <button
-                type="button"
-                className="button button-small button-danger-outline"
-                aria-label={`Delete environment ${environment.name}`}
-                onClick={() =>
-                  onRemove({
-                    what: 'environment',
-                    name: environment.name,
-                    run: (cascade) =>
-                      api
-                        .DELETE('/api/v1/projects/{projectId}/environments/{environmentId}', {
-                          params: {
-                            path: { projectId, environmentId: environment.id },
-                            query: cascade ? { cascade: 'true' } : {},
-                          },
-                        })
-                        .then(unwrap),
-                  })
-                }
-              >
-                Delete…
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {canEdit && (
-        <AddForm
-          label="New environment"
-          hint="staging"
-          onAdd={(name) =>
-            after(
-              api
-                .POST('/api/v1/projects/{projectId}/environments', {
-                  params: { path: { projectId } },
-                  body: { name },
-                })
-                .then(unwrap),
-            )
-          }
-        />
-      )}
-
-      <h3>Agents</h3>
-      {project.agents.length === 0 && <p className="muted">No agents yet.</p>}
-      <ul className="connections" aria-label={`Agents of ${project.name}`}>
-        {project.agents.map((agent) => (
-          <li key={agent.id}>
-            <Renamable
-              label="Agent name"
-              value={agent.name}
-              canEdit={canEdit}
-              onSave={(name) =>
-                after(
-                  api
-                    .PATCH('/api/v1/projects/{projectId}/agents/{agentId}', {
-                      params: { path: { projectId, agentId: agent.id } },
-                      body: { name },
-                    })
-                    .then(unwrap),
-                )
-              }
-            >
-              <strong>{agent.name}</strong>
-            </Renamable>
-            {canEdit && (
-              <button
-                type="button"
-                className="button button-small button-danger-outline"
-                aria-label={`Delete agent ${agent.name}`}
-                onClick={() =>
-                  onRemove({
-                    what: 'agent',
-                    name: agent.name,
-                    run: (cascade) =>
-                      api
-                        .DELETE('/api/v1/projects/{projectId}/agents/{agentId}', {
-                          params: {
-                            path: { projectId, agentId: agent.id },
-                            query: cascade ? { cascade: 'true' } : {},
-                          },
-                        })
-                        .then(unwrap),
-                  })
-                }
-              >
-                Delete…
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {canEdit && (
-        <AddForm
-          label="New agent"
-          hint="triage"
-          onAdd={(name) =>
-            after(
-              api
-                .POST('/api/v1/projects/{projectId}/agents', {
-                  params: { path: { projectId } },
-                  body: { name },
-                })
-                .then(unwrap),
-            )
-          }
-        />
-      )}
+      <ProjectParts
+        title="Environments"
+        what="environment"
+        empty="No environments."
+        hint="staging"
+        items={project.environments}
+        projectName={project.name}
+        canEdit={canEdit}
+        onRemove={onRemove}
+        rename={(environmentId, name) =>
+          after(
+            api
+              .PATCH('/api/v1/projects/{projectId}/environments/{environmentId}', {
+                params: { path: { projectId, environmentId } },
+                body: { name },
+              })
+              .then(unwrap),
+          )
+        }
+        remove={(environmentId, cascade) =>
+          api
+            .DELETE('/api/v1/projects/{projectId}/environments/{environmentId}', {
+              params: { path: { projectId, environmentId }, query: cascade ? { cascade: 'true' } : {} },
+            })
+            .then(unwrap)
+        }
+        add={(name) =>
+          after(
+            api
+              .POST('/api/v1/projects/{projectId}/environments', {
+                params: { path: { projectId } },
+                body: { name },
+              })
+              .then(unwrap),
+          )
+        }
+      />
+      <ProjectParts
+        title="Agents"
+        what="agent"
+        empty="No agents yet."
+        hint="triage"
+        items={project.agents}
+        projectName={project.name}
+        canEdit={canEdit}
+        onRemove={onRemove}
+        rename={(agentId, name) =>
+          after(
+            api
+              .PATCH('/api/v1/projects/{projectId}/agents/{agentId}', {
+                params: { path: { projectId, agentId } },
+                body: { name },
+              })
+              .then(unwrap),
+          )
+        }
+        remove={(agentId, cascade) =>
+          api
+            .DELETE('/api/v1/projects/{projectId}/agents/{agentId}', {
+              params: { path: { projectId, agentId }, query: cascade ? { cascade: 'true' } : {} },
+            })
+            .then(unwrap)
+        }
+        add={(name) =>
+          after(
+            api
+              .POST('/api/v1/projects/{projectId}/agents', {
+                params: { path: { projectId } },
+                body: { name },
+              })
+              .then(unwrap),
+          )
+        }
+      />
 
       {canEdit && (
         <div className="actions">
