@@ -17,7 +17,11 @@ export type Executor = Db | Tx;
 type Listener = (payload: string) => void;
 type QueryObserver = (seconds: number, failed: boolean) => void;
 
-/** Wraps an object's promise-returning `query` so each call is timed for the current observer, if any. */
+/**
+ * Wraps an object's `query` so each call is timed for the current observer, if any. Both forms count: the
+ * promise form (PGlite, drizzle's transactions) and `pg`'s callback form, which `pool.query` uses for
+ * every statement outside a transaction and which returns nothing to wait on.
+ */
 function timeQueries(
   target: { query: (...args: never[]) => unknown },
   observer: () => QueryObserver | undefined,
@@ -25,13 +29,24 @@ function timeQueries(
   const query = target.query.bind(target) as (...args: unknown[]) => unknown;
   (target as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const observe = observer();
-    const result = query(...args);
-    if (!observe || !(result instanceof Promise)) return result;
+    if (!observe) return query(...args);
     const started = performance.now();
-    result.then(
-      () => observe((performance.now() - started) / 1000, false),
-      () => observe((performance.now() - started) / 1000, true),
-    );
+    const done = (failed: boolean) => observe((performance.now() - started) / 1000, failed);
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (error: unknown, ...rest: unknown[]) => {
+        done(Boolean(error));
+        return (callback as (...values: unknown[]) => unknown)(error, ...rest);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result instanceof Promise)
+      result.then(
+        () => done(false),
+        () => done(true),
+      );
     return result;
   };
 }
