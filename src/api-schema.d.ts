@@ -578,6 +578,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's delivery log, newest first: each delivery with every attempt */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to this endpoint only; the answer is its queued delivery */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of the organization's events to this endpoint again (the same webhook-id as its earlier delivery) */
+        post: operations["resendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -1426,7 +1477,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -2256,10 +2307,12 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
+            /** @description Since when every delivery attempt to it has failed (three days of it disable it); null while its last attempt succeeded */
+            failingSince: string | null;
             /** @description While the previous secret still signs alongside the current one */
             secretRotation: {
                 /** Format: date-time */
@@ -2269,6 +2322,36 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        WebhookDeliveryAttemptInput: {
+            /** Format: date-time */
+            at: string;
+            /** @description The endpoint's HTTP status; null when none came */
+            statusCode: number | null;
+            /** @description Why the attempt failed without a usable answer (timeout, refused target…) */
+            error: string | null;
+            latencyMs: number;
+            /** @description The answer's first bytes (at most 1 KiB), as text */
+            responseExcerpt: string | null;
+        };
+        WebhookDeliveryInput: {
+            /** @description The `webhook-id` header: the same on every retry and resend */
+            id: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            /**
+             * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description When it is tried next, while pending */
+            nextAttemptAt: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttemptInput"][];
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
         };
         TakedownExpertInput: {
             reason: string;
@@ -2514,7 +2597,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -3343,10 +3426,12 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
+            /** @description Since when every delivery attempt to it has failed (three days of it disable it); null while its last attempt succeeded */
+            failingSince: string | null;
             /** @description While the previous secret still signs alongside the current one */
             secretRotation: {
                 /** Format: date-time */
@@ -3356,6 +3441,36 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        WebhookDeliveryAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** @description The endpoint's HTTP status; null when none came */
+            statusCode: number | null;
+            /** @description Why the attempt failed without a usable answer (timeout, refused target…) */
+            error: string | null;
+            latencyMs: number;
+            /** @description The answer's first bytes (at most 1 KiB), as text */
+            responseExcerpt: string | null;
+        };
+        WebhookDelivery: {
+            /** @description The `webhook-id` header: the same on every retry and resend */
+            id: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            /**
+             * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description When it is tried next, while pending */
+            nextAttemptAt: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
         };
         TakedownExpert: {
             reason: string;
@@ -7728,7 +7843,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -8093,7 +8208,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached")[];
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -8261,6 +8376,378 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An event of the endpoint's organization */
+                    eventId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

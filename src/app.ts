@@ -68,7 +68,9 @@ import type { SessionsService } from './modules/sessions/sessions.service.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
-import { createWebhooksModule } from './modules/webhooks/webhooks.module.js';
+import { queueLagSeconds } from './modules/webhooks/deliveries.repo.js';
+import type { DeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { createWebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.js';
 
 const VERSION = '0.1.0';
 
@@ -92,6 +94,8 @@ export interface AppDeps {
   billingProviders?: BillingProviders;
   /** Encrypts OAuth client secrets and tokens; without it OAuth answers 503 (see docs/oauth.md). */
   keyRing?: KeyRing | undefined;
+  /** Webhook deliveries: CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS, and the worker's tuning (docs/webhooks.md). */
+  webhooks?: Pick<WebhooksModuleDeps, 'allowedPrivateHosts' | 'worker'>;
   /** The console's origin (relative returnTo, invalid-state landing); default: publicUrl. */
   consoleUrl?: string | undefined;
   /** CADRE_SMTP_URL and CADRE_SMTP_FROM: invitations are also sent by email (docs/organization-api.md). */
@@ -155,6 +159,8 @@ export interface AppContext {
   foreignResources: ForeignResourceGuard;
   rateLimitStore: RateLimitStore;
   metrics: Metrics;
+  /** Sends the webhook outbox (absent without a key ring: no endpoint can exist). */
+  webhookWorker: DeliveryWorker | undefined;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -306,7 +312,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onError: (error) =>
       app.log.warn({ err: error }, 'the expiring-key and plan-threshold events check failed'),
   });
-  const webhooks = createWebhooksModule({ database, clock, keyRing: deps.keyRing });
+  const webhooks = createWebhooksModule({
+    database,
+    clock,
+    keyRing: deps.keyRing,
+    ...deps.webhooks,
+    events: metrics.webhookDeliveries,
+    onError: (error) => app.log.warn({ err: error }, 'a webhook delivery could not be recorded'),
+  });
+  metrics.webhookQueueLag(() => queueLagSeconds(database.db, clock.now()));
   const organization = createOrganizationModule({
     database,
     bus,
@@ -337,6 +351,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     foreignResources,
     rateLimitStore,
     metrics,
+    webhookWorker: webhooks.worker,
   };
 
   await bus.start();
@@ -344,10 +359,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   apiKeys.start();
   billing.start();
   events.start();
+  webhooks.start();
   health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
     events.stop();
+    // In-flight deliveries finish (each within its 10 s timeout) before the database closes.
+    await webhooks.stop();
     members.stop();
     health.stop();
     await apiKeys.stop();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
 import { skillNameSchema } from '../modules/registry/expert-definition.js';
+import { NO_PRIVATE_HOSTS, parseAllowedPrivateHosts } from '../modules/webhooks/safe-target.js';
 
 const commaList = z.string().transform((value) =>
   value
@@ -18,6 +19,18 @@ const skillNameList = commaList.superRefine((names, ctx) => {
     const problem = skillNameSchema.safeParse(name).error?.issues[0]?.message;
     if (problem) ctx.addIssue({ code: 'custom', message: `"${name}" is not a skill name: it ${problem}` });
   }
+});
+
+/** Host names and addresses or CIDRs, comma-separated: webhook targets the operator allows although private. */
+const privateHostList = commaList.transform((entries, ctx) => {
+  const { allowed, invalid } = parseAllowedPrivateHosts(entries);
+  for (const entry of invalid) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${entry}" is neither a host name nor an IP address or CIDR (like 127.0.0.1, hooks.internal or 10.0.0.0/8)`,
+    });
+  }
+  return allowed;
 });
 
 /**
@@ -71,6 +84,15 @@ const envSchema = z.object({
   CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
   /** Base-skill names a publish may use besides "@service/base" and "@perstack/base" (docs/registry.md). */
   CADRE_BASE_SKILL_NAMES: skillNameList.default([]),
+  /** Webhook targets allowed although private or loopback, and the only hosts plain http may reach (docs/webhooks.md). */
+  CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: privateHostList.default(NO_PRIVATE_HOSTS),
+  /** How long a claimed webhook delivery stays another instance's; past it (its instance died) it is sent again. */
+  CADRE_WEBHOOKS_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(15, 'CADRE_WEBHOOKS_LEASE_SECONDS must be at least 15 (an attempt may take 10 seconds)')
+    .max(3600)
+    .default(30),
   CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
   // Protection (docs/operations.md). Rate limits count requests in a sliding window, per credential (API key,
   // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and

@@ -10,6 +10,7 @@ import {
   projectGrantSchema,
 } from '../../src/modules/auth/grants.js';
 import type { checkoutBody, portalBody } from '../../src/modules/billing/billing.schemas.js';
+import { events } from '../../src/modules/events/events.tables.js';
 import type { ConnectionRecord } from '../../src/modules/oauth/connections.js';
 import type { perstackPublishBody, perstackUpdateBody } from '../../src/modules/registry/perstack.schemas.js';
 import type {
@@ -74,6 +75,9 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   updateWebhookEndpoint: 'webhooks:manage',
   deleteWebhookEndpoint: 'webhooks:manage',
   rotateWebhookEndpointSecret: 'webhooks:manage',
+  listWebhookDeliveries: 'webhooks:manage',
+  testWebhookEndpoint: 'webhooks:manage',
+  resendWebhookEvent: 'webhooks:manage',
   getMe: { none: 'any valid credential may ask who it is; the answer lists what it may do' },
   listMembers: 'members:read',
   createInvitation: 'members:manage',
@@ -168,6 +172,8 @@ type ExpertAnswer = z.infer<typeof expertAnswerSchema>;
 type ConnectionsAnswer = { data: { connections: ConnectionRecord[] } };
 
 let serial = 0;
+/** An event of the home organization, for resendWebhookEvent's body (set once the tenants exist). */
+let homeEventId = '';
 const expertName = (tenant: Tenant) => `@${tenant.org.slug}/security-${serial++}`;
 
 /** A body that passes validation, so the answer shows the check under test and not a 422. */
@@ -216,6 +222,8 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
     eventTypes: ['expert.published'],
   }),
   updateWebhookEndpoint: () => ({ description: `changed by the suite ${serial++}` }),
+  // One of the home organization's own events (another organization's endpoint is refused before it is read).
+  resendWebhookEvent: () => ({ eventId: homeEventId }),
 };
 
 /**
@@ -297,6 +305,12 @@ beforeAll(async () => {
     (await server.request('DELETE', `/api/v1/api-keys/${revoked.id}`, { key: revoked.key })).status,
   ).toBe(200);
   revokedKey = revoked.key;
+  const [event] = await server.context.database.db
+    .select({ id: events.id })
+    .from(events)
+    .where(eq(events.organizationId, home.org.id))
+    .limit(1);
+  homeEventId = event!.id;
   const agent = await server.admin<{ data: { agent: z.infer<typeof agentSchema> } }>(
     'POST',
     `/admin/v1/projects/${home.projectId}/agents`,

@@ -51,18 +51,21 @@ export function createEventSweep({ database, clock, entitlement, usage }: EventS
     for (const key of rows) {
       const left = key.expiresAt!.getTime() - now.getTime();
       const days = EXPIRY_NOTICES.find((notice) => left <= notice * DAY_MS)!;
-      const recorded = await recordEvent(db, {
-        organizationId: key.organizationId,
-        type: 'api_key.expiring',
-        actor: { kind: 'system' },
-        resource: { type: 'apiKey', id: key.id },
-        payload: {
-          apiKey: { id: key.id, name: key.name, expiresAt: key.expiresAt!.toISOString() },
-          daysLeft: days,
-        },
-        at: now,
-        dedupeKey: `api_key.expiring:${key.id}:${days}`,
-      });
+      // In a transaction: the event and its webhook deliveries are written together.
+      const recorded = await db.transaction((tx) =>
+        recordEvent(tx, {
+          organizationId: key.organizationId,
+          type: 'api_key.expiring',
+          actor: { kind: 'system' },
+          resource: { type: 'apiKey', id: key.id },
+          payload: {
+            apiKey: { id: key.id, name: key.name, expiresAt: key.expiresAt!.toISOString() },
+            daysLeft: days,
+          },
+          at: now,
+          dedupeKey: `api_key.expiring:${key.id}:${days}`,
+        }),
+      );
       if (recorded) written++;
     }
     return written;
@@ -79,22 +82,25 @@ export function createEventSweep({ database, clock, entitlement, usage }: EventS
         const threshold = USAGE_THRESHOLDS.find((percent) => used * 100 >= allowed * percent);
         if (threshold === undefined) continue;
         const periodStart = current.period.start.toISOString();
-        const recorded = await recordEvent(db, {
-          organizationId: id,
-          type: 'usage.threshold_reached',
-          actor: { kind: 'system' },
-          resource: { type: 'organization', id },
-          payload: {
-            limit: counter,
-            threshold,
-            used,
-            allowed,
-            periodStart,
-            periodEnd: current.period.end.toISOString(),
-          },
-          at: now,
-          dedupeKey: `usage.threshold_reached:${id}:${counter}:${threshold}:${periodStart}`,
-        });
+        // In a transaction: the event and its webhook deliveries are written together.
+        const recorded = await db.transaction((tx) =>
+          recordEvent(tx, {
+            organizationId: id,
+            type: 'usage.threshold_reached',
+            actor: { kind: 'system' },
+            resource: { type: 'organization', id },
+            payload: {
+              limit: counter,
+              threshold,
+              used,
+              allowed,
+              periodStart,
+              periodEnd: current.period.end.toISOString(),
+            },
+            at: now,
+            dedupeKey: `usage.threshold_reached:${id}:${counter}:${threshold}:${periodStart}`,
+          }),
+        );
         if (recorded) written++;
       }
     }

@@ -1,4 +1,4 @@
-/** Every event type Cadre emits; each one's payload is documented in docs/webhooks.md. */
+/** The event types an endpoint can subscribe to; each one's payload is documented in docs/webhooks.md. */
 export const EVENT_TYPES = [
   'expert.published',
   'expert.status_changed',
@@ -16,6 +16,13 @@ export const EVENT_TYPES = [
   'member.removed',
   'subscription.updated',
   'usage.threshold_reached',
+  'webhook_endpoint.disabled',
 ] as const;
 
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * Every type Cadre records: the subscribable ones, and `webhook.test`, which goes only to the endpoint a
+ * member asked to test (no endpoint subscribes to it).
+ */
+export const RECORDED_EVENT_TYPES = [...EVENT_TYPES, 'webhook.test'] as const;
+
+export type EventType = (typeof RECORDED_EVENT_TYPES)[number];

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repo.js';
+import { enqueueEventDeliveries } from '../webhooks/deliveries.repo.js';
 import type { EventType } from './event-types.js';
 import { type EventPayload, events } from './events.tables.js';
 
@@ -19,12 +20,13 @@ export interface NewEvent {
 }
 
 /**
- * Records one event. Call it inside the transaction of the change it tells about: the event exists exactly
- * when the change does (docs/webhooks.md). Answers false when `dedupeKey` was already used.
+ * Records one event and queues its webhook deliveries. Call it inside the transaction of the change it tells
+ * about: the event and its deliveries exist exactly when the change does (docs/webhooks.md). Answers the
+ * event's id, or undefined when `dedupeKey` was already used.
  */
-export async function recordEvent(executor: Executor, event: NewEvent): Promise<boolean> {
+export async function recordEvent(executor: Executor, event: NewEvent): Promise<string | undefined> {
   const { actor } = event;
-  const inserted = await executor
+  const [inserted] = await executor
     .insert(events)
     .values({
       id: newId(),
@@ -41,7 +43,9 @@ export async function recordEvent(executor: Executor, event: NewEvent): Promise<
     })
     .onConflictDoNothing({ target: events.dedupeKey })
     .returning({ id: events.id });
-  return inserted.length > 0;
+  if (!inserted) return undefined;
+  await enqueueEventDeliveries(executor, { ...event, id: inserted.id });
+  return inserted.id;
 }
 
 export interface EventQuery {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { paginationSchema } from '../api-keys/api-keys.schemas.js';
-import { EVENT_TYPES } from './event-types.js';
+import { RECORDED_EVENT_TYPES } from './event-types.js';
 
-const eventTypeSchema = z.enum(EVENT_TYPES);
+const eventTypeSchema = z.enum(RECORDED_EVENT_TYPES);
 
 export const eventSchema = z
   .object({

@@ -11,7 +11,8 @@ export interface EventsServiceDeps {
 
 export type EventsService = ReturnType<typeof createEventsService>;
 
-const presentEvent = (row: EventRow): EventRecord => ({
+/** An event as the API answers it and as every delivery's body carries it. */
+export const presentEvent = (row: EventRow): EventRecord => ({
   id: row.id,
   type: row.type as EventRecord['type'],
   organizationId: row.organizationId,

@@ -101,6 +101,16 @@ export function eventsForAuditChange({ action, target, metadata = {} }: AuditCha
           payload: { change: action.slice('subscription.'.length), ...pick(metadata, ['from', 'to']) },
         },
       ];
+    case 'webhook_endpoint.disabled':
+      return [
+        {
+          type: 'webhook_endpoint.disabled',
+          payload: {
+            webhookEndpoint: { id: target.id, ...pick(metadata, ['url']) },
+            ...pick(metadata, ['reason']),
+          },
+        },
+      ];
     default:
       if (action.startsWith('membership.role_changed_to_')) {
         return [

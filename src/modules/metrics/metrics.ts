@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { FACES } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { CircuitState } from '../../http/rate-limit/store.js';
+import type { DeliveryEvents } from '../webhooks/delivery-worker.js';
 import { fastCounter, fastHistogram } from './hot-path-metrics.js';
 
 /** What the components that count something are given: narrow callbacks, no-ops when metrics are off. */
@@ -39,6 +40,9 @@ export interface Metrics {
   readonly registryCache: CacheEvents;
   readonly apiKeyCache: KeyCacheEvents;
   readonly providerCall: ProviderCallTimer;
+  readonly webhookDeliveries: DeliveryEvents;
+  /** How the webhook queue-lag gauge reads the oldest due delivery's age, in seconds (read at each scrape). */
+  webhookQueueLag(source: () => Promise<number>): void;
   /** The exposition text and its content type. */
   render(): Promise<{ body: string; contentType: string }>;
 }
@@ -64,6 +68,8 @@ export const disabledMetrics: Metrics = {
   registryCache: { hit: NOOP, miss: NOOP, evicted: NOOP, invalidated: NOOP },
   apiKeyCache: { hit: NOOP, miss: NOOP },
   providerCall: passThrough,
+  webhookDeliveries: { attempt: NOOP, gaveUp: NOOP, endpointDisabled: NOOP },
+  webhookQueueLag: NOOP,
   render: async () => ({ body: '', contentType: 'text/plain' }),
 };
 
@@ -171,6 +177,33 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers: [registry],
   });
 
+  const webhookAttempts = new Counter({
+    name: 'cadre_webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts by outcome: succeeded (2xx), http_error, timeout, network_error, refused (unsafe target)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const webhookFailures = new Counter({
+    name: 'cadre_webhook_deliveries_failed_total',
+    help: 'Webhook deliveries given up: retries spent over three days, or the endpoint answered 410 Gone',
+    registers: [registry],
+  });
+  const webhookDisabled = new Counter({
+    name: 'cadre_webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints Cadre disabled, by reason: gone (410) or failing (three days of failures)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  let queueLag: (() => Promise<number>) | undefined;
+  new Gauge({
+    name: 'cadre_webhook_queue_lag_seconds',
+    help: 'How long the oldest due webhook delivery has waited to be sent (0 when none is due)',
+    registers: [registry],
+    async collect() {
+      this.set(queueLag ? await queueLag() : 0);
+    },
+  });
+
   const requestStep: ResponseStep = (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeConfig.url;
     const status = reply.statusCode;
@@ -217,6 +250,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       } finally {
         providerCalls.observe({ provider, operation, outcome }, (performance.now() - started) / 1000);
       }
+    },
+    webhookDeliveries: {
+      attempt: (outcome) => webhookAttempts.inc({ outcome }),
+      gaveUp: () => webhookFailures.inc(),
+      endpointDisabled: (reason) => webhookDisabled.inc({ reason }),
+    },
+    webhookQueueLag: (source) => {
+      queueLag = source;
     },
     render: async () => ({ body: await registry.metrics(), contentType: registry.contentType }),
   };

@@ -1,18 +1,32 @@
 import { serviceUnavailable } from '../../http/errors.js';
 import type { App } from '../../http/route-kit.js';
 import type { KeyRing } from '../oauth/token-vault.js';
+import { createDeliveriesService } from './deliveries.service.js';
+import { createDeliveryWorker, type DeliveryWorkerDeps } from './delivery-worker.js';
+import { NO_PRIVATE_HOSTS } from './safe-target.js';
 import { registerWebhookRoutes } from './webhooks.routes.js';
 import { createWebhooksService, type WebhooksServiceDeps } from './webhooks.service.js';
 
-export interface WebhooksModuleDeps extends Omit<WebhooksServiceDeps, 'keyRing'> {
+export interface WebhooksModuleDeps
+  extends Omit<WebhooksServiceDeps, 'keyRing' | 'allowedPrivateHosts'>,
+    Pick<DeliveryWorkerDeps, 'events' | 'onError'> {
   /** Signing secrets are kept encrypted with it; without one, creating and rotating answer 503. */
   keyRing: KeyRing | undefined;
+  /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS, parsed (default: none). */
+  allowedPrivateHosts?: WebhooksServiceDeps['allowedPrivateHosts'] | undefined;
+  /** The delivery worker's tuning (tests: a fast poll, a short lease). */
+  worker?: Pick<
+    DeliveryWorkerDeps,
+    'pollIntervalMs' | 'leaseMs' | 'concurrency' | 'perOrganization' | 'timeoutMs' | 'resolve'
+  >;
 }
 
-/** Webhook endpoints per organization (docs/webhooks.md). */
+/** Webhook endpoints per organization and the deliveries to them (docs/webhooks.md). */
 export function createWebhooksModule(deps: WebhooksModuleDeps) {
+  const allowedPrivateHosts = deps.allowedPrivateHosts ?? NO_PRIVATE_HOSTS;
   const service = createWebhooksService({
     ...deps,
+    allowedPrivateHosts,
     keyRing: () => {
       if (!deps.keyRing) {
         throw serviceUnavailable(
@@ -24,9 +38,22 @@ export function createWebhooksModule(deps: WebhooksModuleDeps) {
       return deps.keyRing;
     },
   });
+  // Without a key ring no endpoint can exist (creating one answers 503): nothing to deliver.
+  const worker = deps.keyRing
+    ? createDeliveryWorker({ ...deps, ...deps.worker, keyRing: deps.keyRing, allowedPrivateHosts })
+    : undefined;
+  const deliveries = createDeliveriesService({ ...deps, wake: () => worker?.wake() });
   return {
+    worker,
     registerRoutes(app: App) {
-      registerWebhookRoutes(app, service);
+      registerWebhookRoutes(app, service, deliveries);
+    },
+    start() {
+      worker?.start();
+    },
+    /** Claims no more; the deliveries in flight finish (or, if the process dies first, their lease runs out). */
+    async stop() {
+      await worker?.stop();
     },
   };
 }

@@ -1,10 +1,15 @@
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
+import type { DeliveriesService } from './deliveries.service.js';
 import {
   createEndpointBody,
+  deliveryListQuery,
+  deliveryListSchema,
+  deliverySchema,
   endpointListSchema,
   endpointParams,
   endpointWithSecretSchema,
+  resendBody,
   updateEndpointBody,
   webhookEndpointSchema,
 } from './webhooks.schemas.js';
@@ -14,7 +19,11 @@ const tags = ['Webhooks'];
 const config = { auth: 'principal' } as const;
 
 /** The credential's organization's webhook endpoints (owners and admins: `webhooks:manage`). */
-export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void {
+export function registerWebhookRoutes(
+  app: App,
+  webhooks: WebhooksService,
+  deliveries: DeliveriesService,
+): void {
   app.get('/v1/webhook-endpoints', {
     config,
     schema: {
@@ -100,5 +109,58 @@ export function registerWebhookRoutes(app: App, webhooks: WebhooksService): void
     handler: async (request) => ({
       data: await webhooks.rotateSecret(requirePrincipal(request), request.params.webhookEndpointId),
     }),
+  });
+
+  app.get('/v1/webhook-endpoints/:webhookEndpointId/deliveries', {
+    config,
+    schema: {
+      operationId: 'listWebhookDeliveries',
+      summary: "The endpoint's delivery log, newest first: each delivery with every attempt",
+      tags,
+      security: bearerSecurity,
+      params: endpointParams,
+      querystring: deliveryListQuery,
+      response: { 200: deliveryListSchema, ...managementErrors(401, 403, 404, 422) },
+    },
+    handler: async (request) =>
+      deliveries.list(requirePrincipal(request), request.params.webhookEndpointId, request.query),
+  });
+
+  app.post('/v1/webhook-endpoints/:webhookEndpointId/test', {
+    config,
+    schema: {
+      operationId: 'testWebhookEndpoint',
+      summary: 'Send a webhook.test event to this endpoint only; the answer is its queued delivery',
+      tags,
+      security: bearerSecurity,
+      params: endpointParams,
+      response: { 202: dataOf(deliverySchema), ...managementErrors(401, 403, 404, 409, 422) },
+    },
+    handler: async (request, reply) =>
+      reply.code(202).send({
+        data: await deliveries.sendTest(requirePrincipal(request), request.params.webhookEndpointId),
+      }),
+  });
+
+  app.post('/v1/webhook-endpoints/:webhookEndpointId/resend', {
+    config,
+    schema: {
+      operationId: 'resendWebhookEvent',
+      summary:
+        "Send one of the organization's events to this endpoint again (the same webhook-id as its earlier delivery)",
+      tags,
+      security: bearerSecurity,
+      params: endpointParams,
+      body: resendBody,
+      response: { 202: dataOf(deliverySchema), ...managementErrors(401, 403, 404, 409, 422) },
+    },
+    handler: async (request, reply) =>
+      reply.code(202).send({
+        data: await deliveries.resend(
+          requirePrincipal(request),
+          request.params.webhookEndpointId,
+          request.body.eventId,
+        ),
+      }),
   });
 }

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
 import type { KeyRing } from '../oauth/token-vault.js';
+import { type AllowedPrivateHosts, isAllowedPrivateHost } from './safe-target.js';
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookEndpointRecord } from './webhooks.schemas.js';
 import { webhookEndpoints } from './webhooks.tables.js';
 
@@ -22,6 +23,8 @@ export interface WebhooksServiceDeps {
   clock: Clock;
   /** The key ring, or a 503 when none is configured. */
   keyRing: () => KeyRing;
+  /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: the only hosts a plain-http URL may name. */
+  allowedPrivateHosts: AllowedPrivateHosts;
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
@@ -40,6 +43,7 @@ const present = (row: EndpointRow, now: Date): WebhookEndpointRecord => ({
   eventTypes: row.eventTypes as WebhookEndpointRecord['eventTypes'],
   enabled: row.enabled,
   disabledReason: row.disabledReason,
+  failingSince: row.failingSince?.toISOString() ?? null,
   secretRotation:
     row.previousSecretExpiresAt && row.previousSecretExpiresAt > now
       ? { previousSecretExpiresAt: row.previousSecretExpiresAt.toISOString() }
@@ -49,8 +53,25 @@ const present = (row: EndpointRow, now: Date): WebhookEndpointRecord => ({
 });
 
 /** An organization's webhook endpoints, managed by its owners and admins (`webhooks:manage`). */
-export function createWebhooksService({ database, clock, keyRing }: WebhooksServiceDeps) {
+export function createWebhooksService({
+  database,
+  clock,
+  keyRing,
+  allowedPrivateHosts,
+}: WebhooksServiceDeps) {
   const { db } = database;
+
+  /** Plain http only to a host the operator allows (docs/webhooks.md, "Safe targets"). */
+  function checkScheme(url: string | undefined) {
+    if (url === undefined || url.startsWith('https:')) return;
+    if (isAllowedPrivateHost(allowedPrivateHosts, new URL(url))) return;
+    throw new ApiError('validation_failed', 'Request validation failed', [
+      {
+        path: 'url',
+        message: 'must be an https URL (plain http only to hosts in CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS)',
+      },
+    ]);
+  }
 
   async function find(executor: Executor, principal: Principal, id: string, lock = false) {
     const query = executor
@@ -99,6 +120,7 @@ export function createWebhooksService({ database, clock, keyRing }: WebhooksServ
 
     async create(principal: Principal, input: CreateEndpointInput) {
       requirePermission(principal, 'webhooks:manage');
+      checkScheme(input.url);
       const ring = keyRing();
       const id = newId();
       const secret = newSecret();
@@ -138,6 +160,7 @@ export function createWebhooksService({ database, clock, keyRing }: WebhooksServ
 
     async update(principal: Principal, id: string, input: UpdateEndpointInput) {
       requirePermission(principal, 'webhooks:manage');
+      checkScheme(input.url);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
         await find(tx, principal, id, true);
@@ -145,8 +168,8 @@ export function createWebhooksService({ database, clock, keyRing }: WebhooksServ
           .update(webhookEndpoints)
           .set({
             ...input,
-            // Enabling again clears why Cadre had disabled it.
-            ...(input.enabled === true ? { disabledReason: null } : {}),
+            // Enabling again clears why Cadre had disabled it, and starts counting failures afresh.
+            ...(input.enabled === true ? { disabledReason: null, failingSince: null } : {}),
             updatedAt: now,
           })
           .where(eq(webhookEndpoints.id, id))
