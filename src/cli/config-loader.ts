@@ -7,7 +7,7 @@ import { type CliIo, paintFor, printLine } from './io.js';
 export const CONFIG_FILE_NAME = 'cadre.toml';
 
 /** The nearest cadre.toml in `from` or one of its ancestors, like git and npm find their files. */
-function findConfigFile(from: string): string | undefined {
+export function findConfigFile(from: string): string | undefined {
   let dir = resolve(from);
   for (;;) {
     const candidate = join(dir, CONFIG_FILE_NAME);

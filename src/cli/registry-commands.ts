@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { registerDiffCommand } from './diff-command.js';
 import { registerExpertsCommands } from './experts-commands.js';
 import { type CliIo, processIo } from './io.js';
+import { registerLockCommands } from './lock-command.js';
 import { registerPublishCommand } from './publish-command.js';
 
-/** `cadre publish`, `cadre experts …` and `cadre diff`: everything that talks to the registry. */
+/** `cadre publish`, `cadre experts …`, `cadre diff`, `cadre lock` and `cadre verify`: everything that talks to the registry. */
 export function registerRegistryCommands(program: Command, io: CliIo = processIo()): void {
   registerPublishCommand(program, io);
   registerExpertsCommands(program, io);
   registerDiffCommand(program, io);
+  registerLockCommands(program, io);
 }
