@@ -37,3 +37,21 @@ export function formatRelative(iso: string, now: number = Date.now()): string {
 /** A console link to an Expert key; `@` and `/` stay readable in the address bar. */
 export const expertPath = (key: string) =>
   `/experts/${key.split('/').map(encodeURIComponent).join('/').replace(/%40/g, '@')}`;
+
+/** The compare view of two versions of a name: `/experts/<name>/compare?from=…&to=…` (deep-linkable). */
+export const compareVersionsPath = (name: string, from: string, to: string) =>
+  `${expertPath(name)}/compare?${new URLSearchParams({ from, to })}`;
+
+/**
+ * The name a compare path is for (`writer/compare`, `@acme/writer/compare`), else undefined. A name holds at
+ * most one `/` (after its scope), so `@acme/compare` stays the Expert of that name.
+ */
+export function compareNameOf(splat: string): string | undefined {
+  let path = splat;
+  try {
+    path = decodeURIComponent(splat);
+  } catch {
+    // not encoded text: read as written
+  }
+  return /^((?:@[^/@]+\/)?[^/@]+)\/compare$/.exec(path)?.[1];
+}

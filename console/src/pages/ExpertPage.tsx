@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -7,15 +8,41 @@ import { PageSkeleton } from '../components/PageSkeleton.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { When } from '../components/When.js';
-import { expertPath, formatDate, formatDateTime } from '../format.js';
+import { compareNameOf, expertPath, formatDate, formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
 import { useExpertRecords } from './expert-records.js';
 import { OwnerActions } from './OwnerActions.js';
 import { SkillsTable } from './SkillsTable.js';
+import { CompareForm, UsedBy } from './VersionTools.js';
 
-/** An Expert by any key form: `name`, `name@1.2.0`, `name@tag`, scoped or not. */
+// The compare view is its own chunk, loaded when a comparison is opened.
+const ExpertCompare = lazy(async () => ({ default: (await import('./ExpertCompare.js')).ExpertCompare }));
+
+/**
+ * `/experts/<key>`: an Expert by any key form (`name`, `name@1.2.0`, `name@tag`, scoped or not), or
+ * `/experts/<name>/compare?from=…&to=…`: two of its versions compared.
+ */
 export function ExpertPage() {
   const key = useParams()['*'] ?? '';
+  const compared = compareNameOf(key);
+  if (compared !== undefined) {
+    return (
+      <Suspense
+        fallback={
+          <section className="page" aria-busy="true">
+            <h1 tabIndex={-1}>Compare versions of {compared}</h1>
+            <PageSkeleton />
+          </section>
+        }
+      >
+        <ExpertCompare name={compared} />
+      </Suspense>
+    );
+  }
+  return <ExpertDetails expertKey={key} />;
+}
+
+function ExpertDetails({ expertKey: key }: { expertKey: string }) {
   const session = useSession();
   const expert = useQuery({
     queryKey: ['expert', key],
@@ -159,20 +186,7 @@ export function ExpertPage() {
               </p>
             ))}
           </section>
-          <section aria-labelledby="delegators">
-            <h2 id="delegators">Delegated to by</h2>
-            <ErrorNotice error={delegators.error} retry={delegators.refetch} />
-            {delegators.data?.length === 0 && <p className="muted">No Expert delegates to {e.name} yet.</p>}
-            {delegators.data && delegators.data.length > 0 && (
-              <ul className="link-list">
-                {delegators.data.map((delegator) => (
-                  <li key={delegator.id}>
-                    <Link to={expertPath(delegator.key)}>{delegator.key}</Link>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
+          <UsedBy expert={e} otherVersions={delegators} />
         </div>
 
         <aside className="expert-side">
@@ -205,6 +219,9 @@ export function ExpertPage() {
                 </li>
               ))}
             </ul>
+            {versions.data && versions.data.versions.length > 1 && (
+              <CompareForm name={e.name} current={e.version} versions={versions.data.versions} />
+            )}
           </section>
         </aside>
       </div>
