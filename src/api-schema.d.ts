@@ -380,7 +380,7 @@ export interface paths {
         };
         /**
          * Complete an OAuth flow: every outcome is a 302 to returnTo with oauth_status (and clears the state cookie)
-         * @description Success: oauth_status=success&connection_id=…&preset=…. Failure: oauth_status=error&oauth_error=(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed | integration_changed)[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root.
+         * @description Success: oauth_status=success&connection_id=…&preset=…. Failure: oauth_status=error&oauth_error=(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed | environment_removed | integration_changed | plan_limit_exceeded)[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root. Tokens the provider issued for a connection that is then not kept are revoked there.
          */
         get: operations["completeOAuth"];
         put?: never;

@@ -338,8 +338,9 @@ describe('integrations, self-service', () => {
     answers.push(done);
     expect(outcomeOf(done).params).toMatchObject({
       oauth_status: 'error',
-      oauth_error: 'exchange_failed',
-      oauth_error_description: 'The integration no longer exists',
+      oauth_error: 'integration_changed',
+      oauth_error_description:
+        'The integration was removed during the authorization; an owner or admin can register it again.',
     });
     const stored = await world.server.context.database.db
       .select()

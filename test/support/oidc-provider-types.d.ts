@@ -30,5 +30,7 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration?: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: 'grant.success', listener: (ctx: OidcContext) => void): this;
+    /** A token was stored; an opaque token's value is its `jti`. */
+    on(event: 'access_token.saved' | 'refresh_token.saved', listener: (token: { jti: string }) => void): this;
   }
 }

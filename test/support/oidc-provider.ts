@@ -16,6 +16,11 @@ export interface TestProvider {
   tokenRequests: { count: number; grantTypes: string[] };
   /** While true, the token endpoint answers 503 without reaching the provider. */
   tokenEndpointDown: boolean;
+  /**
+   * While set, each token request waits for it before the provider handles it: a test does something
+   * during a code exchange (deletes what the flow was for) and then lets the exchange go on.
+   */
+  beforeToken: (() => Promise<void>) | undefined;
   /** POSTs to the RFC 7009 revocation endpoint seen so far. */
   revocationRequests: { count: number };
   /** While true, the revocation endpoint answers 503 without reaching the provider. */
@@ -39,6 +44,14 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
       state.tokenRequests.count += 1;
       if (result.tokenEndpointDown) {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
+        return;
+      }
+      const before = result.beforeToken;
+      if (before) {
+        before().then(
+          () => handler!(req, res),
+          (error: unknown) => res.writeHead(500).end(String(error)),
+        );
         return;
       }
     }
@@ -107,6 +120,7 @@ export async function startTestProvider(clients: TestClient[], port = 0): Promis
     provider,
     tokenRequests: state.tokenRequests,
     tokenEndpointDown: false,
+    beforeToken: undefined,
     revocationRequests: state.revocationRequests,
     revocationEndpointDown: false,
     close: () =>

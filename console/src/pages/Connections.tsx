@@ -22,6 +22,10 @@ export const OAUTH_ERRORS: Record<string, string> = {
     'You may not connect this environment (your rights changed, or another person started the flow).',
   exchange_failed:
     'The provider refused to hand over the tokens. Check the integration’s client secret, then try again.',
+  environment_removed: 'The environment (or its project) was deleted while you were at the provider.',
+  integration_changed:
+    'The integration was removed while you were at the provider. An owner or admin can register it again.',
+  plan_limit_exceeded: 'The organization has as many connections as its plan allows.',
 };
 
 function Outcome(props: { names: Map<string, string> }) {

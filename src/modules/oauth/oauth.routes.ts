@@ -101,8 +101,9 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
       description:
         'Success: oauth_status=success&connection_id=…&preset=…. Failure: oauth_status=error&oauth_error=' +
         '(access_denied or the provider’s code | invalid_state | state_expired | forbidden | exchange_failed | ' +
-        'integration_changed)' +
-        '[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root.',
+        'environment_removed | integration_changed | plan_limit_exceeded)' +
+        '[&oauth_error_description=…]. An invalid or missing state cookie redirects to the console root. ' +
+        'Tokens the provider issued for a connection that is then not kept are revoked there.',
       tags,
       security: bearerSecurity,
       params: presetParams,

@@ -10,6 +10,7 @@ import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { can, type Principal, requirePermission, type Scope } from '../auth/permissions.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
+import { environments } from '../tenancy/tenancy.tables.js';
 import {
   type ConnectionRecord,
   connectionAad,
@@ -18,7 +19,12 @@ import {
   presentConnection,
 } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
-import { connections, type IntegrationVersionRow, oauthStates } from './oauth.tables.js';
+import {
+  connections,
+  type IntegrationVersionRow,
+  integrations as integrationsTable,
+  oauthStates,
+} from './oauth.tables.js';
 import type { OAuthHttpOptions } from './oauth-http.js';
 import { type AccountIdentity, allPresets, findPreset, type Preset } from './presets/index.js';
 import { describeProviderError, grantedScopes } from './provider-client.js';
@@ -31,7 +37,7 @@ import {
   type StatePayload,
 } from './state-cookie.js';
 import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
-import { revokeAtProvider } from './token-revocation.js';
+import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
 import type { KeyRing } from './token-vault.js';
 
 export interface OAuthServiceDeps {
@@ -58,7 +64,28 @@ export interface StartQuery {
 }
 
 /** Outcome codes of a callback (docs/oauth.md), plus whatever error code the provider sent. */
-type FailureCode = 'invalid_state' | 'state_expired' | 'forbidden' | 'exchange_failed';
+type FailureCode =
+  | 'invalid_state'
+  | 'state_expired'
+  | 'forbidden'
+  | 'exchange_failed'
+  | 'environment_removed'
+  | 'integration_changed';
+
+/** Why a callback's transaction kept no connection (its tokens are then revoked at the provider). */
+interface Refusal {
+  refused: 'environment_removed' | 'integration_changed' | 'plan_limit_exceeded';
+  description: string;
+}
+
+const ENVIRONMENT_REMOVED = 'The environment (or its project) was deleted during the authorization.';
+const INTEGRATION_REMOVED =
+  'The integration was removed during the authorization; an owner or admin can register it again.';
+const REVOCATION_WORDS: Record<RevocationOutcome['outcome'], string> = {
+  revoked: 'The tokens the provider issued were revoked there.',
+  not_supported: 'The provider offers no revocation: remove the grant in its settings.',
+  failed: 'Revoking the tokens the provider issued failed: remove the grant in its settings.',
+};
 
 const PROVIDER_ERROR = /^[\x21-\x7e]{1,64}$/;
 const MAX_DESCRIPTION = 300;
@@ -368,17 +395,33 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         payload.projectId,
         payload.environmentId,
       );
-      if (!environment || !can(principal, 'projects:operate', environmentScope(payload))) {
+      if (!environment) return fail('environment_removed', ENVIRONMENT_REMOVED);
+      if (!can(principal, 'projects:operate', environmentScope(payload))) {
         return fail('forbidden', 'Missing permission projects:operate on this environment');
       }
       const preset = findPreset(payload.presetKey);
       const version = await integrations.getVersion(payload.integrationVersionId);
       const active = await integrations.current(payload.organizationId, payload.presetKey);
-      if (!preset || !version || !active) return fail('exchange_failed', 'The integration no longer exists');
+      if (!preset || !version || !active) return fail('integration_changed', INTEGRATION_REMOVED);
 
       const exchanged = await exchangeAndIdentify(preset, version, payload, params);
       if ('failure' in exchanged) return fail('exchange_failed', exchanged.failure);
       const { result, identity } = exchanged;
+      /**
+       * The tokens were issued but will not be kept (the environment or integration went away during the
+       * exchange, or the plan is full): revoked at the provider, so no grant outlives the refusal there; the
+       * outcome is appended to the description. The secret is the one read before the exchange (a removal
+       * has since destroyed the stored one); revoking needs nothing else from the database.
+       */
+      const discard = async (code: string, description: string) => {
+        const revocation = await revokeAtProvider(
+          version,
+          integrations.clientSecret(version),
+          { accessToken: result.tokens.access_token, refreshToken: result.tokens.refresh_token ?? null },
+          http,
+        );
+        return fail(code, `${description} ${REVOCATION_WORDS[revocation.outcome]}`);
+      };
 
       const ring = deps.keyRing();
       const values = {
@@ -405,7 +448,36 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         updatedAt: now,
       };
       // A new Connection counts against the plan; renewing one (same environment and preset) does not.
-      const written = await db.transaction(async (tx) => {
+      const written = await db.transaction(async (tx): Promise<Refusal | { id: string }> => {
+        // Checked again under lock, since the exchange took a while: deleting the environment (or its
+        // project) locks it FOR UPDATE and removing the integration locks its row FOR UPDATE, so either
+        // that finished first and is seen here, or it waits for this transaction and then finds the new
+        // connection (409, or disconnected by its cascade).
+        const [stillThere] = await tx
+          .select({ id: environments.id })
+          .from(environments)
+          .where(
+            and(
+              eq(environments.id, payload.environmentId),
+              eq(environments.projectId, payload.projectId),
+              eq(environments.organizationId, payload.organizationId),
+            ),
+          )
+          .for('share');
+        if (!stillThere) return { refused: 'environment_removed', description: ENVIRONMENT_REMOVED };
+        const [integration] = await tx
+          .select({ currentVersionId: integrationsTable.currentVersionId })
+          .from(integrationsTable)
+          .where(
+            and(
+              eq(integrationsTable.organizationId, payload.organizationId),
+              eq(integrationsTable.presetKey, payload.presetKey),
+            ),
+          )
+          .for('share');
+        if (!integration?.currentVersionId) {
+          return { refused: 'integration_changed', description: INTEGRATION_REMOVED };
+        }
         const [existing] = await tx
           .select({ id: connections.id })
           .from(connections)
@@ -419,7 +491,9 @@ export function createOAuthService(deps: OAuthServiceDeps) {
           try {
             await deps.planLimits.assertWithin(tx, payload.organizationId, 'connections');
           } catch (error) {
-            if (error instanceof ApiError && error.code === 'plan_limit_exceeded') return error;
+            if (error instanceof ApiError && error.code === 'plan_limit_exceeded') {
+              return { refused: 'plan_limit_exceeded', description: error.message };
+            }
             throw error;
           }
         }
@@ -453,11 +527,10 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         });
         return row!;
       });
-      if (written instanceof ApiError) return fail('plan_limit_exceeded', written.message);
-      const row = written;
+      if ('refused' in written) return discard(written.refused, written.description);
       return withOutcome(payload.returnTo, {
         oauth_status: 'success',
-        connection_id: row!.id,
+        connection_id: written.id,
         preset: payload.presetKey,
       });
     },
