@@ -24,9 +24,17 @@ const STEPS = [
     command: [process.execPath, tsc, '-p', 'tsconfig.build.json'],
   },
   {
-    // The web console (console/README.md); it runs the cadre.toml validator and registry rules from src/.
+    // The web console (console/README.md); it runs the cadre.toml validator and registry rules from src/,
+    // and lists the permissions (auth/grants.ts) and event types (events/event-types.ts) from there.
     name: 'console',
-    inputs: ['console', 'src/config-file', 'src/modules/registry', 'package-lock.json'],
+    inputs: [
+      'console',
+      'src/config-file',
+      'src/modules/registry',
+      'src/modules/auth/grants.ts',
+      'src/modules/events/event-types.ts',
+      'package-lock.json',
+    ],
     outputs: ['dist/console/index.html'],
     command: [process.execPath, join(ROOT, 'console', 'scripts', 'build.mjs')],
   },

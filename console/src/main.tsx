@@ -1,7 +1,7 @@
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { type ComponentType, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, RouterProvider } from 'react-router';
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
 import { RequireSession } from './components/RequireSession.js';
@@ -77,6 +77,17 @@ const router = createBrowserRouter([
         ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
       },
       { path: '/audit', ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog) },
+      // Developers: one menu entry for webhooks and events (their own small menu, DevelopersNav).
+      { path: '/developers', element: <Navigate to="/developers/webhooks" replace /> },
+      {
+        path: '/developers/webhooks',
+        ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
+      },
+      {
+        path: '/developers/webhooks/:endpointId',
+        ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
+      },
+      { path: '/developers/events', ...signedIn(async () => (await import('./pages/Events.js')).Events) },
       { path: '/members', ...signedIn(async () => (await import('./pages/Members.js')).Members) },
       { path: '/settings', ...signedIn(async () => (await import('./pages/Settings.js')).Settings) },
       // The invitation link is public: the invitee may have no account yet.

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerConfigCommands } from './config-commands.js';
+import { registerEventsCommand } from './events-command.js';
 import { registerIntegrationCommands } from './integrations-commands.js';
 import { processIo } from './io.js';
 import { registerMembersCommands } from './members-commands.js';
@@ -11,6 +12,7 @@ import { registerOrganizationCommands } from './organization-commands.js';
 import { registerProjectCommands } from './projects-commands.js';
 import { registerRegistryCommands } from './registry-commands.js';
 import { configureRoot, runProgram } from './run.js';
+import { registerWebhooksCommands } from './webhooks-commands.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 const io = processIo();
@@ -25,5 +27,7 @@ registerOrganizationCommands(program, io);
 registerMembersCommands(program, io);
 registerProjectCommands(program, io);
 registerIntegrationCommands(program, io);
+registerWebhooksCommands(program, io);
+registerEventsCommand(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { registerAuditCommand } from '../../src/cli/audit-command.js';
 import { registerConfigCommands } from '../../src/cli/config-commands.js';
+import { registerEventsCommand } from '../../src/cli/events-command.js';
 import { registerIntegrationCommands } from '../../src/cli/integrations-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { registerMembersCommands } from '../../src/cli/members-commands.js';
@@ -12,6 +13,7 @@ import { registerOrganizationCommands } from '../../src/cli/organization-command
 import { registerProjectCommands } from '../../src/cli/projects-commands.js';
 import { registerRegistryCommands } from '../../src/cli/registry-commands.js';
 import { configureRoot, runProgram } from '../../src/cli/run.js';
+import { registerWebhooksCommands } from '../../src/cli/webhooks-commands.js';
 
 export type CliRun = { code: number; stdout: string; stderr: string };
 
@@ -43,6 +45,8 @@ export async function runCli(
   registerMembersCommands(program, io);
   registerProjectCommands(program, io);
   registerIntegrationCommands(program, io);
+  registerWebhooksCommands(program, io);
+  registerEventsCommand(program, io);
   const code = await runProgram(program, argv, io);
   return { code, stdout, stderr };
 }

@@ -75,6 +75,11 @@ export function Layout() {
                 )}
                 <NavLink to="/billing">Billing</NavLink>
                 {me.data?.permissions.includes('audit:read') && <NavLink to="/audit">Audit</NavLink>}
+                {/* Webhooks and events, one entry: their pages carry their own small menu. */}
+                {(me.data?.permissions.includes('webhooks:manage') ||
+                  me.data?.permissions.includes('events:read')) && (
+                  <NavLink to="/developers">Developers</NavLink>
+                )}
                 <NavLink to="/members">Members</NavLink>
                 <NavLink to="/settings">Settings</NavLink>
               </>

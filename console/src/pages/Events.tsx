@@ -1,0 +1,145 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap } from '../api/client.js';
+import type { components } from '../api/schema.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { Pager, useCursors } from '../components/Pager.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
+import { ScrollableCode } from '../components/ScrollableCode.js';
+import { When } from '../components/When.js';
+import { useCan, useMe } from '../session.js';
+import { EVENT_GROUPS, eventWords } from './event-words.js';
+import { DevelopersNav } from './webhook-parts.js';
+
+type Event = components['schemas']['Event'];
+type Order = 'newest' | 'oldest';
+const PAGE = 25;
+
+const ACTOR_WORDS: Record<Event['actor']['kind'], string> = {
+  apiKey: 'through an API key',
+  session: 'in the console',
+  admin: 'by the operator',
+  system: 'by Cadre',
+};
+
+/** The same events webhooks deliver, for reading (owners and admins: events:read); payloads as JSON text. */
+export function Events() {
+  const me = useMe();
+  const can = useCan();
+  const canRead = can('events:read');
+  const [type, setType] = useState('');
+  const [order, setOrder] = useState<Order>('newest');
+  const { cursor, pagerProps, reset } = useCursors();
+  const events = useQuery({
+    queryKey: ['events', type, order, cursor],
+    enabled: canRead,
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/api/v1/events', {
+          params: {
+            query: { limit: PAGE, order, ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) },
+          },
+          signal,
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const list = events.data?.data ?? [];
+  return (
+    <section className="page">
+      <DevelopersNav />
+      <div className="page-heading">
+        <h1 tabIndex={-1}>Events</h1>
+        <p className="muted">
+          Every change Cadre tells your webhooks about, with its payload as delivered. Scripts read the same
+          list from <code>GET /api/v1/events</code>.
+        </p>
+      </div>
+      {me.isPending && <PageSkeleton />}
+      {me.data && !canRead && (
+        <p className="notice">
+          Events tell about everything in {me.data.organization.name} (members, keys, billing), so only owners
+          and admins read them.
+        </p>
+      )}
+      {canRead && (
+        <div className="filters">
+          <div className="field">
+            <label htmlFor="events-type">Type</label>
+            <select
+              id="events-type"
+              value={type}
+              onChange={(event) => {
+                setType(event.target.value);
+                reset();
+              }}
+            >
+              <option value="">Any type</option>
+              {EVENT_GROUPS.map((group) => (
+                <optgroup key={group.key} label={group.label}>
+                  {group.types.map((t) => (
+                    <option key={t} value={t}>
+                      {eventWords(t)}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="events-order">Order</label>
+            <select
+              id="events-order"
+              value={order}
+              onChange={(event) => {
+                setOrder(event.target.value as Order);
+                reset();
+              }}
+            >
+              <option value="newest">Newest first</option>
+              <option value="oldest">Oldest first</option>
+            </select>
+          </div>
+        </div>
+      )}
+      <ErrorNotice error={events.error} retry={events.refetch} />
+      {canRead && events.isPending && <PageSkeleton />}
+      {events.data && list.length === 0 && (
+        <div className="empty card">
+          <p>
+            {type
+              ? `No “${eventWords(type)}” event yet.`
+              : 'No events yet. They appear here as your organization changes: a version published, a member joined, a key created.'}
+          </p>
+        </div>
+      )}
+      {list.length > 0 && (
+        <ol className="event-list" aria-label="Events">
+          {list.map((event) => (
+            <li key={event.id} className="card event">
+              <div className="row space-between">
+                <h2 className="event-title">
+                  {eventWords(event.type)} <code className="small">{event.type}</code>
+                </h2>
+                <span className="small muted">
+                  <When at={event.createdAt} />
+                </span>
+              </div>
+              <p className="small muted break-anywhere">
+                {event.resource.type} <code>{event.resource.id}</code> · {ACTOR_WORDS[event.actor.kind]} · id{' '}
+                <code>{event.id}</code>
+              </p>
+              <details>
+                <summary>Payload</summary>
+                <ScrollableCode label={`Payload of ${event.id}`} className="code payload">
+                  {JSON.stringify(event.data, null, 2)}
+                </ScrollableCode>
+              </details>
+            </li>
+          ))}
+        </ol>
+      )}
+      <Pager {...pagerProps(events.data?.pagination)} />
+    </section>
+  );
+}

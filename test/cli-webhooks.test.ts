@@ -1,0 +1,166 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
+import { runCli } from './support/cli-harness.js';
+import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// `cadre webhooks …` and `cadre events list` against a real server (with a key ring: secrets are encrypted).
+let server: TestServer;
+let org: TestOrganization;
+let memberKey: string;
+
+interface Endpoint {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  secretRotation: { previousSecretExpiresAt: string } | null;
+}
+
+beforeAll(async () => {
+  server = await startServer({ keyRing: parseKeyRing(generateKeyEntry('k1')) });
+  org = await createOrganization(server, 'team');
+  const memberId = await addMember(server, org, 'member');
+  memberKey = (await createKey(server, org, memberId)).key;
+});
+afterAll(() => server.close());
+
+const cli = (args: string[], key = org.ownerKey, url = server.url) =>
+  runCli(args, { cwd: process.cwd(), env: { CADRE_URL: url, CADRE_API_KEY: key } });
+
+describe('cadre webhooks', () => {
+  it('creates (the secret printed once), lists, updates, disables, enables, rotates and deletes', async () => {
+    const created = await cli([
+      'webhooks',
+      'create',
+      'https://ci.example.com/cadre',
+      '--events',
+      'expert.published, member.joined',
+      '--description',
+      'CI deploys',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const secret = created.stdout.trim();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(() => new Webhook(secret)).not.toThrow();
+    expect(created.stderr).toMatch(
+      /created \S+ for https:\/\/ci\.example\.com\/cadre \(2 event types, enabled\)/,
+    );
+    expect(created.stderr).toContain('shown only this once');
+
+    const listed = await cli(['webhooks', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [endpoint] = JSON.parse(listed.stdout) as Endpoint[];
+    expect(endpoint).toMatchObject({
+      url: 'https://ci.example.com/cadre',
+      eventTypes: ['expert.published', 'member.joined'],
+      description: 'CI deploys',
+      enabled: true,
+    });
+    const id = endpoint!.id;
+    const table = await cli(['webhooks', 'list']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+URL\s+EVENTS\s+DESCRIPTION$/);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `${id}\\s+enabled\\s+https://ci\\.example\\.com/cadre\\s+expert\\.published,member\\.joined\\s+CI deploys`,
+      ),
+    );
+    expect(table.stderr).toContain('1 endpoint');
+    for (const run of [listed, table]) expect(run.stdout + run.stderr).not.toContain(secret);
+
+    const updated = await cli([
+      'webhooks',
+      'update',
+      id,
+      '--events',
+      'api_key.expiring',
+      '--endpoint-url',
+      'https://ci.example.com/v2',
+    ]);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout.trim()).toBe(`updated ${id}: https://ci.example.com/v2 (api_key.expiring)`);
+
+    const disabled = await cli(['webhooks', 'disable', id]);
+    expect(disabled.stdout.trim()).toBe(`${id} is disabled`);
+    expect((await cli(['webhooks', 'list'])).stdout).toMatch(new RegExp(`${id}\\s+disabled\\s`));
+    const enabled = await cli(['webhooks', 'enable', id, '--json']);
+    expect((JSON.parse(enabled.stdout) as Endpoint).enabled).toBe(true);
+
+    const rotated = await cli(['webhooks', 'rotate-secret', id]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const next = rotated.stdout.trim();
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(secret);
+    expect(rotated.stderr).toMatch(/the previous one keeps signing alongside it until \d{4}-\d\d-\d\dT/);
+    expect(rotated.stderr).toContain('shown only this once');
+    const shown = JSON.parse((await cli(['webhooks', 'list', '--json'])).stdout) as Endpoint[];
+    expect(shown[0]!.secretRotation).not.toBeNull();
+
+    const deleted = await cli(['webhooks', 'delete', id]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout.trim()).toBe(`deleted ${id} (https://ci.example.com/v2)`);
+    expect((await cli(['webhooks', 'list', '--json'])).stdout.trim()).toBe('[]');
+    const again = await cli(['webhooks', 'delete', id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('404 not_found');
+  });
+
+  it('exit 1 for bad input or a refusal (naming the closest event type), 2 when nothing answers', async () => {
+    const typo = await cli(['webhooks', 'create', 'https://x.example.com', '--events', 'expert.publish']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('unknown event type "expert.publish" (did you mean expert.published?)');
+    expect(typo.stderr).toContain('member.role_changed');
+    const plain = await cli(['webhooks', 'create', 'http://x.example.com', '--events', 'member.joined']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('422');
+    expect(plain.stderr).toContain('must be an https URL');
+    expect((await cli(['webhooks', 'create', 'https://x.example.com'])).code).toBe(1);
+    const nothing = await cli(['webhooks', 'update', 'we_1']);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('nothing to change');
+
+    const refused = await cli(['webhooks', 'list'], memberKey);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('403 forbidden');
+    expect(refused.stderr).not.toContain('whsec_');
+    const noKey = await runCli(['webhooks', 'list'], { cwd: process.cwd(), env: { CADRE_URL: server.url } });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('webhooks:manage');
+    expect((await cli(['webhooks', 'list'], org.ownerKey, 'http://127.0.0.1:1')).code).toBe(2);
+  });
+});
+
+describe('cadre events list', () => {
+  it('lists the events newest first, filters by type, oldest first, and JSON with payloads', async () => {
+    const second = await addMember(server, org, 'admin');
+    const all = await cli(['events', 'list', '--limit', '100']);
+    expect(all.code, all.stderr).toBe(0);
+    const lines = all.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^TIME\s+TYPE\s+RESOURCE\s+ACTOR\s+ID$/);
+    expect(all.stdout).toContain('member.joined');
+    expect(all.stdout).toContain('api_key.created');
+    const times = lines.slice(1).map((line) => line.split(/\s+/)[0]!);
+    expect([...times].sort().reverse()).toEqual(times);
+
+    const joined = await cli(['events', 'list', '--type', 'member.joined', '--order', 'oldest', '--json']);
+    expect(joined.code, joined.stderr).toBe(0);
+    const events = JSON.parse(joined.stdout) as Array<{ type: string; data: { member: { userId: string } } }>;
+    expect(events.every((e) => e.type === 'member.joined')).toBe(true);
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(events.at(-1)!.data.member.userId).toBe(second);
+
+    const one = await cli(['events', 'list', '--limit', '1']);
+    expect(one.stdout.trim().split('\n')).toHaveLength(2);
+    expect(one.stderr).toContain('1 event (more: raise --limit)');
+
+    const typo = await cli(['events', 'list', '--type', 'member.join']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('did you mean member.joined?');
+    expect((await cli(['events', 'list', '--order', 'sideways'])).code).toBe(1);
+    const refused = await cli(['events', 'list'], memberKey);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('403 forbidden');
+  });
+});

@@ -1,0 +1,414 @@
+import type { Browser, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../../src/lib/clock.js';
+import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { parseAllowedPrivateHosts } from '../../src/modules/webhooks/safe-target.js';
+import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { addMember, createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { PASSWORD, setPassword } from '../support/session.js';
+import { type Receiver, startReceiver, status } from '../support/webhook-receiver.js';
+import { expectAccessible, openConsole, screenshots } from './console-page.js';
+
+let server: TestServer;
+let chromium: TestBrowser | undefined;
+let browser: Browser;
+let org: TestOrganization;
+let memberEmail: string;
+let receiver: Receiver;
+// Retries are driven by this clock (moved by the test, never slept through).
+const clock = createManualClock(new Date());
+const PHONE = { width: 360, height: 740 };
+// A description a careless page would run as HTML: it must read as text.
+const DESCRIPTION = 'Deploys <img src=x onerror=alert(1)>';
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  browser = chromium.browser;
+  receiver = await startReceiver();
+  server = await startServer({
+    keyRing: parseKeyRing(generateKeyEntry('k1')),
+    clock,
+    // The receiver listens on loopback: allowed here as an operator allows it for local development.
+    webhooks: {
+      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      worker: { pollIntervalMs: 50 },
+    },
+  });
+  org = await createOrganization(server, 'team');
+  await setPassword(server, org.ownerId);
+  const memberId = await addMember(server, org, 'member');
+  const members = await server.request<{ data: Array<{ userId: string; email: string }> }>(
+    'GET',
+    `/api/v1/organizations/${org.id}/members`,
+    { key: org.ownerKey },
+  );
+  memberEmail = members.body.data.find((m) => m.userId === memberId)!.email;
+  await setPassword(server, memberId);
+});
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+  await receiver?.close();
+});
+
+const heading = (page: Page) => page.locator('main h1').first();
+
+async function waitFor<T>(read: () => T | undefined, what: string, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function signIn(page: Page, next: string, email = `owner@${org.slug}.test`) {
+  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+interface Endpoint {
+  id: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+}
+const endpoints = async () =>
+  (await server.request<{ data: Endpoint[] }>('GET', '/api/v1/webhook-endpoints', { key: org.ownerKey })).body
+    .data;
+
+describe('webhooks in the browser', () => {
+  it('explains webhooks, adds an endpoint with grouped event types, shows its secret once, rotates, disables and deletes it', {
+    timeout: 150_000,
+  }, async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, '/developers');
+    // One menu entry for webhooks and events; /developers opens the webhooks.
+    await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
+    expect(new URL(page.url()).pathname).toBe('/developers/webhooks');
+    const main = page.getByRole('navigation', { name: 'Main' });
+    expect(await main.getByRole('link', { name: 'Developers' }).getAttribute('aria-current')).toBe('page');
+    const developers = page.getByRole('navigation', { name: 'Developers' });
+    expect(await developers.getByRole('link').allTextContents()).toEqual(['Webhooks', 'Events']);
+    await expect
+      .poll(() => page.locator('.webhooks-intro').textContent())
+      .toContain('A webhook endpoint is a URL');
+    await screenshots(page, 'webhooks-empty');
+    await expectAccessible(page, 'webhooks, none yet');
+
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    const form = page.getByRole('form', { name: 'Add an endpoint' });
+    const add = form.getByRole('button', { name: 'Add endpoint' });
+    expect(await add.isDisabled()).toBe(true);
+    await form.getByLabel('Endpoint URL').fill('https://ci.example.com/cadre-events');
+    await form.getByLabel('Description (optional)').fill(DESCRIPTION);
+    // Grouped by resource: ticking a group ticks its types; one more from another group.
+    const groups = await form.locator('fieldset fieldset legend').allTextContents();
+    expect(groups.slice(0, 5)).toEqual(['Experts', 'API keys', 'Connections', 'Members', 'Billing']);
+    await form.getByLabel('All Expert events').check();
+    await form.getByLabel(/^Member joined/).check();
+    expect(await form.getByLabel(/^Expert version published/).isChecked()).toBe(true);
+    await form.getByLabel(/^Expert tags changed/).uncheck();
+    expect(
+      await form
+        .getByLabel('All Expert events')
+        .evaluate((input) => (input as unknown as { indeterminate: boolean }).indeterminate),
+    ).toBe(true);
+    await screenshots(page, 'webhooks-add-form');
+    await expectAccessible(page, 'the add-endpoint form');
+    await add.click();
+
+    const secret = page.getByTestId('endpoint-secret');
+    await expect.poll(() => secret.count()).toBe(1);
+    const first = (await secret.textContent())!;
+    expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(() => new Webhook(first)).not.toThrow();
+    expect(await page.getByRole('alert').first().textContent()).toContain('only time Cadre shows it');
+    expect(await page.getByRole('button', { name: /^Copy secret/ }).count()).toBe(1);
+    await screenshots(page, 'webhook-secret');
+    await expectAccessible(page, 'the new secret');
+    const [created] = await endpoints();
+    expect(created).toMatchObject({ description: DESCRIPTION, enabled: true });
+    expect([...created!.eventTypes].sort()).toEqual(
+      [
+        'expert.published',
+        'expert.status_changed',
+        'expert.deleted',
+        'expert.taken_down',
+        'member.joined',
+      ].sort(),
+    );
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await expect.poll(() => secret.count()).toBe(0);
+    expect(await page.locator('main').textContent()).not.toContain(first);
+
+    // The list: the description as text (no image made of it), status, the event types in words.
+    const card = page.locator('.endpoint').first();
+    expect(await card.getByRole('heading', { level: 2 }).textContent()).toContain(DESCRIPTION);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await card.textContent()).toContain('Enabled');
+    expect(await card.textContent()).toContain('5 event types: Expert version published');
+    await screenshots(page, 'webhooks-list');
+    await expectAccessible(page, 'the endpoint list');
+
+    // Rotating asks first and says what the overlap is for; the new secret is shown once.
+    await card.getByRole('button', { name: 'Rotate secret…' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('For the next 24 hours each delivery is signed with both');
+    await screenshots(page, 'webhook-rotate-dialog');
+    await dialog.getByRole('button', { name: 'Rotate the secret' }).click();
+    await expect.poll(() => secret.count()).toBe(1);
+    const second = (await secret.textContent())!;
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    expect(await page.locator('.secret').textContent()).toContain('signed with both the previous secret');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await expect.poll(() => card.textContent()).toContain('the previous secret also signs until');
+
+    // Disable and enable again.
+    await card.getByRole('button', { name: /^Disable/ }).click();
+    await expect.poll(() => card.locator('.badge').textContent()).toBe('Disabled');
+    expect((await endpoints())[0]!.enabled).toBe(false);
+    await card.getByRole('button', { name: /^Enable/ }).click();
+    await expect.poll(() => card.locator('.badge').textContent()).toBe('Enabled');
+
+    // Edit: the form starts with the endpoint's values.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.locator('form.endpoint-form');
+    expect(await edit.getByLabel('Endpoint URL').inputValue()).toBe('https://ci.example.com/cadre-events');
+    await edit.getByLabel('Description (optional)').fill('CI deploys');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect
+      .poll(() => page.locator('.endpoint .endpoint-title').first().textContent())
+      .toContain('CI deploys');
+
+    // The endpoint's own page: its settings and (so far empty) delivery log.
+    const id = created!.id;
+    await page.locator('.endpoint .endpoint-title a').first().click();
+    await expect.poll(() => heading(page).textContent()).toContain('CI deploys');
+    expect(new URL(page.url()).pathname).toBe(`/developers/webhooks/${id}`);
+    await expect.poll(() => page.locator('.deliveries').textContent()).toContain('Nothing sent yet');
+
+    // Delete asks first, then returns to the (now empty) list.
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    expect(await dialog.textContent()).toContain(
+      'Nothing more is sent to https://ci.example.com/cadre-events',
+    );
+    await dialog.getByRole('button', { name: 'Delete the endpoint' }).click();
+    await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
+    await expect.poll(() => page.locator('.webhooks-intro').count()).toBe(1);
+    expect(await endpoints()).toEqual([]);
+    await page.goto(`${server.url}/developers/webhooks/${id}`);
+    await expect.poll(() => heading(page).textContent()).toContain('Endpoint not found');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('shows the delivery log (status, latency, time, the answer as text), sends a test event and resends', {
+    timeout: 150_000,
+  }, async () => {
+    receiver.respond('/chat', status(500, '<b>down</b> for maintenance'), status(200, 'thanks'));
+    const created = await server.request<{ data: { endpoint: Endpoint } }>(
+      'POST',
+      '/api/v1/webhook-endpoints',
+      {
+        key: org.ownerKey,
+        body: { url: receiver.url('/chat'), eventTypes: ['member.joined'], description: 'Chat bot' },
+      },
+    );
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.endpoint.id;
+    await addMember(server, org, 'member');
+    await waitFor(() => receiver.at('/chat')[0], 'the first attempt');
+
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, `/developers/webhooks/${id}`);
+    await expect.poll(() => heading(page).textContent()).toContain('Chat bot');
+    const rows = page.locator('.deliveries tbody tr');
+    await expect.poll(() => rows.count()).toBe(1);
+    const first = rows.first();
+    expect(await first.locator('th').textContent()).toContain('Member joined');
+    await expect.poll(() => first.locator('.badge').textContent()).toBe('Pending');
+    expect(await first.textContent()).toMatch(/HTTP 500 · \d+ ms/);
+    expect(await first.textContent()).toContain('next try');
+    // The answer's excerpt is text: no <b> element is made of it.
+    expect(await first.locator('pre').textContent()).toBe('<b>down</b> for maintenance');
+    expect(await page.locator('main b').count()).toBe(0);
+    await expect
+      .poll(() => page.locator('.notice-warning').textContent())
+      .toContain('Deliveries have failed since');
+
+    // Send a test event: it arrives (signed), and the log shows it delivered.
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'test event' }).count()).toBe(1);
+    const test = await waitFor(
+      () => receiver.at('/chat').find((entry) => entry.event.type === 'webhook.test'),
+      'the test event',
+    );
+    await expect.poll(() => rows.count()).toBe(2);
+    const testRow = rows.first();
+    expect(await testRow.locator('th').textContent()).toContain('Test event');
+    await expect.poll(() => testRow.locator('.badge').textContent()).toBe('Delivered');
+    expect(await testRow.textContent()).toMatch(/HTTP 200 · \d+ ms/);
+
+    // The retry of the first delivery (the clock moved to its time) succeeds: two attempts, both listed.
+    const pending = (
+      await server.request<{ data: Array<{ id: string; status: string; nextAttemptAt: string | null }> }>(
+        'GET',
+        `/api/v1/webhook-endpoints/${id}/deliveries?status=pending`,
+        { key: org.ownerKey },
+      )
+    ).body.data[0]!;
+    clock.set(new Date(pending.nextAttemptAt!));
+    server.context.webhookWorker!.wake();
+    const retried = rows.last();
+    await expect.poll(() => retried.locator('.badge').textContent(), { timeout: 20_000 }).toBe('Delivered');
+    expect(await retried.locator('summary').textContent()).toBe('All 2 attempts');
+    await retried.locator('summary').click();
+    expect(await retried.locator('.attempts li').allTextContents()).toEqual([
+      expect.stringMatching(/: HTTP 500 · \d+ ms$/),
+      expect.stringMatching(/: HTTP 200 · \d+ ms$/),
+    ]);
+    await expect.poll(() => page.locator('.notice-warning').count()).toBe(0);
+    await screenshots(page, 'webhook-deliveries');
+    await expectAccessible(page, 'the delivery log');
+
+    // Resend the test event: sent again with the same webhook-id.
+    await testRow.getByRole('button', { name: /^Resend/ }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'sent again' }).count()).toBe(1);
+    const again = await waitFor(
+      () => receiver.at('/chat').filter((entry) => entry.event.type === 'webhook.test')[1],
+      'the resent test event',
+    );
+    expect(again.headers['webhook-id']).toBe(test.headers['webhook-id']);
+    await expect.poll(() => testRow.locator('summary').textContent()).toBe('All 2 attempts');
+
+    // Only the failed ones: none.
+    await page.getByLabel('Show').selectOption('failed');
+    await expect
+      .poll(() => page.locator('.deliveries').textContent())
+      .toContain('No delivery with this status');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('an endpoint that answers 410 Gone is disabled by Cadre, and its page says why', {
+    timeout: 90_000,
+  }, async () => {
+    receiver.respond('/gone', status(410, 'this hook was removed'));
+    const created = await server.request<{ data: { endpoint: Endpoint } }>(
+      'POST',
+      '/api/v1/webhook-endpoints',
+      {
+        key: org.ownerKey,
+        body: { url: receiver.url('/gone'), eventTypes: ['member.joined'], description: 'Old deploy hook' },
+      },
+    );
+    const id = created.body.data.endpoint.id;
+    await addMember(server, org, 'member');
+    await waitFor(() => receiver.at('/gone')[0], 'the attempt');
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, '/developers/webhooks');
+    const card = page.locator('.endpoint').filter({ hasText: 'Old deploy hook' });
+    await expect.poll(() => card.locator('.badge').textContent()).toBe('Disabled by Cadre');
+    expect(await card.textContent()).toContain('Cadre disabled this endpoint');
+    await card.locator('.endpoint-title a').click();
+    await expect.poll(() => heading(page).textContent()).toContain('Old deploy hook');
+    const banner = page.locator('.notice-warning');
+    await expect.poll(() => banner.textContent()).toContain('Cadre disabled this endpoint');
+    expect(await banner.textContent()).toContain('410');
+    expect(await page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+    expect(await page.locator('.deliveries').textContent()).toContain(
+      'Enable the endpoint to send a test event',
+    );
+    await screenshots(page, 'webhook-endpoint-disabled');
+    await expectAccessible(page, 'an endpoint Cadre disabled');
+    await page.getByRole('button', { name: /^Enable/ }).click();
+    await expect.poll(() => banner.count()).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: 'Send test event' }).count()).toBe(1);
+    const stored = await server.request<{ data: Endpoint & { disabledReason: string | null } }>(
+      'GET',
+      `/api/v1/webhook-endpoints/${id}`,
+      { key: org.ownerKey },
+    );
+    expect(stored.body.data).toMatchObject({ enabled: true, disabledReason: null });
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('lists events newest first with a type filter and payloads as text', { timeout: 90_000 }, async () => {
+    await addMember(server, org, 'admin');
+    const all = await server.request<{ data: unknown[] }>('GET', '/api/v1/events?type=member.joined', {
+      key: org.ownerKey,
+    });
+    const joined = all.body.data.length;
+    expect(joined).toBeGreaterThanOrEqual(2);
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, '/developers/events');
+    await expect.poll(() => heading(page).textContent()).toBe('Events');
+    const items = page.locator('.event-list > li');
+    await expect.poll(() => items.count()).toBeGreaterThan(2);
+    const times = await items
+      .locator('time')
+      .evaluateAll((all) => all.map((t) => t.getAttribute('datetime')!));
+    expect([...times].sort().reverse()).toEqual(times);
+
+    await page.getByLabel('Type').selectOption('member.joined');
+    await expect
+      .poll(() => items.locator('h2').allTextContents())
+      .toEqual(Array(joined).fill('Member joined member.joined'));
+    await items.first().locator('summary').click();
+    const payload = items.first().locator('pre');
+    const shown = JSON.parse((await payload.textContent())!) as { member: { role: string } };
+    // Newest first: the admin just added.
+    expect(shown.member.role).toBe('admin');
+    expect(await payload.textContent()).toContain('\n  "member": {');
+    const facts = () => items.locator('p.small').allTextContents();
+    const newest = await facts();
+    await page.getByLabel('Order').selectOption('oldest');
+    await expect.poll(facts).toEqual([...newest].reverse());
+    await screenshots(page, 'events');
+    await expectAccessible(page, 'events, filtered');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('a member sees no Developers entry, and the pages say who manages webhooks', {
+    timeout: 90_000,
+  }, async () => {
+    const { page, problems, close } = await openConsole(browser, { viewport: PHONE });
+    await signIn(page, '/developers/webhooks', memberEmail);
+    await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
+    await expect.poll(() => page.locator('main').textContent()).toContain('Only owners and admins');
+    expect(await page.locator('main').textContent()).toContain('A webhook endpoint is a URL');
+    expect(await page.getByRole('button', { name: 'Add an endpoint' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    const main = page.getByRole('navigation', { name: 'Main' });
+    await expect.poll(() => main.getByRole('link', { name: 'Members' }).count()).toBe(1);
+    expect(await main.getByRole('link', { name: 'Developers' }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await screenshots(page, 'webhooks-member');
+    await expectAccessible(page, 'webhooks, as a member');
+    await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name: 'Events' }).click();
+    await expect.poll(() => page.locator('main .notice').textContent()).toContain('only owners and admins');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('on a phone, the owner reaches the webhooks through the menu', { timeout: 60_000 }, async () => {
+    const { page, problems, close } = await openConsole(browser, { viewport: PHONE });
+    await signIn(page, '/home');
+    await expect.poll(() => heading(page).textContent()).toBe(org.slug);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Developers' }).click();
+    await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
+    expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('false');
+    expect(problems).toEqual([]);
+    await close();
+  });
+});
