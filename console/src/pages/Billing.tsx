@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { api, currentCsrfToken, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate, formatPeriod } from '../format.js';
 import { useCan, useSession } from '../session.js';
 import { USAGE_WORDS } from '../words.js';
@@ -215,7 +216,7 @@ export function Billing() {
                 <dd>{sub.provider === 'local' ? 'Built-in (test mode)' : 'Stripe'}</dd>
               </dl>
             ) : (
-              <p className="muted">Loading…</p>
+              <PageSkeleton lines={3} />
             )}
             {sub && sub.status !== 'none' && can('billing:manage') && (
               <button type="button" className="button" disabled={busy} onClick={once(() => portal.mutate())}>
@@ -231,7 +232,7 @@ export function Billing() {
                 <UsageBars usage={usage.data} />
               </>
             ) : (
-              <p className="muted">Loading…</p>
+              <PageSkeleton lines={3} />
             )}
           </section>
         </aside>

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate } from '../format.js';
 import { useSession } from '../session.js';
 
@@ -96,7 +97,7 @@ function EnvironmentConnections(props: {
       <h3 id={`env-${environment.id}`}>{environment.name}</h3>
       <ErrorNotice error={connections.error ?? disconnect.error} />
       {connections.isPending ? (
-        <p className="muted">Loading…</p>
+        <PageSkeleton lines={2} />
       ) : list.length === 0 ? (
         <p className="muted">No connections yet.</p>
       ) : (

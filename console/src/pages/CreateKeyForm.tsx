@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { useMe } from '../session.js';
 import { PERMISSION_WORDS } from '../words.js';
 
@@ -196,7 +197,7 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
             Everything you may do (follows your role)
           </label>
         )}
-        {!everything && !me.data && <p className="muted small">Loading…</p>}
+        {!everything && !me.data && <PageSkeleton lines={2} />}
         {!everything && (
           <div className="checks">
             {offered.map((permission) => (

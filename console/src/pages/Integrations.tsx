@@ -5,6 +5,7 @@ import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate } from '../format.js';
 import { useMe, useSession } from '../session.js';
 import { OAUTH_ERRORS } from './Connections.js';
@@ -256,7 +257,7 @@ export function Integrations() {
       {registering && (
         <IntegrationForm org={org} presets={unregistered} onDone={() => setRegistering(false)} />
       )}
-      {integrations.isPending && <p className="muted">Loading integrations…</p>}
+      {integrations.isPending && <PageSkeleton />}
       {integrations.data && list.length === 0 && !registering && (
         <div className="empty card">
           <p>

@@ -4,6 +4,7 @@ import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate } from '../format.js';
 import { useMe } from '../session.js';
 
@@ -399,7 +400,7 @@ export function Projects() {
       </div>
       {canEdit && <CreateProject onCreated={refresh} />}
       <ErrorNotice error={projects.error} />
-      {projects.isPending && <p className="muted">Loading projects…</p>}
+      {projects.isPending && <PageSkeleton />}
       {projects.data?.length === 0 && (
         <div className="empty card">
           <p>Your organization has no projects yet.</p>

@@ -3,6 +3,7 @@ import { useEffect, useId, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageSkeleton } from '../components/PageSkeleton.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { When } from '../components/When.js';
 import { expertPath } from '../format.js';
@@ -122,13 +123,14 @@ export function RegistryList() {
 
       <p className="muted small" aria-live="polite">
         {list.isPending
-          ? 'Loading…'
+          ? ''
           : list.isError
             ? ''
             : `${total.toLocaleString()} ${total === 1 ? 'Expert' : 'Experts'}${filter ? ` starting with “${filter}”` : ''}`}
         {list.isFetching && !list.isPending ? ' · updating…' : ''}
       </p>
       <ErrorNotice error={list.error} retry={list.refetch} />
+      {list.isPending && <PageSkeleton />}
 
       {!list.isPending && !list.isError && experts.length === 0 && (
         <div className="empty card">
