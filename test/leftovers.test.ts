@@ -13,17 +13,18 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REGISTRY_ENV, releaseAll, track } from './support/leftovers.js';
+import { endRun, REGISTRY_ENV, releaseAll, startRun, track } from './support/leftovers.js';
 import { startRedis } from './support/servers.js';
 
 let scratch: string;
-const saved = { path: process.env.PATH, registry: process.env[REGISTRY_ENV] };
+const saved = { path: process.env.PATH, registry: process.env[REGISTRY_ENV], tmpdir: process.env.TMPDIR };
 beforeEach(() => {
   scratch = mkdtempSync(join(tmpdir(), 'cadre-leftovers-test-'));
 });
 afterEach(() => {
   process.env.PATH = saved.path;
   process.env[REGISTRY_ENV] = saved.registry;
+  process.env.TMPDIR = saved.tmpdir;
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -90,5 +91,33 @@ describe('test helpers leave nothing behind', () => {
     expect(signal).toBe('SIGKILL');
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(registry)).toBe(false);
+  });
+
+  it("the end of a run finds what a passing test left in the run's temporary directory, removes it and names it", () => {
+    process.env.TMPDIR = scratch;
+    const run = startRun();
+    // Every temporary directory made during the run is the run's (TMPDIR), recorded by its helper or not.
+    expect(tmpdir()).toBe(run.temp);
+    const forgotten = mkdtempSync(join(tmpdir(), 'cadre-cli-'));
+    writeFileSync(join(forgotten, 'cadre.toml'), '');
+    const cleaned = mkdtempSync(join(tmpdir(), 'cadre-cli-'));
+    rmSync(cleaned, { recursive: true });
+    const recorded = mkdtempSync(join(tmpdir(), 'cadre-redis-'));
+    track({ kind: 'dir', path: recorded });
+
+    const left = endRun(run);
+    expect(left.sort()).toEqual(
+      [`directory ${recorded}`, `${forgotten} (in the run's temporary directory)`].sort(),
+    );
+    expect(process.env.TMPDIR).toBe(scratch);
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('a run whose tests cleaned up after themselves ends with nothing found', () => {
+    process.env.TMPDIR = scratch;
+    const run = startRun();
+    rmSync(mkdtempSync(join(tmpdir(), 'cadre-cli-')), { recursive: true });
+    expect(endRun(run)).toEqual([]);
+    expect(readdirSync(scratch)).toEqual([]);
   });
 });

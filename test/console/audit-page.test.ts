@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -59,9 +59,14 @@ const ownerEmail = () => `owner@${org.slug}.test`;
 
 async function download(page: Page, name: string): Promise<string> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
-  const saved = join(mkdtempSync(join(tmpdir(), 'cadre-audit-export-')), file.suggestedFilename());
-  await file.saveAs(saved);
-  return readFileSync(saved, 'utf8');
+  const dir = mkdtempSync(join(tmpdir(), 'cadre-audit-export-'));
+  try {
+    const saved = join(dir, file.suggestedFilename());
+    await file.saveAs(saved);
+    return readFileSync(saved, 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('the audit log in the browser', () => {

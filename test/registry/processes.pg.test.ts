@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONCURRENCY } from '../../src/http/concurrency.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { http } from '../support/http.js';
 import { type CadreProcess, startCadre } from '../support/process.js';
@@ -24,8 +25,14 @@ describe('registry across two processes sharing one PostgreSQL database', () => 
   const get = (key: string) => http<ExpertAnswer>(other.url, 'GET', keyPath(key));
 
   beforeAll(async () => {
-    a = await startServer();
-    other = await startCadre({ DATABASE_URL: a.db.url!, CADRE_ADMIN_TOKEN: 'p'.repeat(40) });
+    // Twenty publishes at once queue for each instance's slots; on a busy machine the queue may outlast the
+    // default 2 s wait (429 "too many requests in flight"), which is not what this test is about.
+    a = await startServer({ concurrency: { ...DEFAULT_CONCURRENCY, queueMs: 60_000 } });
+    other = await startCadre({
+      DATABASE_URL: a.db.url!,
+      CADRE_ADMIN_TOKEN: 'p'.repeat(40),
+      CADRE_CONCURRENCY_QUEUE_MS: '60000',
+    });
     org = await createOrganization(a);
   });
   afterAll(async () => {

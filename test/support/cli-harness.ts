@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command } from 'commander';
+import { afterAll } from 'vitest';
 import { registerAdminCommands } from '../../src/cli/admin-commands.js';
 import { registerAuditCommand } from '../../src/cli/audit-command.js';
 import { registerConfigCommands } from '../../src/cli/config-commands.js';
@@ -51,9 +52,16 @@ export async function runCli(
   return { code, stdout, stderr };
 }
 
-/** A temporary directory holding the given files (paths relative to it). */
+const projects: string[] = [];
+// Registered on the importing test file: its temporary projects are removed when its tests are done.
+afterAll(() => {
+  for (const dir of projects.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary directory holding the given files (paths relative to it), removed after the file's tests. */
 export function tempProject(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'cadre-cli-'));
+  projects.push(dir);
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);

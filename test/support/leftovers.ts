@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -70,4 +79,66 @@ export function releaseAll(registry: string): Leftover[] {
   for (const entry of [...entries].sort((a, b) => order(a) - order(b))) release(entry);
   rmSync(registry, { recursive: true, force: true });
   return entries;
+}
+
+/** What a test run owns: its record of started resources and its temporary directory (TMPDIR). */
+export interface TestRun {
+  dir: string;
+  registry: string;
+  temp: string;
+  previousTmpdir: string | undefined;
+}
+
+const describe = (entry: Leftover): string =>
+  entry.kind === 'process'
+    ? `process ${entry.pid} (${entry.command}), still running`
+    : entry.kind === 'postgres'
+      ? `PostgreSQL server ${entry.data}, still running`
+      : `directory ${entry.path}`;
+
+/**
+ * Starts a run (the global set-up, before any worker is forked): a directory of its own holding the record
+ * of started resources and the run's temporary directory, which TMPDIR then names, so every temporary file
+ * a test or a program it starts makes (os.tmpdir(), mkdtemp) is the run's and can be found at the end,
+ * whether or not its helper recorded it. Mode 1777 like /tmp: PostgreSQL servers run as `postgres`.
+ */
+export function startRun(): TestRun {
+  const previousTmpdir = process.env.TMPDIR;
+  const dir = mkdtempSync(join(tmpdir(), 'cadre-test-run-'));
+  const registry = join(dir, 'leftovers');
+  const temp = join(dir, 'tmp');
+  mkdirSync(registry);
+  mkdirSync(temp);
+  chmodSync(dir, 0o755);
+  chmodSync(temp, 0o1777);
+  process.env[REGISTRY_ENV] = registry;
+  process.env.TMPDIR = temp;
+  return { dir, registry, temp, previousTmpdir };
+}
+
+/**
+ * What programs keep in the temporary directory on purpose, for every later run: not a test's leftover
+ * (removed with the run's directory all the same). tsx's compile cache: the embedded database's worker
+ * thread compiles through tsx when tests import the sources (src/db/embedded/client.ts).
+ */
+const CACHES = [/^tsx-\d+$/];
+
+/**
+ * Ends a run: stops and removes what is still recorded and whatever is left in the run's temporary
+ * directory, removes the run's own directory, and returns what it found (empty: nothing was left behind).
+ */
+export function endRun(run: TestRun): string[] {
+  if (run.previousTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = run.previousTmpdir;
+  const recorded = releaseAll(run.registry);
+  const found = recorded.map(describe);
+  const recordedPaths = new Set(recorded.map((entry) => (entry.kind === 'dir' ? entry.path : '')));
+  for (const name of existsSync(run.temp) ? readdirSync(run.temp) : []) {
+    const path = join(run.temp, name);
+    if (!recordedPaths.has(path) && !CACHES.some((cache) => cache.test(name)))
+      found.push(`${path} (in the run's temporary directory)`);
+    rmSync(path, { recursive: true, force: true });
+  }
+  rmSync(run.dir, { recursive: true, force: true });
+  return found;
 }
