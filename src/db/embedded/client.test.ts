@@ -90,6 +90,23 @@ describe('the embedded database in its own thread', () => {
     expect(array.rows).toEqual([[1, 'kept']]);
   });
 
+  it('parses timestamps, dates and their arrays as PGlite does when the caller names no parser', async () => {
+    const db = await open();
+    const statement =
+      "SELECT '2026-01-02 03:04:05+00'::timestamptz AS at, '2026-01-02'::date AS day, ARRAY['2026-01-02 03:04:05+00'::timestamptz] AS ats, '1.5'::numeric AS n";
+    const { rows } = await db.query<Record<string, unknown>>(statement);
+    const [row] = rows;
+    expect(row?.at).toEqual(new Date('2026-01-02T03:04:05Z'));
+    expect(row?.day).toBeInstanceOf(Date);
+    expect(row?.ats).toEqual([new Date('2026-01-02T03:04:05Z')]);
+    expect(row?.n).toBe('1.5');
+    const kept = await db.query<Record<string, unknown>>(statement, [], {
+      parsers: { 1185: (text) => text },
+    });
+    expect(kept.rows[0]?.ats).toBe('{"2026-01-02 03:04:05+00"}');
+    expect(kept.rows[0]?.at).toEqual(new Date('2026-01-02T03:04:05Z'));
+  });
+
   it('delivers notifications to listeners until they unsubscribe', async () => {
     const db = await open();
     const heard: string[] = [];
