@@ -1632,7 +1632,12 @@ export interface components {
             token: string;
             /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
             url: string;
-            /** @description The link was also sent by email (CADRE_SMTP_URL); otherwise copy it to them */
+            /**
+             * @description The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them
+             * @enum {string}
+             */
+            emailStatus: "sent" | "queued" | "failed" | "not_configured";
+            /** @description emailStatus is sent */
             emailSent: boolean;
         };
         RemovedMemberInput: {
@@ -2751,7 +2756,12 @@ export interface components {
             token: string;
             /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
             url: string;
-            /** @description The link was also sent by email (CADRE_SMTP_URL); otherwise copy it to them */
+            /**
+             * @description The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them
+             * @enum {string}
+             */
+            emailStatus: "sent" | "queued" | "failed" | "not_configured";
+            /** @description emailStatus is sent */
             emailSent: boolean;
         };
         RemovedMember: {

@@ -92,7 +92,13 @@ describe('owner invites, the invitee joins, the owner changes the role and remov
   it('walks the whole flow', async () => {
     const address = email('new');
     const invitation = await invited({ email: address.toUpperCase(), role: 'member' });
-    expect(invitation).toMatchObject({ email: address, role: 'member', state: 'pending', emailSent: true });
+    expect(invitation).toMatchObject({
+      email: address,
+      role: 'member',
+      state: 'pending',
+      emailSent: true,
+      emailStatus: 'sent',
+    });
     expect(invitation.token).toMatch(/^inv_[0-9A-Za-z]{43}$/);
     expect(invitation.url).toBe(`${CONSOLE}/invitations/${invitation.token}`);
     // Seven days by default.

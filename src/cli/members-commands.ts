@@ -12,6 +12,14 @@ interface Options {
 }
 const LIST_LIMIT = 10_000;
 const NEEDS = 'members:manage (an owner or admin)';
+/** The answer's emailStatus, after the invitation's summary line. */
+const MAIL_WORDS = {
+  sent: 'the link was sent by email',
+  queued:
+    'the mail server is slow and Cadre is still sending the email: give them the link too, it is shown only this once',
+  failed: 'the mail server refused the email: give them the link, it is shown only this once',
+  not_configured: 'no email was sent: give them the link, it is shown only this once',
+} as const;
 
 function role(value: string | undefined): 'admin' | 'member' {
   if (value === 'admin' || value === 'member') return value;
@@ -66,9 +74,7 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
           io.stderr,
           paint.dim(
             `${invitation.email} invited as ${invitation.role} until ${invitation.expiresAt} (${invitation.id}); ` +
-              (invitation.emailSent
-                ? 'the link was sent by email'
-                : 'no email was sent: give them the link, it is shown only this once'),
+              MAIL_WORDS[invitation.emailStatus],
           ),
         );
       },

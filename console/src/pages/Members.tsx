@@ -17,6 +17,16 @@ type InvitedRole = 'admin' | 'member';
 
 const PAGE = 50;
 const ROLE_WORDS: Record<Member['role'], string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+/** What became of the invitation email (the answer's emailStatus), and what the inviter should do. */
+const MAIL_WORDS: Record<CreatedInvitation['emailStatus'], (email: string) => string> = {
+  sent: (email) => `Cadre emailed this link to ${email}. You can also copy it now; it is not shown again.`,
+  queued: (email) =>
+    `The mail server is slow: Cadre is still sending the email to ${email}. Copy this link now in case it does not arrive; it is not shown again.`,
+  failed: (email) =>
+    `The mail server refused the email: copy this link now and send it to ${email} yourself. It is not shown again.`,
+  not_configured: (email) =>
+    `Cadre did not email it (no mail server is set up): copy this link now and send it to ${email} yourself. It is not shown again.`,
+};
 
 /** What a change to one member is, for the confirmation dialog. */
 type Pending =
@@ -342,10 +352,8 @@ function InviteForm({ org, onInvited }: { org: string; onInvited: () => Promise<
     return (
       <section className="card secret" aria-labelledby="new-invitation">
         <h2 id="new-invitation">Invitation for {sent.email}</h2>
-        <p className={sent.emailSent ? 'notice' : 'notice notice-warning'} role="status">
-          {sent.emailSent
-            ? `Cadre emailed this link to ${sent.email}. You can also copy it now; it is not shown again.`
-            : `Cadre did not email it: copy this link now and send it to ${sent.email} yourself. It is not shown again.`}
+        <p className={sent.emailStatus === 'sent' ? 'notice' : 'notice notice-warning'} role="status">
+          {MAIL_WORDS[sent.emailStatus](sent.email)}
         </p>
         <div className="key-row">
           <code className="key" data-testid="invitation-link">

@@ -14,7 +14,7 @@ export interface MembersModuleDeps extends Omit<MembersServiceDeps, 'mailer'> {
  */
 export function createMembersModule({ smtp, ...deps }: MembersModuleDeps) {
   const mailer = smtp ? createSmtpMailer(smtp) : undefined;
-  const service = createMembersService({ ...deps, mailer });
+  const service = createMembersService({ ...deps, mailer, mailAnswerWithinMs: smtp?.answerWithinMs });
   return {
     service,
     registerRoutes(app: App) {

@@ -71,9 +71,13 @@ export const createdInvitationSchema = invitationSchema
     url: z
       .string()
       .meta({ description: 'The invitation link, {consoleUrl}/invitations/{token}: shown once' }),
-    emailSent: z
-      .boolean()
-      .meta({ description: 'The link was also sent by email (CADRE_SMTP_URL); otherwise copy it to them' }),
+    emailStatus: z.enum(['sent', 'queued', 'failed', 'not_configured']).meta({
+      description:
+        'The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, ' +
+        'Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no ' +
+        'SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them',
+    }),
+    emailSent: z.boolean().meta({ description: 'emailStatus is sent' }),
   })
   .meta({ id: 'CreatedInvitation' });
 

@@ -15,7 +15,7 @@ import { consoleSessions } from '../sessions/sessions.tables.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
 import { invitations } from './invitations.tables.js';
-import type { Mailer } from './mailer.js';
+import { DEFAULT_MAIL_ANSWER_MS, type Mailer, type MailStatus, sendWithin } from './mailer.js';
 import type {
   AcceptInvitationInput,
   CreateInvitationInput,
@@ -43,8 +43,10 @@ export interface MembersServiceDeps {
   consoleUrl: () => string;
   /** Sends the invitation by email when CADRE_SMTP_URL is set. */
   mailer?: Mailer | undefined;
-  /** A send that failed (the invitation stands; the inviter copies the link). */
+  /** A send that failed, before or after the answer (the invitation stands; the inviter copies the link). */
   onMailError: (error: unknown) => void;
+  /** How long an invitation's answer waits for the SMTP server before it says `queued` (default 5 s). */
+  mailAnswerWithinMs?: number | undefined;
 }
 
 export type MembersService = ReturnType<typeof createMembersService>;
@@ -157,10 +159,17 @@ export function createMembersService(deps: MembersServiceDeps) {
 
   const linkFor = (token: string) => `${deps.consoleUrl().replace(/\/+$/, '')}/invitations/${token}`;
 
-  async function mail(organization: Organization, invitation: InvitationRow, url: string, inviter: string) {
-    if (!deps.mailer) return false;
-    try {
-      await deps.mailer.send({
+  /** Never throws and never waits past the deadline: the link is already committed and must reach the inviter. */
+  async function mail(
+    organization: Organization,
+    invitation: InvitationRow,
+    url: string,
+    inviter: string,
+  ): Promise<MailStatus> {
+    if (!deps.mailer) return 'not_configured';
+    return sendWithin(
+      deps.mailer,
+      {
         to: invitation.email,
         subject: `Join ${organization.name} on Cadre`,
         text: [
@@ -171,12 +180,10 @@ export function createMembersService(deps: MembersServiceDeps) {
           `The link works once and expires on ${invitation.expiresAt.toUTCString()}.`,
           'If you did not expect it, ignore this email.',
         ].join('\n'),
-      });
-      return true;
-    } catch (error) {
-      deps.onMailError(error);
-      return false;
-    }
+      },
+      deps.mailAnswerWithinMs ?? DEFAULT_MAIL_ANSWER_MS,
+      { onError: deps.onMailError, onLateSend: () => {} },
+    );
   }
 
   return {
@@ -185,7 +192,7 @@ export function createMembersService(deps: MembersServiceDeps) {
       const now = clock.now();
       const token = `inv_${randomBase62(43)}`;
       const days = input.expiresInDays ?? DEFAULT_INVITATION_DAYS;
-      const row = await db.transaction(async (tx) => {
+      const { row, inviter } = await db.transaction(async (tx) => {
         // The organization's row first: invitations to one organization are checked and written one at a time,
         // so two at once for the same email cannot both pass the checks below.
         await tx
@@ -246,12 +253,16 @@ export function createMembersService(deps: MembersServiceDeps) {
           at: now,
           metadata: { email: input.email, role: input.role, expiresAt: created!.expiresAt.toISOString() },
         });
-        return created!;
+        // Read before the commit: after it, nothing that can fail stands between the inviter and the link.
+        const [by] = await tx
+          .select({ name: users.name, email: users.email })
+          .from(users)
+          .where(eq(users.id, principal.userId));
+        return { row: created!, inviter: by?.name ?? by?.email ?? 'Someone' };
       });
       const url = linkFor(token);
-      const [inviter] = await db.select().from(users).where(eq(users.id, principal.userId));
-      const emailSent = await mail(organization, row, url, inviter?.name ?? inviter?.email ?? 'Someone');
-      return { ...present(row), token, url, emailSent };
+      const emailStatus = await mail(organization, row, url, inviter);
+      return { ...present(row), token, url, emailStatus, emailSent: emailStatus === 'sent' };
     },
 
     /** Pending invitations (not accepted, revoked or expired), oldest first. */
