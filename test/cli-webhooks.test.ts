@@ -1,14 +1,17 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
+import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { runCli } from './support/cli-harness.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
+import { type Receiver, startReceiver, status } from './support/webhook-receiver.js';
 
 // `cadre webhooks …` and `cadre events list` against a real server (with a key ring: secrets are encrypted).
 let server: TestServer;
 let org: TestOrganization;
 let memberKey: string;
+let receiver: Receiver;
 
 interface Endpoint {
   id: string;
@@ -20,12 +23,33 @@ interface Endpoint {
 }
 
 beforeAll(async () => {
-  server = await startServer({ keyRing: parseKeyRing(generateKeyEntry('k1')) });
+  receiver = await startReceiver();
+  server = await startServer({
+    keyRing: parseKeyRing(generateKeyEntry('k1')),
+    // The receiver listens on loopback: allowed as an operator allows it for local development.
+    webhooks: {
+      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      worker: { pollIntervalMs: 50 },
+    },
+  });
   org = await createOrganization(server, 'team');
   const memberId = await addMember(server, org, 'member');
   memberKey = (await createKey(server, org, memberId)).key;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await receiver.close();
+});
+
+async function waitFor<T>(read: () => T | undefined, what: string, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 const cli = (args: string[], key = org.ownerKey, url = server.url) =>
   runCli(args, { cwd: process.cwd(), env: { CADRE_URL: url, CADRE_API_KEY: key } });
@@ -129,6 +153,74 @@ describe('cadre webhooks', () => {
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain('webhooks:manage');
     expect((await cli(['webhooks', 'list'], org.ownerKey, 'http://127.0.0.1:1')).code).toBe(2);
+  });
+});
+
+describe('cadre webhooks deliveries|test|resend', () => {
+  it('sends a test event, lists the deliveries with their last attempt, and resends an event', async () => {
+    receiver.respond('/cli', status(200, 'received'));
+    const created = await cli([
+      'webhooks',
+      'create',
+      receiver.url('/cli'),
+      '--events',
+      'member.joined',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = (JSON.parse(created.stdout) as { endpoint: Endpoint }).endpoint.id;
+    const sent = await cli(['webhooks', 'test', id]);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(
+      /^test event queued: delivery \S+ \(the webhook-id header\), event \S+, pending$/m,
+    );
+    expect(sent.stderr).toContain(`cadre webhooks deliveries ${id}`);
+    const first = await waitFor(() => receiver.at('/cli')[0], 'the test event');
+    expect(first.event.type).toBe('webhook.test');
+
+    await addMember(server, org, 'member');
+    await waitFor(() => receiver.at('/cli')[1], 'the member.joined event');
+    // Both delivered (the worker runs beside the commands): read until nothing is pending.
+    let resolved = await cli(['webhooks', 'deliveries', id]);
+    for (let tries = 0; resolved.stdout.includes('pending') && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      resolved = await cli(['webhooks', 'deliveries', id]);
+    }
+    expect(resolved.code, resolved.stderr).toBe(0);
+    const lines = resolved.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^TIME\s+EVENT\s+STATUS\s+ATTEMPTS\s+LAST ATTEMPT\s+NEXT TRY\s+EVENT ID$/);
+    expect(lines[1]).toMatch(/member\.joined\s+succeeded\s+1\s+HTTP 200 \(\d+ ms\)\s+-\s+\S+$/);
+    expect(lines[2]).toMatch(/webhook\.test\s+succeeded\s+1\s+HTTP 200 \(\d+ ms\)/);
+    expect(resolved.stderr).toContain('2 deliveries');
+
+    const json = JSON.parse((await cli(['webhooks', 'deliveries', id, '--json'])).stdout) as Array<{
+      id: string;
+      eventId: string;
+      eventType: string;
+      attempts: Array<{ responseExcerpt: string }>;
+    }>;
+    const joined = json.find((d) => d.eventType === 'member.joined')!;
+    expect(joined.attempts[0]!.responseExcerpt).toBe('received');
+
+    const resent = await cli(['webhooks', 'resend', id, joined.eventId]);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stdout).toContain(`member.joined queued again: delivery ${joined.id}`);
+    const again = await waitFor(() => receiver.at('/cli')[2], 'the resent event');
+    expect(again.headers['webhook-id']).toBe(joined.id);
+
+    expect((await cli(['webhooks', 'deliveries', id, '--status', 'failed'])).stdout.trim()).toMatch(/^TIME/);
+    const badStatus = await cli(['webhooks', 'deliveries', id, '--status', 'lost']);
+    expect(badStatus.code).toBe(1);
+    expect(badStatus.stderr).toContain('must be one of pending, succeeded, failed');
+    const unknown = await cli(['webhooks', 'resend', id, 'evt_nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('404 not_found');
+    await cli(['webhooks', 'disable', id]);
+    const disabled = await cli(['webhooks', 'test', id]);
+    expect(disabled.code).toBe(1);
+    expect(disabled.stderr).toContain('409 conflict');
+    expect(disabled.stderr).toContain('enable it first');
+    expect((await cli(['webhooks', 'test', id], memberKey)).code).toBe(1);
   });
 });
 

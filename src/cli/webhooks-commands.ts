@@ -1,9 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { components, paths } from '../api-schema.js';
 import { closestMatch } from '../config-file/suggest.js';
 import { EVENT_TYPES } from '../modules/events/event-types.js';
-import { dataOf } from './admin-client.js';
-import { apiKeyClient } from './api-key-client.js';
+import { bodyOf, dataOf } from './admin-client.js';
+import { apiKeyClient, readPages } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
 import { URL_OPTION_HELP } from './service-url.js';
@@ -22,6 +22,10 @@ interface EndpointOptions extends Options {
 const NEEDS = 'webhooks:manage (an owner or admin)';
 type Endpoint = components['schemas']['WebhookEndpoint'];
 type EventType = Endpoint['eventTypes'][number];
+type Delivery = components['schemas']['WebhookDelivery'];
+type DeliveryStatus = Delivery['status'];
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+const MAX_DELIVERIES = 10_000;
 type UpdateBody = NonNullable<
   paths['/api/v1/webhook-endpoints/{webhookEndpointId}']['patch']['requestBody']
 >['content']['application/json'];
@@ -58,6 +62,26 @@ function printSecret(io: CliIo, secret: string, what: string): void {
     io.stderr,
     paintFor(io).yellow(`${what}; this signing secret is shown only this once: keep it (a secrets manager)`),
   );
+}
+
+/** A delivery's latest attempt in a few words: `HTTP 500 (120 ms)`, `timeout (10000 ms)`, or `-`. */
+function lastAttempt(delivery: Delivery): string {
+  const last = delivery.attempts.at(-1);
+  if (!last) return '-';
+  const answer = last.statusCode === null ? (last.error ?? 'no answer') : `HTTP ${last.statusCode}`;
+  return `${answer} (${last.latencyMs} ms)`;
+}
+
+function deliveryStatusOption(value: string): DeliveryStatus {
+  if ((STATUSES as readonly string[]).includes(value)) return value as DeliveryStatus;
+  throw new InvalidArgumentError(`must be one of ${STATUSES.join(', ')}`);
+}
+
+function limitOption(value: string) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DELIVERIES)
+    throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_DELIVERIES}`);
+  return n;
 }
 
 const common = (command: Command, json: string) =>
@@ -206,5 +230,84 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
       rotated.secret,
       `new secret for ${rotated.endpoint.id}${until ? `; the previous one keeps signing alongside it until ${until}` : ''}`,
     );
+  });
+
+  common(
+    webhooks
+      .command('deliveries <id>')
+      .description("An endpoint's delivery log, newest first: each delivery's status and latest attempt")
+      .option('--status <status>', 'only pending, succeeded or failed deliveries', deliveryStatusOption)
+      .option('--limit <n>', 'how many deliveries at most', limitOption, 20),
+    "print the deliveries as a JSON array, with every attempt and the answers' first bytes",
+  ).action(async (id: string, options: Options & { status?: DeliveryStatus; limit: number }) => {
+    const client = apiKeyClient(io, options, NEEDS);
+    const { items, more } = await readPages(
+      (page) =>
+        bodyOf(
+          client.GET('/api/v1/webhook-endpoints/{webhookEndpointId}/deliveries', {
+            params: {
+              path: { webhookEndpointId: id },
+              query: { ...page, ...(options.status ? { status: options.status } : {}) },
+            },
+          }),
+        ),
+      options.limit,
+    );
+    if (options.json) return printJson(io, items);
+    const rows = items.map((d) => [
+      d.createdAt,
+      d.eventType,
+      d.status,
+      String(d.attempts.length),
+      lastAttempt(d),
+      d.status === 'pending' && d.nextAttemptAt ? d.nextAttemptAt : '-',
+      d.eventId,
+    ]);
+    printLine(
+      io.stdout,
+      formatTable(['TIME', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ATTEMPT', 'NEXT TRY', 'EVENT ID'], rows),
+    );
+    const hint = more ? ' (more: raise --limit)' : '';
+    printLine(io.stderr, paintFor(io).dim(`${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${hint}`));
+  });
+
+  const queued = (delivery: Delivery, words: string) =>
+    `${words}: delivery ${delivery.id} (the webhook-id header), event ${delivery.eventId}, ${delivery.status}`;
+
+  common(
+    webhooks
+      .command('test <id>')
+      .description('Send a webhook.test event to this endpoint only (it must be enabled)'),
+    'print the queued delivery as JSON',
+  ).action(async (id: string, options: Options) => {
+    const client = apiKeyClient(io, options, NEEDS);
+    const delivery = await dataOf(
+      client.POST('/api/v1/webhook-endpoints/{webhookEndpointId}/test', {
+        params: { path: { webhookEndpointId: id } },
+      }),
+    );
+    if (options.json) return printJson(io, delivery);
+    printLine(io.stdout, queued(delivery, 'test event queued'));
+    printLine(io.stderr, paintFor(io).dim(`follow it with: cadre webhooks deliveries ${id}`));
+  });
+
+  common(
+    webhooks
+      .command('resend <id> <eventId>')
+      .description(
+        "Send one of the organization's events to this endpoint again (the same webhook-id as before)",
+      ),
+    'print the queued delivery as JSON',
+  ).action(async (id: string, eventId: string, options: Options) => {
+    const client = apiKeyClient(io, options, NEEDS);
+    const delivery = await dataOf(
+      client.POST('/api/v1/webhook-endpoints/{webhookEndpointId}/resend', {
+        params: { path: { webhookEndpointId: id } },
+        body: { eventId },
+      }),
+    );
+    if (options.json) return printJson(io, delivery);
+    printLine(io.stdout, queued(delivery, `${delivery.eventType} queued again`));
+    printLine(io.stderr, paintFor(io).dim(`follow it with: cadre webhooks deliveries ${id}`));
   });
 }
