@@ -112,7 +112,7 @@ await page.evaluate(() => {
       holder.__longestEvent = Math.max(holder.__longestEvent, entry.duration);
   }).observe({ type: 'event', durationThreshold: 16 } as never);
 });
-const search = page.getByLabel('Search by name');
+const search = page.getByLabel('Search', { exact: true });
 const toResult: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   for (const query of queries) {

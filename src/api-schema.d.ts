@@ -3599,6 +3599,8 @@ export interface operations {
             query?: {
                 organizationId?: string;
                 filter?: string;
+                /** @description search, any case: a name that starts with it, or whose part after its scope or a `-` / `_` does (`search` finds `web-search`), or a description that contains it */
+                q?: string;
                 sort?: "name" | "version" | "createdAt" | "updatedAt";
                 order?: "asc" | "desc";
                 /** @description page size, 1 to 100 */
@@ -4551,6 +4553,8 @@ export interface operations {
             query?: {
                 organizationId?: string;
                 filter?: string;
+                /** @description search, any case: a name that starts with it, or whose part after its scope or a `-` / `_` does (`search` finds `web-search`), or a description that contains it */
+                q?: string;
                 sort?: "name" | "version" | "createdAt" | "updatedAt";
                 order?: "asc" | "desc";
                 /** @description page size, 1 to 100 */

@@ -95,16 +95,24 @@ describe('the registry in the browser', () => {
     await expect.poll(() => page.getByText('Page 2 of 2').count()).toBe(1);
     await expect.poll(() => page.locator('.expert-item').count()).toBe(all.body.meta.total - 20);
 
-    await page.getByLabel('Search by name').fill('wri');
+    await page.getByLabel('Search', { exact: true }).fill('wri');
     await expect.poll(() => page.locator('.expert-item').count()).toBe(1);
     expect(await page.locator('.expert-name').first().textContent()).toBe('writer');
     expect(page.url()).toContain('q=wri');
 
-    await page.getByLabel('Search by name').fill('nothing-like-this');
-    await expect.poll(() => page.getByText(/No Expert name starts with/).count()).toBe(1);
+    // A description's words, and the part of a name after its scope, are found too.
+    await page.getByLabel('Search', { exact: true }).fill('prose');
+    await expect.poll(() => page.url()).toContain('q=prose');
+    await expect.poll(() => page.locator('.expert-name').allTextContents()).toEqual(['writer']);
+    await page.getByLabel('Search', { exact: true }).fill('helper');
+    await expect.poll(() => page.url()).toContain('q=helper');
+    await expect.poll(() => page.locator('.expert-name').allTextContents()).toEqual([`@${team.slug}/helper`]);
+
+    await page.getByLabel('Search', { exact: true }).fill('nothing-like-this');
+    await expect.poll(() => page.getByText(/No Expert matches/).count()).toBe(1);
     await screenshots(page, 'registry-empty-search');
 
-    await page.getByLabel('Search by name').fill('');
+    await page.getByLabel('Search', { exact: true }).fill('');
     await page.getByLabel('Sort by').selectOption('name');
     await page.getByLabel('Order').selectOption('asc');
     await expect.poll(() => page.locator('.expert-name').first().textContent()).toBe(`@${team.slug}/helper`);
@@ -144,14 +152,18 @@ describe('the registry in the browser', () => {
     await screenshots(page, 'expert-page');
     await expectAccessible(page, 'an Expert page');
 
-    // writer's page names who delegates to it.
-    const delegatedBy = page.getByRole('region', { name: 'Delegated to by' });
-    await expect.poll(() => delegatedBy.getByRole('link').allTextContents()).toEqual(['researcher@1.0.0']);
+    // writer's page names who uses it: researcher pins 1.0.0, so it is named as using another version.
+    const usedBy = page.getByRole('region', { name: 'Used by' });
+    await expect.poll(() => usedBy.getByRole('link').allTextContents()).toEqual(['researcher@1.0.0']);
+    expect(await usedBy.textContent()).toContain('Delegating to other versions of writer');
 
     await page.goto(`${server.url}/experts/researcher`);
     await page.getByRole('link', { name: 'writer@1.0.0' }).click();
     await expect.poll(() => heading(page).textContent()).toBe('writer v1.0.0');
     await expect.poll(() => page.getByText('This is not the latest version').count()).toBe(1);
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Used by' }).getByRole('listitem').allTextContents())
+      .toEqual(['researcher@1.0.0']);
 
     await page.goto(`${server.url}/experts/no-such-expert`);
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Not found');
@@ -330,7 +342,7 @@ describe('signing in and owner actions', () => {
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('Skip to content');
     // Search, then follow the only result, by keys.
-    await page.getByLabel('Search by name').focus();
+    await page.getByLabel('Search', { exact: true }).focus();
     await page.keyboard.type('researcher');
     await expect.poll(() => page.locator('.expert-item').count()).toBe(1);
     await page.keyboard.press('Tab');

@@ -58,7 +58,8 @@ export function RegistryList() {
         await api.GET('/registry/experts', {
           params: {
             query: {
-              filter: filter.toLowerCase() || undefined,
+              // The registry's search: names from their start or after the scope, a - or _; descriptions.
+              q: filter.toLowerCase() || undefined,
               sort,
               order,
               take: String(PAGE_SIZE),
@@ -83,11 +84,11 @@ export function RegistryList() {
       </div>
       <search className="toolbar">
         <div className="field grow">
-          <label htmlFor={searchId}>Search by name</label>
+          <label htmlFor={searchId}>Search</label>
           <input
             id={searchId}
             type="search"
-            placeholder="writer, @acme/…"
+            placeholder="A name or words of a description"
             value={typed}
             autoComplete="off"
             spellCheck={false}
@@ -126,7 +127,7 @@ export function RegistryList() {
           ? ''
           : list.isError
             ? ''
-            : `${total.toLocaleString()} ${total === 1 ? 'Expert' : 'Experts'}${filter ? ` starting with “${filter}”` : ''}`}
+            : `${total.toLocaleString()} ${total === 1 ? 'Expert' : 'Experts'}${filter ? ` matching “${filter}”` : ''}`}
         {list.isFetching && !list.isPending ? ' · updating…' : ''}
       </p>
       <ErrorNotice error={list.error} retry={list.refetch} />
@@ -136,8 +137,8 @@ export function RegistryList() {
         <div className="empty card">
           {filter ? (
             <p>
-              No Expert name starts with “{filter}”. Names are matched from their start, scope included (
-              <code>@acme/</code>).
+              No Expert matches “{filter}”. A name matches from its start or after its scope, a <code>-</code>{' '}
+              or a <code>_</code> (<code>search</code> finds <code>web-search</code>); a description anywhere.
             </p>
           ) : (
             <p>

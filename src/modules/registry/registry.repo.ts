@@ -333,14 +333,27 @@ export interface ListShape {
 const DIGESTS: ListShape = { records: false, runtimeV1_0Only: false };
 
 function listWhere(
-  query: Pick<ListExpertsQuery, 'organizationId' | 'filter'>,
+  query: Pick<ListExpertsQuery, 'organizationId' | 'filter' | 'q'>,
   runtimeV1_0Only: boolean,
 ): SQL | undefined {
   const conditions: SQL[] = [eq(e.isLatest, true)];
   if (runtimeV1_0Only) conditions.push(eq(e.runsOnV1_0, true));
   if (query.organizationId !== undefined) conditions.push(eq(e.organizationId, query.organizationId));
   if (query.filter) conditions.push(sql`${e.name} LIKE ${likePrefix(query.filter.toLowerCase())}`);
+  if (query.q) conditions.push(searchCondition(query.q));
   return and(...conditions);
+}
+
+/**
+ * The search (`q`, docs/registry.md "List"): a name starting with the text, or a part of it after the scope
+ * or a `-` / `_` (`search` finds `web-search`, `@acme/search-kit`), or a description containing it, in any
+ * case. No B-tree answers a substring: the condition filters the latest versions as the sort's partial index
+ * reads them in order (one row per name), so a page stops after `take` matches.
+ */
+function searchCondition(text: string): SQL {
+  const q = likePrefix(text.toLowerCase()).slice(0, -1);
+  return sql`(${e.name} LIKE ${`${q}%`} OR ${e.name} LIKE ${`%/${q}%`} OR ${e.name} LIKE ${`%-${q}%`}
+    OR ${e.name} LIKE ${`%\\_${q}%`} OR lower(${e.description}) LIKE ${`%${q}%`})`;
 }
 
 /** The page query of List Experts (exported so bench/explain-registry.ts can show its plans). */
@@ -368,7 +381,7 @@ export function listPageQuery(executor: Executor, query: ListExpertsQuery, shape
  * holds exactly those, so the count stays small).
  */
 export function listCountQuery(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
-  if (query.filter) {
+  if (query.filter || query.q) {
     return executor.select({ total: count() }).from(e).where(listWhere(query, shape.runtimeV1_0Only));
   }
   const ofOrganization = (column: typeof e.organizationId | typeof registryCounts.organizationId) =>

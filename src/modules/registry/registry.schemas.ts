@@ -21,6 +21,16 @@ const intParam = (min: number, max: number | undefined, fallback: number) =>
 export const listExpertsQuery = z.object({
   organizationId: z.string().min(1).max(64).optional(),
   filter: z.string().max(511).optional(),
+  q: z
+    .string()
+    .max(100)
+    .optional()
+    .meta({
+      description:
+        'search, any case: a name that starts with it, or whose part after its scope or a `-` / `_` does ' +
+        '(`search` finds `web-search`), or a description that contains it',
+      example: 'search',
+    }),
   sort: z.enum(SORTS).optional(),
   order: z.enum(['asc', 'desc']).default('desc'),
   take: intParam(1, 100, 100).meta({ description: 'page size, 1 to 100', example: '100' }),

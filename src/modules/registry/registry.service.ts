@@ -496,6 +496,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
       view.name,
       query.organizationId ?? null,
       query.filter?.toLowerCase() ?? null,
+      query.q?.toLowerCase() ?? null,
       query.sort ?? 'createdAt',
       query.order,
       query.take,
