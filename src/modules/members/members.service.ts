@@ -409,11 +409,15 @@ export function createMembersService(deps: MembersServiceDeps) {
       });
     },
 
-    /** The owner alone makes another member the owner; it becomes an admin (the tenancy service's transfer). */
+    /**
+     * The owner alone makes another member the owner; it becomes an admin (the tenancy service's transfer).
+     * The credential's role is only a first filter: the transfer checks again, under the organization's lock,
+     * that the caller is still the owner (two transfers at once: the second is refused, 403).
+     */
     async transferOwnership(principal: Principal, organizationIdOrSlug: string, userId: string) {
       const organization = await manageable(principal, organizationIdOrSlug);
       if (principal.role !== 'owner') throw forbidden('Only the owner may transfer the ownership');
-      return tenancy.transferOwnership(organization.id, userId, principal);
+      return tenancy.transferOwnership(organization.id, userId, principal, { byOwner: principal.userId });
     },
 
     /** What a link is for, read by whoever holds it (the console's invitation page). */

@@ -2,7 +2,7 @@ import { and, eq, or } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
@@ -170,8 +170,17 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
      * organization's row is locked first, so concurrent transfers run one after the other and exactly one
      * owner remains. Audited; both users' cached keys follow at once. Answers both memberships as this
      * transfer left them (a read after commit could already see a later transfer's).
+     *
+     * `byOwner` (the management API: the owner transfers): that user must still be the owner when the lock
+     * is held; the role their credential carried was read before it, so a transfer that lost the race to
+     * another transfer is refused (403) instead of taking the ownership from whoever holds it now.
      */
-    async transferOwnership(organizationId: string, newOwnerId: string, actor: Actor) {
+    async transferOwnership(
+      organizationId: string,
+      newOwnerId: string,
+      actor: Actor,
+      options: { byOwner?: string } = {},
+    ) {
       return bus.commit(async (tx, publish) => {
         await tx
           .select({ id: organizations.id })
@@ -186,10 +195,15 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
               eq(memberships.organizationId, organizationId),
               or(eq(memberships.role, 'owner'), eq(memberships.userId, newOwnerId)),
             ),
-          );
+          )
+          .for('update');
+        const previous = members.find((member) => member.role === 'owner');
+        if (!previous) throw new Error(`organization ${organizationId} has no owner`);
+        if (options.byOwner !== undefined && previous.userId !== options.byOwner) {
+          throw forbidden('Only the owner may transfer the ownership, and you are no longer the owner');
+        }
         const next = members.find((member) => member.userId === newOwnerId);
         if (!next) throw notFound(`Member ${newOwnerId}`);
-        const previous = members.find((member) => member.role === 'owner')!;
         if (previous.userId === newOwnerId) return { owner: next, previousOwner: next };
         const [demoted] = await tx
           .update(memberships)
