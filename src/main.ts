@@ -231,13 +231,18 @@ main().catch((error: unknown) => {
   process.exit(1);
 });
 
-/** The environment, or a refusal that says what to fix (a log line like the other refusals, no stack trace). */
+/** The environment, or a refusal that says what to fix: one plain line per problem on stderr, no stack trace. */
 function loadEnv() {
   try {
     return parseEnv();
   } catch (error) {
     if (!(error instanceof InvalidEnvironmentError)) throw error;
-    createLogger('info', pino.destination({ sync: true })).fatal(`start-up refused: ${error.message}`);
+    // Plain lines, like the CLI's diagnostics (no logger exists yet, and a JSON line would escape them).
+    const count = error.problems.length === 1 ? 'a problem' : `${error.problems.length} problems`;
+    process.stderr.write(
+      `${error.problems.map((problem) => `error: ${problem}\n`).join('')}` +
+        `start-up refused: ${count} in the environment (README.md, "Configuration", lists every variable)\n`,
+    );
     process.exit(1);
   }
 }

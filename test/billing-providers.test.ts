@@ -85,13 +85,15 @@ describe('a billing provider is one definition in a registry', () => {
       invoice: { url: 'https://pay.example.test' },
     });
     expect(() => parseEnv({ CADRE_BILLING_PROVIDER: 'invoice' }, providers)).toThrow(
-      /CADRE_INVOICE_URL: required when CADRE_BILLING_PROVIDER=invoice/,
+      /CADRE_INVOICE_URL \(unset\): required when CADRE_BILLING_PROVIDER=invoice/,
     );
     expect(() => parseEnv({ ...INVOICE_ENV, CADRE_INVOICE_URL: 'not a url' }, providers)).toThrow(
-      /CADRE_INVOICE_URL: /,
+      /CADRE_INVOICE_URL="not a url": /,
     );
     // The registered providers are unchanged by the test's registry: nothing global was touched.
-    expect(() => parseEnv(INVOICE_ENV)).toThrow(/CADRE_BILLING_PROVIDER: .*"local"\|"stripe"/);
+    expect(() => parseEnv(INVOICE_ENV)).toThrow(
+      'CADRE_BILLING_PROVIDER=invoice: expected one of local, stripe',
+    );
     expect(parseEnv({}, providers).billing).toEqual({ provider: 'local', usageFlushMs: 10_000 });
   });
 

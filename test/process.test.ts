@@ -168,8 +168,12 @@ describe('one server per embedded data directory', () => {
       CADRE_BILLING_PROVIDER: 'local',
     });
     expect(run.code).toBe(1);
-    expect(run.output).toContain('start-up refused: Invalid environment:');
-    expect(run.output).toContain('CADRE_BILLING_PROVIDER');
+    // Plain lines like the CLI's, not a JSON log line: each problem, then the refusal.
+    expect(run.output).toContain(
+      'error: CADRE_BILLING_PROVIDER=local: the built-in "local" provider activates paid plans without payment',
+    );
+    expect(run.output).toContain('\nstart-up refused: a problem in the environment (README.md');
+    expect(run.output).not.toContain('{"level"');
     expect(run.output).not.toMatch(/\n\s+at /); // no stack frames
     expect(existsSync(dataDir)).toBe(false);
   });

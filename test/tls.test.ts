@@ -218,9 +218,15 @@ describe('Cadre serving TLS itself (CADRE_TLS_CERT_FILE, CADRE_TLS_KEY_FILE, CAD
 
   it('refuses to start, before touching any data, on half a TLS set-up or files it cannot serve', async () => {
     const refusals: Array<[Record<string, string>, string]> = [
-      [{ CADRE_TLS_CERT_FILE: first.certFile }, 'CADRE_TLS_KEY_FILE: required with CADRE_TLS_CERT_FILE'],
-      [{ CADRE_TLS_KEY_FILE: first.keyFile }, 'CADRE_TLS_CERT_FILE: required with CADRE_TLS_KEY_FILE'],
-      [{ CADRE_HTTP2: 'true' }, 'CADRE_HTTP2: HTTP/2 is served over TLS only'],
+      [
+        { CADRE_TLS_CERT_FILE: first.certFile },
+        'CADRE_TLS_KEY_FILE (unset): required with CADRE_TLS_CERT_FILE',
+      ],
+      [
+        { CADRE_TLS_KEY_FILE: first.keyFile },
+        'CADRE_TLS_CERT_FILE (unset): required with CADRE_TLS_KEY_FILE',
+      ],
+      [{ CADRE_HTTP2: 'true' }, 'CADRE_HTTP2=true: HTTP/2 is served over TLS only'],
       [
         { CADRE_TLS_CERT_FILE: join(root, 'absent.pem'), CADRE_TLS_KEY_FILE: first.keyFile },
         `CADRE_TLS_CERT_FILE: cannot read ${join(root, 'absent.pem')} (ENOENT)`,

@@ -15,7 +15,7 @@ describe('CADRE_BASE_SKILL_NAMES', () => {
 
   it('refuses the start on a name no skill can have, naming it', () => {
     expect(() => parseEnv({ CADRE_BASE_SKILL_NAMES: '@acme/base,my base' })).toThrow(
-      'CADRE_BASE_SKILL_NAMES: "my base" is not a skill name: it must be letters, digits, "@", "/", ".", "-" or "_", starting with a letter, digit or "@"',
+      'CADRE_BASE_SKILL_NAMES="@acme/base,my base": "my base" is not a skill name: it must be letters, digits, "@", "/", ".", "-" or "_", starting with a letter, digit or "@"',
     );
     expect(() => parseEnv({ CADRE_BASE_SKILL_NAMES: `/base,${'b'.repeat(256)}` })).toThrow(
       /"\/base" is not a skill name[\s\S]*"b{256}" is not a skill name: it must be at most 255 characters/,

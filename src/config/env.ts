@@ -3,6 +3,7 @@ import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
 import { skillNameSchema } from '../modules/registry/expert-definition.js';
 import { NO_PRIVATE_HOSTS, parseAllowedPrivateHosts } from '../modules/webhooks/safe-target.js';
+import { type EnvProblem, formatProblems, problemsOf } from './env-problems.js';
 
 const commaList = z.string().transform((value) =>
   value
@@ -171,8 +172,15 @@ export type Env = z.infer<typeof envSchema> & {
   tls: { certFile: string; keyFile: string; http2: boolean } | undefined;
 };
 
-/** The environment names a setting wrongly: the operator's to fix, so the service says what, not where. */
-export class InvalidEnvironmentError extends Error {}
+/**
+ * The environment names a setting wrongly: the operator's to fix, so the service says what, not where. One
+ * line per problem (env-problems.ts): `PORT=abc: expected a port number 0–65535`.
+ */
+export class InvalidEnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
 
 /**
  * Parses the environment. Billing providers come from a registry (providers/index.ts): it names the values
@@ -182,32 +190,29 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
   const schema = envSchema.extend({
     CADRE_BILLING_PROVIDER: z.enum(providers.ids).default(providers.defaultId),
   });
-  const problems: string[] = [];
-  const report = (issues: readonly z.core.$ZodIssue[]) =>
-    problems.push(...issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  const problems: EnvProblem[] = [];
+  const report = (issues: readonly z.core.$ZodIssue[], of: z.ZodType) =>
+    problems.push(...problemsOf(issues, of instanceof z.ZodObject ? of.shape : {}));
   const result = schema.safeParse(source);
-  if (!result.success) report(result.error.issues);
+  if (!result.success) report(result.error.issues, schema);
   // Every provider's variables are checked, the chosen one's or not: a typo is found before it is needed.
   const vars = new Map<unknown, unknown>();
   for (const definition of providers.definitions) {
     const parsed = definition.env.safeParse(source);
     if (parsed.success) vars.set(definition, parsed.data);
-    else report(parsed.error.issues);
+    else report(parsed.error.issues, definition.env);
   }
   let settings: unknown;
   const chosen = result.success ? providers.get(result.data.CADRE_BILLING_PROVIDER) : undefined;
   if (result.success && chosen && vars.has(chosen)) {
     settings = chosen.settings(vars.get(chosen), {
       production: result.data.NODE_ENV === 'production',
-      problem: (variable, message) => problems.push(`${variable}: ${message}`),
+      problem: (variable, expected) => problems.push({ variable, expected }),
     });
   }
   if (result.success) problems.push(...tlsProblems(result.data));
-  if (!result.success || problems.length > 0) {
-    throw new InvalidEnvironmentError(
-      `Invalid environment:\n${problems.map((line) => `  ${line}`).join('\n')}`,
-    );
-  }
+  if (!result.success || problems.length > 0)
+    throw new InvalidEnvironmentError(formatProblems(problems, source));
   const env = result.data;
   const provider = env.CADRE_BILLING_PROVIDER;
   const { CADRE_TLS_CERT_FILE: certFile, CADRE_TLS_KEY_FILE: keyFile } = env;
@@ -227,15 +232,18 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
  * the operator did not ask for. HTTP/2 is offered over TLS only (browsers and most clients speak it nowhere
  * else, and a cleartext HTTP/2 server would refuse every HTTP/1.1 client).
  */
-function tlsProblems(env: z.infer<typeof envSchema>): string[] {
+function tlsProblems(env: z.infer<typeof envSchema>): EnvProblem[] {
   const cert = env.CADRE_TLS_CERT_FILE !== undefined;
   const key = env.CADRE_TLS_KEY_FILE !== undefined;
+  const problem = (variable: string, expected: string) => [{ variable, expected }];
   if (cert && !key)
-    return ["CADRE_TLS_KEY_FILE: required with CADRE_TLS_CERT_FILE (the certificate's private key)"];
-  if (key && !cert) return ["CADRE_TLS_CERT_FILE: required with CADRE_TLS_KEY_FILE (the key's certificate)"];
+    return problem('CADRE_TLS_KEY_FILE', "required with CADRE_TLS_CERT_FILE (the certificate's private key)");
+  if (key && !cert)
+    return problem('CADRE_TLS_CERT_FILE', "required with CADRE_TLS_KEY_FILE (the key's certificate)");
   if (env.CADRE_HTTP2 && !cert)
-    return [
-      'CADRE_HTTP2: HTTP/2 is served over TLS only; set CADRE_TLS_CERT_FILE and CADRE_TLS_KEY_FILE too',
-    ];
+    return problem(
+      'CADRE_HTTP2',
+      'HTTP/2 is served over TLS only; set CADRE_TLS_CERT_FILE and CADRE_TLS_KEY_FILE too',
+    );
   return [];
 }
