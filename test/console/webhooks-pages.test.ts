@@ -212,6 +212,7 @@ describe('webhooks in the browser', () => {
   it('shows the delivery log (status, latency, time, the answer as text), sends a test event and resends', {
     timeout: 150_000,
   }, async () => {
+    clock.set(new Date());
     receiver.respond('/chat', status(500, '<b>down</b> for maintenance'), status(200, 'thanks'));
     const created = await server.request<{ data: { endpoint: Endpoint } }>(
       'POST',
@@ -242,6 +243,8 @@ describe('webhooks in the browser', () => {
     await expect
       .poll(() => page.locator('.notice-warning').textContent())
       .toContain('Deliveries have failed since');
+    await screenshots(page, 'webhook-deliveries-failing');
+    await expectAccessible(page, 'a failing endpoint');
 
     // Send a test event: it arrives (signed), and the log shows it delivered.
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -348,6 +351,12 @@ describe('webhooks in the browser', () => {
     });
     const joined = all.body.data.length;
     expect(joined).toBeGreaterThanOrEqual(2);
+    receiver.respond('/audit-bot', status(204));
+    const bot = await server.request('POST', '/api/v1/webhook-endpoints', {
+      key: org.ownerKey,
+      body: { url: receiver.url('/audit-bot'), eventTypes: ['api_key.created'], description: 'Audit bot' },
+    });
+    expect(bot.status, bot.text).toBe(201);
     const { page, problems, close } = await openConsole(browser);
     await signIn(page, '/developers/events');
     await expect.poll(() => heading(page).textContent()).toBe('Events');
@@ -368,6 +377,15 @@ describe('webhooks in the browser', () => {
     // Newest first: the admin just added.
     expect(shown.member.role).toBe('admin');
     expect(await payload.textContent()).toContain('\n  "member": {');
+    // Any event can be sent to an endpoint, even one not subscribed to its type ("Audit bot").
+    const eventId = (await items.first().locator('p.small code').last().textContent())!;
+    const send = items.first().getByRole('form');
+    await send.getByLabel('Send to').selectOption({ label: 'Audit bot' });
+    await send.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => send.getByRole('status').textContent()).toContain('Queued: see its deliveries');
+    const arrived = await waitFor(() => receiver.at('/audit-bot')[0], 'the event sent from the Events page');
+    expect(arrived.event).toMatchObject({ id: eventId, type: 'member.joined' });
+
     const facts = () => items.locator('p.small').allTextContents();
     const newest = await facts();
     await page.getByLabel('Order').selectOption('oldest');

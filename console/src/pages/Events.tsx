@@ -1,5 +1,6 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
@@ -9,7 +10,7 @@ import { ScrollableCode } from '../components/ScrollableCode.js';
 import { When } from '../components/When.js';
 import { useCan, useMe } from '../session.js';
 import { EVENT_GROUPS, eventWords } from './event-words.js';
-import { DevelopersNav } from './webhook-parts.js';
+import { DevelopersNav, type Endpoint, endpointName } from './webhook-parts.js';
 
 type Event = components['schemas']['Event'];
 type Order = 'newest' | 'oldest';
@@ -22,11 +23,69 @@ const ACTOR_WORDS: Record<Event['actor']['kind'], string> = {
   system: 'by Cadre',
 };
 
+/**
+ * Sends one event to an endpoint (again, or for the first time: any type, any age), as "Resend" does on the
+ * endpoint's page; the answer's delivery carries the same webhook-id as an earlier delivery of it there.
+ */
+function SendToEndpoint({ event, endpoints }: { event: Event; endpoints: Endpoint[] }) {
+  const client = useQueryClient();
+  const [endpointId, setEndpointId] = useState(endpoints[0]?.id ?? '');
+  const send = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/webhook-endpoints/{webhookEndpointId}/resend', {
+          params: { path: { webhookEndpointId: endpointId } },
+          body: { eventId: event.id },
+        }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['webhook-deliveries', endpointId] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    send.mutate();
+  };
+  const id = `send-${event.id}`;
+  const target = endpoints.find((endpoint) => endpoint.id === endpointId);
+  return (
+    <form className="send-event" onSubmit={submit} aria-label={`Send ${event.id} to an endpoint`}>
+      <label htmlFor={id} className="small">
+        Send to
+      </label>
+      <select
+        id={id}
+        value={endpointId}
+        onChange={(e) => {
+          setEndpointId(e.target.value);
+          send.reset();
+        }}
+      >
+        {endpoints.map((endpoint) => (
+          <option key={endpoint.id} value={endpoint.id}>
+            {endpointName(endpoint)}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="button button-small" disabled={send.isPending}>
+        {send.isPending ? 'Sending…' : 'Send'}
+      </button>
+      <span className="small" role="status">
+        {send.isSuccess && target && (
+          <>
+            Queued: see <Link to={`/developers/webhooks/${target.id}`}>its deliveries</Link>.
+          </>
+        )}
+      </span>
+      <ErrorNotice error={send.error} />
+    </form>
+  );
+}
+
 /** The same events webhooks deliver, for reading (owners and admins: events:read); payloads as JSON text. */
 export function Events() {
   const me = useMe();
   const can = useCan();
   const canRead = can('events:read');
+  const canSend = can('webhooks:manage');
   const [type, setType] = useState('');
   const [order, setOrder] = useState<Order>('newest');
   const { cursor, pagerProps, reset } = useCursors();
@@ -44,6 +103,13 @@ export function Events() {
       ),
     placeholderData: keepPreviousData,
   });
+  // The enabled endpoints an event can be sent to (a disabled one is sent nothing).
+  const endpoints = useQuery({
+    queryKey: ['webhook-endpoints'],
+    enabled: canSend,
+    queryFn: async ({ signal }) => unwrap(await api.GET('/api/v1/webhook-endpoints', { signal })).data,
+  });
+  const targets = (endpoints.data ?? []).filter((endpoint) => endpoint.enabled);
   const list = events.data?.data ?? [];
   return (
     <section className="page">
@@ -135,6 +201,7 @@ export function Events() {
                   {JSON.stringify(event.data, null, 2)}
                 </ScrollableCode>
               </details>
+              {targets.length > 0 && <SendToEndpoint event={event} endpoints={targets} />}
             </li>
           ))}
         </ol>

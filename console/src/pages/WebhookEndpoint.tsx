@@ -59,7 +59,7 @@ export function WebhookEndpoint() {
       </div>
       {me.isPending && <PageSkeleton />}
       {me.data && !canManage && (
-        <div className="card">
+        <div className="card flush-top">
           <WebhooksExplained />
           <p className="notice">
             Only owners and admins see and manage webhook endpoints and their deliveries.
@@ -83,7 +83,7 @@ export function WebhookEndpoint() {
           {editing ? (
             <EndpointForm existing={data} onDone={() => setEditing(false)} />
           ) : (
-            <section className="card endpoint-settings" aria-label="Settings">
+            <section className="card flush-top" aria-label="Settings">
               <EndpointFacts endpoint={data} />
               <EndpointActions
                 endpoint={data}

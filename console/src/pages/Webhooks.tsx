@@ -56,7 +56,7 @@ export function Webhooks() {
       </div>
       {me.isPending && <PageSkeleton />}
       {me.data && !canManage && (
-        <div className="card">
+        <div className="card flush-top">
           <WebhooksExplained />
           <p className="notice">
             Only owners and admins of {me.data.organization.name} manage webhook endpoints: ask one of them to
