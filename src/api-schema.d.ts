@@ -44,7 +44,7 @@ export interface paths {
         /** List the Experts holding `latest` (newest first unless `sort` and `order` say otherwise) */
         get: operations["listExperts"];
         put?: never;
-        /** Publish a new version; it becomes `latest` */
+        /** Publish a new version; it becomes `latest` (unless the publish policy holds it for approval; a refused publish is 422 naming every rule broken) */
         post: operations["publishExpert"];
         delete?: never;
         options?: never;
@@ -149,7 +149,7 @@ export interface paths {
         /** List the Experts holding `latest` that run on runtime v1.0, as whole records */
         get: operations["perstackListExperts"];
         put?: never;
-        /** Publish a new version; it becomes `latest` (a `latest` among the tags is accepted as such) */
+        /** Publish a new version; it becomes `latest` (a `latest` among the tags is accepted as such) unless the publish policy holds it for approval; a refused publish is 422 naming every rule broken */
         post: operations["perstackPublishExpert"];
         delete?: never;
         options?: never;
@@ -890,6 +890,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organization/publish-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's publish policy (every member: publish-policy:read) */
+        get: operations["getPublishPolicy"];
+        /**
+         * Change rules of the publish policy, or apply a preset (owners and admins: publish-policy:manage)
+         * @description Each rule named replaces its value; rules not named keep theirs. `preset: "recommended"` sets allowedCommands to npx and uvx (rules named in the same body win). Audited as publish_policy.updated.
+         */
+        put: operations["updatePublishPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registry/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Versions of the organization awaiting approval (or, with status, approved or rejected ones), each with its diff summary */
+        get: operations["listRegistryApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registry/approvals/{approvalId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a version awaiting approval: it takes `latest` if still the newest that may (experts:approve; not its publisher)
+         * @description Two decisions on one approval: the first wins, the second answers 409 naming what happened. The publisher's own version is refused (403). Another organization's approval reads as absent (404).
+         */
+        post: operations["approveRegistryVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registry/approvals/{approvalId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a version awaiting approval: it stays published, never `latest` (experts:approve; not its publisher)
+         * @description Two decisions on one approval: the first wins, the second answers 409 naming what happened. The publisher's own version is refused (403). Another organization's approval reads as absent (404).
+         */
+        post: operations["rejectRegistryVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -1243,7 +1321,7 @@ export interface components {
                  * @example validation_failed
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "publish_policy_violation" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 requestId: string;
                 details?: {
@@ -1265,7 +1343,7 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
         } | {
             /** @constant */
             type: "project";
@@ -1838,7 +1916,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["GrantInput"] | null;
             authentication: {
@@ -2031,6 +2109,14 @@ export interface components {
                 key: string;
                 reason: string;
             }[];
+            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
+            approval?: {
+                id: string;
+                /** @constant */
+                status: "pending";
+                previousVersion: string | null;
+                reasons: string[];
+            };
         };
         ExpertVersionInput: {
             /** @constant */
@@ -2204,6 +2290,14 @@ export interface components {
                 key: string;
                 reason: string;
             }[];
+            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
+            approval?: {
+                id: string;
+                /** @constant */
+                status: "pending";
+                previousVersion: string | null;
+                reasons: string[];
+            };
         };
         PerstackExpertDigestInput: {
             /** @constant */
@@ -2282,6 +2376,88 @@ export interface components {
             status?: "available" | "deprecated" | "disabled";
             /** @description custom tags; "latest" may be named (the registry assigns it) */
             tags?: string[];
+        };
+        PublishPolicyInput: {
+            /**
+             * @description Commands an mcpStdioSkill may run (every skill, the base skill included); null: any
+             * @example [
+             *       "npx",
+             *       "uvx"
+             *     ]
+             */
+            allowedCommands: string[] | null;
+            /** @description npx and uvx packages must name an exact version (docs/registry.md "Pinned package versions") */
+            requirePinnedVersions: boolean;
+            /**
+             * @description Hosts an mcpSseSkill endpoint may name (`*.example.com`: its subdomains); null: any
+             * @example [
+             *       "mcp.example.com",
+             *       "*.internal.example.com"
+             *     ]
+             */
+            allowedSseHosts: string[] | null;
+            /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
+            approvalRequiredForWidening: boolean;
+        };
+        PublishPolicyAnswerInput: {
+            data: {
+                policy: components["schemas"]["PublishPolicyInput"];
+                updatedAt: string | null;
+                updatedByUserId: string | null;
+                /**
+                 * @description What each preset of a change sets
+                 * @example {
+                 *       "recommended": {
+                 *         "allowedCommands": [
+                 *           "npx",
+                 *           "uvx"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                presets: {
+                    recommended: {
+                        allowedCommands: string[];
+                    };
+                };
+            };
+        };
+        /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
+        PublishPolicyChangeInput: {
+            /** @enum {string} */
+            preset?: "recommended";
+            allowedCommands?: string[] | null;
+            requirePinnedVersions?: boolean;
+            allowedSseHosts?: string[] | null;
+            approvalRequiredForWidening?: boolean;
+        };
+        RegistryApprovalInput: {
+            id: string;
+            /** @example @acme/writer@1.3.0 */
+            key: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The version holding `latest` when this one was published (compared with) */
+            previousVersion: string | null;
+            /** @description The summary; the whole diff is GET /registry/diff?from=<from>&to=<to> (when from is not null) */
+            diff: {
+                from: string | null;
+                to: string;
+                /** @constant */
+                widensAccess: true;
+                /** @description Why it widens access, one line per change */
+                reasons: string[];
+            };
+            requestedBy: {
+                userId: string;
+                name: string | null;
+            };
+            decidedByUserId: string | null;
+            decidedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         ExpertTakedownInput: {
             /** @example writer@1.2.0 */
@@ -2368,7 +2544,7 @@ export interface components {
                  * @example validation_failed
                  * @enum {string}
                  */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "publish_policy_violation" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
                 message: string;
                 requestId: string;
                 details?: {
@@ -2390,7 +2566,7 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
         } | {
             /** @constant */
             type: "project";
@@ -2962,7 +3138,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["Grant"] | null;
             authentication: {
@@ -3155,6 +3331,14 @@ export interface components {
                 key: string;
                 reason: string;
             }[];
+            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
+            approval?: {
+                id: string;
+                /** @constant */
+                status: "pending";
+                previousVersion: string | null;
+                reasons: string[];
+            };
         };
         ExpertVersion: {
             /** @constant */
@@ -3328,6 +3512,14 @@ export interface components {
                 key: string;
                 reason: string;
             }[];
+            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
+            approval?: {
+                id: string;
+                /** @constant */
+                status: "pending";
+                previousVersion: string | null;
+                reasons: string[];
+            };
         };
         PerstackExpertDigest: {
             /** @constant */
@@ -3406,6 +3598,88 @@ export interface components {
             status?: "available" | "deprecated" | "disabled";
             /** @description custom tags; "latest" may be named (the registry assigns it) */
             tags?: string[];
+        };
+        PublishPolicy: {
+            /**
+             * @description Commands an mcpStdioSkill may run (every skill, the base skill included); null: any
+             * @example [
+             *       "npx",
+             *       "uvx"
+             *     ]
+             */
+            allowedCommands: string[] | null;
+            /** @description npx and uvx packages must name an exact version (docs/registry.md "Pinned package versions") */
+            requirePinnedVersions: boolean;
+            /**
+             * @description Hosts an mcpSseSkill endpoint may name (`*.example.com`: its subdomains); null: any
+             * @example [
+             *       "mcp.example.com",
+             *       "*.internal.example.com"
+             *     ]
+             */
+            allowedSseHosts: string[] | null;
+            /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
+            approvalRequiredForWidening: boolean;
+        };
+        PublishPolicyAnswer: {
+            data: {
+                policy: components["schemas"]["PublishPolicy"];
+                updatedAt: string | null;
+                updatedByUserId: string | null;
+                /**
+                 * @description What each preset of a change sets
+                 * @example {
+                 *       "recommended": {
+                 *         "allowedCommands": [
+                 *           "npx",
+                 *           "uvx"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                presets: {
+                    recommended: {
+                        allowedCommands: string[];
+                    };
+                };
+            };
+        };
+        /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
+        PublishPolicyChange: {
+            /** @enum {string} */
+            preset?: "recommended";
+            allowedCommands?: string[] | null;
+            requirePinnedVersions?: boolean;
+            allowedSseHosts?: string[] | null;
+            approvalRequiredForWidening?: boolean;
+        };
+        RegistryApproval: {
+            id: string;
+            /** @example @acme/writer@1.3.0 */
+            key: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The version holding `latest` when this one was published (compared with) */
+            previousVersion: string | null;
+            /** @description The summary; the whole diff is GET /registry/diff?from=<from>&to=<to> (when from is not null) */
+            diff: {
+                from: string | null;
+                to: string;
+                /** @constant */
+                widensAccess: true;
+                /** @description Why it widens access, one line per change */
+                reasons: string[];
+            };
+            requestedBy: {
+                userId: string;
+                name: string | null;
+            };
+            decidedByUserId: string | null;
+            decidedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         ExpertTakedown: {
             /** @example writer@1.2.0 */
@@ -3759,6 +4033,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4713,6 +4996,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11423,6 +11715,550 @@ export interface operations {
             };
             /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getPublishPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishPolicyAnswer"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    updatePublishPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublishPolicyChangeInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishPolicyAnswer"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listRegistryApprovals: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approvals: components["schemas"]["RegistryApproval"][];
+                        };
+                        meta: {
+                            total: number;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    approveRegistryVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approval: components["schemas"]["RegistryApproval"];
+                            /** @description Whether `latest` moved to the version (an approval moves it when the version is still the most recently published one that may hold it; a rejection never does) */
+                            movedLatest: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    rejectRegistryVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approval: components["schemas"]["RegistryApproval"];
+                            /** @description Whether `latest` moved to the version (an approval moves it when the version is still the most recently published one that may hold it; a rejection never does) */
+                            movedLatest: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -60,6 +60,8 @@ import type { OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
 import type { KeyRing } from './modules/oauth/token-vault.js';
 import { createOrganizationModule } from './modules/organization/organization.module.js';
+import { seedPublishPolicy } from './modules/registry/policy.service.js';
+import type { PublishPolicy } from './modules/registry/publish-policy.js';
 import { createRegistryModule } from './modules/registry/registry.module.js';
 import type { RegistryService } from './modules/registry/registry.service.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
@@ -107,6 +109,8 @@ export interface AppDeps {
   registryCacheEntries?: number;
   /** Base-skill names accepted besides Cadre's and Perstack's (CADRE_BASE_SKILL_NAMES, docs/registry.md). */
   baseSkillNames?: readonly string[];
+  /** The publish policy new organizations start with (CADRE_PUBLISH_POLICY_DEFAULT, docs/registry.md). */
+  publishPolicyDefault?: PublishPolicy | undefined;
   /** The embedded quick start's bootstrap.json (main.ts): the sign-in page's demo-password hint reads it. */
   bootstrapFile?: string;
   /** Rate limits (defaults: DEFAULT_RATE_LIMITS); tests pass small ones. */
@@ -223,7 +227,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     options: { limit: 20, windowMs: 60_000, ...deps.foreignResources },
     log: () => app.log,
   });
-  const tenancy = createTenancyService({ database, bus, clock });
+  const tenancy = createTenancyService({
+    database,
+    bus,
+    clock,
+    onOrganizationCreated: (tx, organization) =>
+      seedPublishPolicy(tx, organization.id, deps.publishPolicyDefault, clock.now()),
+  });
 
   // The modules (src/modules/*/<name>.module.ts), each built from what it uses, in dependency order.
   const { metrics, ...metricsModule } = createMetricsModule({
@@ -462,6 +472,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     webhooks.registerRoutes(scope);
     organization.registerRoutes(scope);
     members.registerRoutes(scope);
+    registry.registerManagementRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);

@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     billing: env.billing,
     registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
     baseSkillNames: env.CADRE_BASE_SKILL_NAMES,
+    publishPolicyDefault: env.CADRE_PUBLISH_POLICY_DEFAULT,
     webhooks: {
       allowedPrivateHosts: env.CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS,
       worker: { leaseMs: env.CADRE_WEBHOOKS_LEASE_SECONDS * 1000 },

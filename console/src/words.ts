@@ -24,6 +24,9 @@ export const PERMISSION_WORDS: Record<string, string> = {
   'organization:manage': 'rename the organization',
   'members:manage': 'invite, change and remove members',
   'webhooks:manage': 'manage webhook endpoints',
+  'publish-policy:read': 'read the publish policy and pending approvals',
+  'publish-policy:manage': 'change the publish policy',
+  'experts:approve': 'approve or reject Expert versions that widen access',
 };
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;

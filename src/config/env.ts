@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
 import { skillNameSchema } from '../modules/registry/expert-definition.js';
+import { applyPolicyChange, OPEN_POLICY, publishPolicyChange } from '../modules/registry/publish-policy.js';
 import { NO_PRIVATE_HOSTS, parseAllowedPrivateHosts } from '../modules/webhooks/safe-target.js';
 import { type EnvProblem, formatProblems, problemsOf } from './env-problems.js';
 
@@ -13,6 +14,34 @@ const commaList = z.string().transform((value) =>
 );
 
 const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * CADRE_PUBLISH_POLICY_DEFAULT: a JSON object of publish-policy rules and/or a preset (the body of PUT
+ * /api/v1/organization/publish-policy), applied over the open policy; unset or empty: new organizations start
+ * open. Anything else stops the start, naming the field.
+ */
+const publishPolicyDefault = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text.trim() === '') return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object, e.g. {"preset":"recommended"}' });
+      return z.NEVER;
+    }
+    const parsed = publishPolicyChange.safeParse(json);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+        ctx.addIssue({ code: 'custom', message: `${where}${issue.message}` });
+      }
+      return z.NEVER;
+    }
+    return applyPolicyChange(OPEN_POLICY, parsed.data);
+  });
 
 /** Skill names, comma-separated: a name no definition could hold would be accepted in vain, so it is refused. */
 const skillNameList = commaList.superRefine((names, ctx) => {
@@ -85,6 +114,8 @@ const envSchema = z.object({
   CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
   /** Base-skill names a publish may use besides "@service/base" and "@perstack/base" (docs/registry.md). */
   CADRE_BASE_SKILL_NAMES: skillNameList.default([]),
+  /** The publish policy new organizations start with, as JSON (docs/registry.md "Publish policies"). */
+  CADRE_PUBLISH_POLICY_DEFAULT: publishPolicyDefault,
   /** Webhook targets allowed although private or loopback, and the only hosts plain http may reach (docs/webhooks.md). */
   CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: privateHostList.default(NO_PRIVATE_HOSTS),
   /** How long a claimed webhook delivery stays another instance's; past it (its instance died) it is sent again. */

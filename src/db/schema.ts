@@ -7,6 +7,7 @@ export * from '../modules/billing/billing.tables.js';
 export * from '../modules/events/events.tables.js';
 export * from '../modules/members/invitations.tables.js';
 export * from '../modules/oauth/oauth.tables.js';
+export * from '../modules/registry/policy.tables.js';
 export * from '../modules/registry/registry.tables.js';
 export * from '../modules/sessions/sessions.tables.js';
 export * from '../modules/tenancy/tenancy.tables.js';

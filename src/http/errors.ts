@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   validation_failed: 422,
+  publish_policy_violation: 422,
   rate_limited: 429,
   headers_too_large: 431,
   foreign_resource_rate_limited: 429,

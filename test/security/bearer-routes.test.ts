@@ -112,6 +112,11 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   perstackPublishExpert: 'experts:write',
   perstackUpdateExpert: 'experts:write',
   perstackDeleteExpert: 'experts:delete',
+  getPublishPolicy: 'publish-policy:read',
+  updatePublishPolicy: 'publish-policy:manage',
+  listRegistryApprovals: 'publish-policy:read',
+  approveRegistryVersion: 'experts:approve',
+  rejectRegistryVersion: 'experts:approve',
 };
 
 /** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
@@ -133,6 +138,10 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   listOAuthPresets: 'the preset catalogue is the same for every organization',
   publishExpert: "publishes under the caller's own organization; a foreign scope is 403 (docs/registry.md)",
   perstackPublishExpert: 'the same publish as publishExpert, through the Perstack-compatible face',
+  getPublishPolicy: "reads the caller's own organization's policy; no parameter names an organization",
+  updatePublishPolicy: "changes the caller's own organization's policy; no parameter names an organization",
+  listRegistryApprovals:
+    "lists the caller's own organization's approvals; no parameter names an organization",
 };
 
 /** Operations where another organization's resource does not read as absent, with why. */
@@ -222,6 +231,8 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
     eventTypes: ['expert.published'],
   }),
   updateWebhookEndpoint: () => ({ description: `changed by the suite ${serial++}` }),
+  // Changes nothing the other checks rely on (their Experts run npx with the runtime's base package).
+  updatePublishPolicy: () => ({ requirePinnedVersions: false }),
   // One of the home organization's own events (another organization's endpoint is refused before it is read).
   resendWebhookEvent: () => ({ eventId: homeEventId }),
 };
@@ -256,6 +267,7 @@ const FOREIGN_PARAMS = [
   'expertKey',
   'agentId',
   'webhookEndpointId',
+  'approvalId',
 ];
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -377,6 +389,10 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       tenant.made.apiKeyIds.push(id);
       return id;
     }
+    // A fresh version awaiting approval for each request, published by an admin of the tenant (not the owner,
+    // whose keys the checks use: a publisher may not decide on their own version).
+    case 'approvalId':
+      return pendingApproval(tenant);
     case 'expertKey': {
       const name = expertName(tenant);
       const res = await server.request('POST', '/registry/experts', {
@@ -392,6 +408,40 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
         `the security suite has no value for the parameter {${name}}: add it to parameterValue`,
       );
   }
+}
+
+const publishers = new Map<Tenant, string>();
+
+async function pendingApproval(tenant: Tenant): Promise<string> {
+  let publisher = publishers.get(tenant);
+  if (!publisher) {
+    publisher = (await createKey(server, tenant.org, await addMember(server, tenant.org, 'admin'))).key;
+    publishers.set(tenant, publisher);
+    const policy = await server.request('PUT', '/api/v1/organization/publish-policy', {
+      key: tenant.org.ownerKey,
+      body: { approvalRequiredForWidening: true },
+    });
+    expect(policy.status, policy.text).toBe(200);
+  }
+  const name = expertName(tenant);
+  const first = await server.request('POST', '/registry/experts', { key: publisher, body: expertBody(name) });
+  expect(first.status, first.text).toBe(200);
+  const wider = expertBody(name, '1.1.0', {
+    skills: {
+      ...expertBody(name).skills,
+      search: { type: 'mcpSseSkill', endpoint: 'https://s.example.com/sse' },
+    },
+  });
+  const res = await server.request<{ data: { expert: { approval?: { id: string } } } }>(
+    'POST',
+    '/registry/experts',
+    {
+      key: publisher,
+      body: wider,
+    },
+  );
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.expert.approval!.id;
 }
 
 async function freshProject(tenant: Tenant): Promise<Record<string, string>> {

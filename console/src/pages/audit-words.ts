@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS: ReadonlyArray<{ label: string; actions: ReadonlyArra
       ['membership.removed', 'Member removed'],
       ['organization.ownership_transferred_to', 'Ownership received'],
       ['organization.ownership_transferred_from', 'Ownership handed over'],
+      ['user.renamed', 'Name changed'],
       ['user.password_changed', 'Password changed'],
       ['organization.renamed', 'Organization renamed'],
     ],
@@ -59,6 +60,9 @@ export const AUDIT_ACTIONS: ReadonlyArray<{ label: string; actions: ReadonlyArra
       ['expert.updated', 'Expert version changed'],
       ['expert.deleted', 'Expert version deleted'],
       ['expert.taken_down', 'Expert taken down by the operator'],
+      ['expert.approved', 'Expert version approved'],
+      ['expert.rejected', 'Expert version rejected'],
+      ['publish_policy.updated', 'Publish policy changed'],
     ],
   },
   {

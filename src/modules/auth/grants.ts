@@ -20,6 +20,9 @@ export const PERMISSIONS = [
   'organization:manage',
   'members:manage',
   'webhooks:manage',
+  'publish-policy:read',
+  'publish-policy:manage',
+  'experts:approve',
 ] as const;
 
 const permissionSchema = z.enum(PERMISSIONS);

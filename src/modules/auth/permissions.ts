@@ -24,6 +24,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     'members:read',
     'projects:read',
     'integrations:read',
+    'publish-policy:read',
   ]),
 };
 

@@ -110,11 +110,12 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
     config: { auth: 'principal' },
     schema: {
       operationId: 'perstackPublishExpert',
-      summary: 'Publish a new version; it becomes `latest` (a `latest` among the tags is accepted as such)',
+      summary:
+        'Publish a new version; it becomes `latest` (a `latest` among the tags is accepted as such) unless the publish policy holds it for approval; a refused publish is 422 naming every rule broken',
       tags,
       security: bearerSecurity,
       body: perstackPublishBody,
-      response: { 200: perstackExpertAnswer, ...registryErrors(401, 403) },
+      response: { 200: perstackExpertAnswer, ...registryErrors(401, 403, 422) },
     },
     handler: async (request) => {
       const principal = requirePrincipal(request);

@@ -1,18 +1,23 @@
 import type { App } from '../../http/route-kit.js';
 import { backfillIntegrity } from './integrity.js';
 import { registerPerstackRoutes } from './perstack.routes.js';
+import { registerPolicyRoutes } from './policy.routes.js';
+import { createPolicyService } from './policy.service.js';
 import { registerRegistryRoutes } from './registry.routes.js';
 import { createRegistryService, type RegistryServiceDeps } from './registry.service.js';
 import { registerRegistryAdminRoutes } from './registry-admin.routes.js';
 
 /**
  * The public registry of Experts (its own face), the same registry in Perstack's wire contract (a face of its
- * own, docs/perstack.md) and the operator's registry routes.
+ * own, docs/perstack.md), the organization's publish policy and approvals (management face) and the operator's
+ * registry routes.
  */
 export function createRegistryModule(deps: RegistryServiceDeps) {
   const service = createRegistryService(deps);
+  const policies = createPolicyService({ database: deps.database, clock: deps.clock, registry: service });
   return {
     service,
+    policies,
     /** Before the app serves: fills the integrity digest of versions stored before it existed (integrity.ts). */
     start: () => backfillIntegrity(deps.database.db),
     /** The registry face's routes. */
@@ -22,6 +27,10 @@ export function createRegistryModule(deps: RegistryServiceDeps) {
     /** The Perstack-compatible face's routes. */
     registerPerstackRoutes(app: App) {
       registerPerstackRoutes(app, service);
+    },
+    /** The publish policy and approvals, in the management face (docs/registry.md "Publish policies"). */
+    registerManagementRoutes(app: App) {
+      registerPolicyRoutes(app, policies);
     },
     registerAdminRoutes(app: App) {
       registerRegistryAdminRoutes(app, service);

@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql 
 import type { Db, Executor } from '../../db/client.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
+import { registryApprovals } from './policy.tables.js';
 import type { ExpertRecord } from './registry.presenters.js';
 import type { ListExpertsQuery } from './registry.schemas.js';
 import {
@@ -238,10 +239,34 @@ export async function setLatest(tx: Executor, id: string, now: Date): Promise<vo
   await tx.update(e).set({ isLatest: true, updatedAt: now }).where(eq(e.id, id));
 }
 
-/** The most recently published version of a name, if any is left. */
+/**
+ * The most recently published version of a name that may hold `latest`, if any is left: one awaiting approval,
+ * or rejected, may not (docs/registry.md "Publish policies").
+ */
 export async function mostRecent(tx: Executor, name: string): Promise<string | undefined> {
-  const [row] = await tx.select({ id: e.id }).from(e).where(eq(e.name, name)).orderBy(desc(e.seq)).limit(1);
+  const [row] = await tx
+    .select({ id: e.id })
+    .from(e)
+    .where(
+      and(
+        eq(e.name, name),
+        sql`NOT EXISTS (SELECT 1 FROM ${registryApprovals} WHERE ${registryApprovals.expertId} = ${e.id}
+          AND ${registryApprovals.status} <> 'approved')`,
+      ),
+    )
+    .orderBy(desc(e.seq))
+    .limit(1);
   return row?.id;
+}
+
+/** Whether any version of the name was ever published (deleted ones included: their numbers stay reserved). */
+export async function hasPublished(tx: Executor, name: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ version: registryVersions.version })
+    .from(registryVersions)
+    .where(eq(registryVersions.name, name))
+    .limit(1);
+  return row !== undefined;
 }
 
 /**

@@ -130,11 +130,12 @@ export function registerRegistryRoutes(app: App, registry: RegistryService): voi
     config: { auth: 'principal' },
     schema: {
       operationId: 'publishExpert',
-      summary: 'Publish a new version; it becomes `latest`',
+      summary:
+        'Publish a new version; it becomes `latest` (unless the publish policy holds it for approval; a refused publish is 422 naming every rule broken)',
       tags,
       security: bearerSecurity,
       body: publishExpertBody,
-      response: { 200: expertAnswerSchema, ...registryErrors(401, 403) },
+      response: { 200: expertAnswerSchema, ...registryErrors(401, 403, 422) },
     },
     handler: async (request) => ({
       data: { expert: await registry.publish(requirePrincipal(request), request.body) },

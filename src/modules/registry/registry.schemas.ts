@@ -82,6 +82,20 @@ export const registryExpertSchema = z
         description:
           'Present when delegates name a version an operator took down: which ones, and the reason given',
       }),
+    approval: z
+      .object({
+        id: z.string(),
+        status: z.literal('pending'),
+        previousVersion: z.string().nullable(),
+        reasons: z.array(z.string()),
+      })
+      .optional()
+      .meta({
+        description:
+          "Only in a publish answer, when the organization's policy holds `latest` back: the version widens " +
+          'access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve ' +
+          '(docs/registry.md "Publish policies")',
+      }),
   })
   .meta({ id: 'RegistryExpert' });
 

@@ -24,12 +24,14 @@ export interface TenancyServiceDeps {
   bus: ChangeBus;
   /** Audit events carry the time of the change. */
   clock: Clock;
+  /** Runs in the transaction creating an organization (its publish policy from the operator's default). */
+  onOrganizationCreated?: (tx: Executor, organization: Organization) => Promise<void>;
 }
 
 export type TenancyService = ReturnType<typeof createTenancyService>;
 
 /** Organizations, users, memberships, projects, environments and agents: what the admin API manages. */
-export function createTenancyService({ database, bus, clock }: TenancyServiceDeps) {
+export function createTenancyService({ database, bus, clock, onOrganizationCreated }: TenancyServiceDeps) {
   const { db } = database;
 
   async function conflictOnDuplicate<T>(what: string, work: () => Promise<T>): Promise<T> {
@@ -84,6 +86,7 @@ export function createTenancyService({ database, bus, clock }: TenancyServiceDep
             .insert(organizations)
             .values({ id: newId(), slug: input.slug, name: input.name, accountType: input.accountType })
             .returning();
+          await onOrganizationCreated?.(tx, organization!);
           const owner = await findOrCreateUser(tx, input.owner.email, input.owner.name);
           const [membership] = await tx
             .insert(memberships)
