@@ -105,6 +105,14 @@ describe('webhooks in the browser', () => {
     const form = page.getByRole('form', { name: 'Add an endpoint' });
     const add = form.getByRole('button', { name: 'Add endpoint' });
     expect(await add.isDisabled()).toBe(true);
+    // Plain http to a host the operator did not allow: refused, in words, with the field named.
+    await form.getByLabel('Endpoint URL').fill('http://ci.example.com/cadre-events');
+    await form.getByLabel(/^Member joined/).check();
+    await add.click();
+    const refusal = form.getByRole('alert');
+    await expect.poll(() => refusal.textContent()).toContain('must be an https URL');
+    expect(await refusal.textContent()).toContain('Some values are not valid.');
+    await form.getByLabel(/^Member joined/).uncheck();
     await form.getByLabel('Endpoint URL').fill('https://ci.example.com/cadre-events');
     await form.getByLabel('Description (optional)').fill(DESCRIPTION);
     // Grouped by resource: ticking a group ticks its types; one more from another group.

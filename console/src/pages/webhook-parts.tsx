@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { NavLink } from 'react-router';
-import { api, unwrap } from '../api/client.js';
+import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -33,6 +33,12 @@ export function WebhooksExplained() {
     </p>
   );
 }
+
+/** A Cadre without a key ring cannot keep signing secrets: said as the operator's setting, not "busy". */
+const notConfigured = (error: unknown) =>
+  error instanceof ApiProblem && error.status === 503 && error.code === 'not_configured'
+    ? 'Webhooks are not set up on this Cadre yet: its operator has to set CADRE_ENCRYPTION_KEYS.'
+    : undefined;
 
 export const endpointName = (endpoint: Endpoint) => endpoint.description || new URL(endpoint.url).host;
 
@@ -182,7 +188,7 @@ export function EndpointForm(props: {
         onChange={(event) => setDescription(event.target.value)}
       />
       <EventTypePicker id={id} value={types} onChange={setTypes} />
-      <ErrorNotice error={save.error} />
+      <ErrorNotice error={save.error} title={notConfigured(save.error)} />
       <div className="actions">
         <button
           type="submit"
@@ -383,7 +389,7 @@ export function EndpointActions(props: {
             </p>
           </>
         )}
-        <ErrorNotice error={act.error} />
+        <ErrorNotice error={act.error} title={notConfigured(act.error)} />
       </ConfirmDialog>
     </>
   );
