@@ -90,6 +90,7 @@ const router = createBrowserRouter([
       { path: '/developers/events', ...signedIn(async () => (await import('./pages/Events.js')).Events) },
       { path: '/members', ...signedIn(async () => (await import('./pages/Members.js')).Members) },
       { path: '/settings', ...signedIn(async () => (await import('./pages/Settings.js')).Settings) },
+      { path: '/publishing', ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing) },
       // The invitation link is public: the invitee may have no account yet.
       {
         path: '/invitations/:token',

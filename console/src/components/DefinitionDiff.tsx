@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import type { components } from '../api/schema.js';
 
 type ExpertDiff = components['schemas']['ExpertDiff'];
@@ -161,7 +162,9 @@ function HunkLines({ hunk }: { hunk: Hunk }) {
  * their reasons, then every structured change in words, then the instruction as a line diff. Widening is
  * said in words ("Widens access", "Why: …"), not by colour alone; every value is text, never markup.
  */
-export function DefinitionDiff({ diff }: { diff: ExpertDiff }) {
+export function DefinitionDiff({ diff, headingLevel = 2 }: { diff: ExpertDiff; headingLevel?: 2 | 3 | 4 }) {
+  const Heading = `h${headingLevel}` as 'h2' | 'h3' | 'h4';
+  const id = useId();
   const widening = diff.changes.filter((change) => change.widens);
   const { instruction } = diff;
   const nothing = diff.changes.length === 0 && !instruction.changed;
@@ -190,8 +193,8 @@ export function DefinitionDiff({ diff }: { diff: ExpertDiff }) {
         </p>
       )}
 
-      <section aria-labelledby="diff-changes">
-        <h2 id="diff-changes">Changes</h2>
+      <section aria-labelledby={`${id}-changes`}>
+        <Heading id={`${id}-changes`}>Changes</Heading>
         {diff.changes.length === 0 ? (
           <p className="muted">No change to the description, runtime, skills or delegates.</p>
         ) : (
@@ -206,8 +209,8 @@ export function DefinitionDiff({ diff }: { diff: ExpertDiff }) {
         )}
       </section>
 
-      <section aria-labelledby="diff-instruction">
-        <h2 id="diff-instruction">Instruction</h2>
+      <section aria-labelledby={`${id}-instruction`}>
+        <Heading id={`${id}-instruction`}>Instruction</Heading>
         {instruction.changed ? (
           <>
             <p className="small">

@@ -69,6 +69,9 @@ export function Layout() {
                 <NavLink to="/home">Home</NavLink>
                 <NavLink to="/keys">API keys</NavLink>
                 <NavLink to="/projects">Projects</NavLink>
+                {me.data?.permissions.includes('publish-policy:read') && (
+                  <NavLink to="/publishing">Publishing</NavLink>
+                )}
                 <NavLink to="/connections">Connections</NavLink>
                 {me.data?.permissions.includes('integrations:manage') && (
                   <NavLink to="/integrations">Integrations</NavLink>
