@@ -398,6 +398,12 @@ describe('webhooks in the browser', () => {
     const newest = await facts();
     await page.getByLabel('Order').selectOption('oldest');
     await expect.poll(facts).toEqual([...newest].reverse());
+    // The filters are in the address: a reload (or a shared link) keeps them.
+    expect(new URL(page.url()).search).toBe('?type=member.joined&order=oldest');
+    await page.reload();
+    await expect.poll(facts).toEqual([...newest].reverse());
+    expect(await page.getByLabel('Type').inputValue()).toBe('member.joined');
+    await items.last().locator('summary').click();
     await screenshots(page, 'events');
     await expectAccessible(page, 'events, filtered');
     expect(problems).toEqual([]);

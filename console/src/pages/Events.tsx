@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
@@ -86,8 +86,19 @@ export function Events() {
   const can = useCan();
   const canRead = can('events:read');
   const canSend = can('webhooks:manage');
-  const [type, setType] = useState('');
-  const [order, setOrder] = useState<Order>('newest');
+  // The filters live in the address, so a filtered list can be linked and survives a reload.
+  const [params, setParams] = useSearchParams();
+  const asked = params.get('type') ?? '';
+  const type = EVENT_GROUPS.some((group) => group.types.some((t) => t === asked)) ? asked : '';
+  const order: Order = params.get('order') === 'oldest' ? 'oldest' : 'newest';
+  const filter = (next: { type: string; order: Order }) =>
+    setParams(
+      {
+        ...(next.type ? { type: next.type } : {}),
+        ...(next.order === 'oldest' ? { order: 'oldest' } : {}),
+      },
+      { replace: true },
+    );
   const { cursor, pagerProps, reset } = useCursors();
   const events = useQuery({
     queryKey: ['events', type, order, cursor],
@@ -136,7 +147,7 @@ export function Events() {
               id="events-type"
               value={type}
               onChange={(event) => {
-                setType(event.target.value);
+                filter({ type: event.target.value, order });
                 reset();
               }}
             >
@@ -158,7 +169,7 @@ export function Events() {
               id="events-order"
               value={order}
               onChange={(event) => {
-                setOrder(event.target.value as Order);
+                filter({ type, order: event.target.value as Order });
                 reset();
               }}
             >
