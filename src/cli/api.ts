@@ -1,5 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../api-schema.js';
+import { foreignJson, wrongServer } from './wrong-server.js';
 
 /** The service's API, typed from its own OpenAPI document (api-schema.d.ts, `npm run console:api-types`). */
 export type CadreApi = Client<paths>;
@@ -11,7 +12,7 @@ export type RequestBody<P extends keyof paths, M extends 'post' | 'put'> = paths
   ? B
   : never;
 
-/** An answer the CLI will not use: not a 2xx, not JSON, or not what `accepts` wants. */
+/** An answer the CLI will not use: not a 2xx (a 2xx that `accepts` refuses is not Cadre's: wrong-server.ts). */
 interface Refusal {
   method: string;
   path: string;
@@ -63,10 +64,24 @@ export function createCadreApi(options: CadreApiOptions): CadreApi {
       } catch {
         json = undefined;
       }
-      if (!response.ok || !accepts(json, text)) {
+      const path = request.url.slice(base.length);
+      // Not Cadre at all (a web page, another API), or Cadre through a wrong base URL: one line saying so.
+      const wrong = wrongServer({
+        base,
+        method: request.method,
+        path,
+        status: response.status,
+        contentType: response.headers.get('content-type') ?? '',
+        text,
+        json,
+      });
+      if (wrong) throw wrong;
+      if (response.ok && !accepts(json, text))
+        throw foreignJson(base, `${request.method} ${path.split('?')[0]}`, json !== undefined);
+      if (!response.ok) {
         throw options.refused({
           method: request.method,
-          path: request.url.slice(base.length),
+          path,
           status: response.status,
           statusText: response.statusText,
           text,

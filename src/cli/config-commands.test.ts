@@ -36,7 +36,7 @@ describe('cadre config validate', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('warning[unknown-key]: unknown key "modle"\n --> cadre.toml:1:1\n');
     expect(run.stderr).toContain('= hint: did you mean "maxSteps"?');
-    expect(run.stderr).toContain('\n0 errors, 7 warnings in cadre.toml\n');
+    expect(run.stderr).toContain('\n0 errors, 8 warnings in cadre.toml\n');
     expect(run.stdout).toBe(
       'cadre.toml is valid: 1 Expert (writer); provider amazon-bedrock; model claude-sonnet-4-5\n',
     );
@@ -229,11 +229,38 @@ describe('cadre init (also cadre config init)', () => {
     expect(typo.stderr).toContain('did you mean "openai"?');
   });
 
-  it('every provider gets a starter that validates strictly', async () => {
+  it('every provider gets a starter with a model it serves, that validates strictly', async () => {
+    const models: Record<string, string> = {};
     for (const provider of PROVIDER_NAMES) {
       const dir = tempProject({});
       expect((await runCli(['config', 'init', '--provider', provider], { cwd: dir })).code).toBe(0);
-      expect((await runCli(['config', 'validate', '--strict'], { cwd: dir })).code).toBe(0);
+      const check = await runCli(['config', 'validate', '--strict'], { cwd: dir });
+      expect(check).toMatchObject({ code: 0, stderr: '' });
+      models[provider] = /; model (.+)\n$/.exec(check.stdout)?.[1] ?? '';
     }
+    expect(models).toEqual({
+      anthropic: 'claude-sonnet-4-5',
+      google: 'gemini-2.5-pro',
+      openai: 'gpt-5',
+      ollama: 'llama3.1',
+      'azure-openai': 'gpt-5',
+      'amazon-bedrock': 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'google-vertex': 'gemini-2.5-pro',
+    });
+  });
+
+  it("validate warns about a model of another provider's family, with the provider's own as suggestion", async () => {
+    const dir = tempProject({
+      'cadre.toml': 'model = "claude-sonnet-4-5"\n\n[provider]\nproviderName = "openai"\n',
+    });
+    const run = await runCli(['config', 'validate'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'warning[provider-model]: model "claude-sonnet-4-5" is an Anthropic model (Claude), which provider "openai" does not serve\n --> cadre.toml:1:9\n',
+    );
+    expect(run.stderr).toContain(
+      '= hint: write model = "gpt-5" (which openai serves), or providerName = "anthropic"',
+    );
+    expect((await runCli(['config', 'validate', '--strict'], { cwd: dir })).code).toBe(1);
   });
 });

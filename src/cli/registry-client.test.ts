@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRegistryClient, RegistryError, RegistryNetworkError } from './registry-client.js';
+import { CliError } from './errors.js';
+import { createRegistryClient, RegistryError } from './registry-client.js';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
@@ -62,11 +63,15 @@ describe('registry client errors', () => {
     });
   });
 
-  it('treats a success with an unexpected shape as a server problem', async () => {
-    const client = createRegistryClient({ baseUrl: await answer(200, '{"experts":[]}') });
+  it("takes a success without Cadre's envelope for another API at that URL (exit 1: the URL is wrong)", async () => {
+    const url = await answer(200, '{"experts":[]}');
+    const client = createRegistryClient({ baseUrl: url });
     const error = await errorOf(client.list());
-    expect(error).toBeInstanceOf(RegistryNetworkError);
-    expect((error as Error).message).toMatch(/unexpected shape/);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({
+      exitCode: 1,
+      message: `${url.replace(/\/$/, '')} is not Cadre's API: it answered GET /registry/experts with JSON that is not Cadre's; pass Cadre's base URL with --url or CADRE_URL, e.g. http://127.0.0.1:3000`,
+    });
   });
 
   it('takes a 2xx with an empty chunked body as done (a delete answers so)', async () => {

@@ -8,6 +8,7 @@ import type { components, operations } from '../api-schema.js';
 import type { ExpertDefinition, ExpertStatus } from '../modules/registry/expert-definition.js';
 import { type CadreApi, createCadreApi, type RequestBody } from './api.js';
 import { EXIT_SERVER, EXIT_USER } from './errors.js';
+import { foreignJson } from './wrong-server.js';
 
 export type RegistryExpert = components['schemas']['RegistryExpert'];
 export type ExpertDiff = components['schemas']['ExpertDiff'];
@@ -68,10 +69,7 @@ export function createRegistryClient(options: RegistryClientOptions) {
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     unreachable: (_base, why) =>
       new RegistryNetworkError(`cannot reach Cadre at ${base} (${why})`, options.unreachableHint),
-    refused: ({ method, path, status, statusText, text, json }) =>
-      status >= 200 && status < 300
-        ? new RegistryNetworkError(`the registry at ${base} answered ${method} ${path} with non-JSON content`)
-        : errorFrom(status, statusText, text, json),
+    refused: ({ status, statusText, text, json }) => errorFrom(status, statusText, text, json),
   });
 
   /** The body's `data`, when it holds `field` of the expected kind (`asked`: what was called, for the error). */
@@ -85,7 +83,7 @@ export function createRegistryClient(options: RegistryClientOptions) {
     const value = (data?.data as Record<string, unknown> | undefined)?.[field];
     if (kind === 'array' ? Array.isArray(value) : value !== null && typeof value === 'object')
       return data!.data;
-    throw new RegistryNetworkError(`the registry at ${base} answered ${asked} with an unexpected shape`);
+    throw foreignJson(base, asked);
   }
 
   const expertKey = (key: string) => ({ params: { path: { expertKey: key } } });

@@ -1,5 +1,6 @@
 import { CliError } from './errors.js';
 import { type CliIo, paintFor, printLine } from './io.js';
+import { cadrePathIn, pathInBaseUrl } from './wrong-server.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:3000';
 
@@ -27,8 +28,9 @@ export function resolveServiceUrl(io: CliIo, options: UrlOptions): ServiceUrl {
     deprecated('CADRE_REGISTRY_URL');
     chosen = { url: io.env.CADRE_REGISTRY_URL, source: 'CADRE_REGISTRY_URL' };
   } else chosen = { url: DEFAULT_URL, source: 'the default' };
+  let parsed: URL;
   try {
-    const parsed = new URL(chosen.url);
+    parsed = new URL(chosen.url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
   } catch {
     throw new CliError(
@@ -37,6 +39,8 @@ export function resolveServiceUrl(io: CliIo, options: UrlOptions): ServiceUrl {
       'set --url or CADRE_URL to the server, e.g. http://127.0.0.1:3000',
     );
   }
+  const path = cadrePathIn(parsed);
+  if (path) throw pathInBaseUrl(chosen.url, chosen.source, parsed, path);
   return chosen;
 }
 

@@ -26,7 +26,8 @@ type DiagnosticKind =
   | 'misplaced-key'
   | 'missing'
   | 'invalid-value'
-  | 'delegation';
+  | 'delegation'
+  | 'provider-model';
 
 export type Diagnostic = {
   severity: 'error' | 'warning';

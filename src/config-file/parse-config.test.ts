@@ -19,6 +19,12 @@ function warningsOf(name: string) {
   return result.warnings;
 }
 
+function warningsOfText(text: string) {
+  const result = parseConfig(text, { path: 'cadre.toml' });
+  if (!result.ok) throw new Error(`unexpectedly invalid: ${JSON.stringify(result.diagnostics)}`);
+  return result.warnings;
+}
+
 function diagnosticsOf(name: string) {
   const result = parseConfig(read(name), { path: name });
   if (result.ok) throw new Error(`${name} unexpectedly valid`);
@@ -198,6 +204,13 @@ describe('every semantic error is reported at once, each with its position', () 
       [1, 1, 'modle', 'did you mean "model"?'],
       [2, 1, 'max_steps', 'did you mean "maxSteps"?'],
       [3, 1, 'colour', expect.stringMatching(/^Cadre ignores it \(allowed keys here: model, temperature/)],
+      // The default model (`modle` is not `model`) is Anthropic's, which Bedrock serves under another id.
+      [
+        6,
+        16,
+        'provider.providerName',
+        'write model = "anthropic.claude-sonnet-4-5-20250929-v1:0" (which amazon-bedrock serves), or providerName = "anthropic"',
+      ],
       [
         7,
         35,
@@ -213,7 +226,11 @@ describe('every semantic error is reported at once, each with its position', () 
       ],
       [22, 1, 'experts.writer.skills.ui.tools.ask.descriptin', 'did you mean "description"?'],
     ]);
-    expect(ds.every((d) => d.kind === 'unknown-key' && d.message.startsWith('unknown key "'))).toBe(true);
+    expect(
+      ds
+        .filter((d) => d.kind !== 'provider-model')
+        .every((d) => d.kind === 'unknown-key' && d.message.startsWith('unknown key "')),
+    ).toBe(true);
     expect(ds.every((d) => d.severity === 'warning')).toBe(true);
   });
 
@@ -471,6 +488,55 @@ describe('files written in the wild', () => {
       providerName: 'anthropic',
       setting: { baseUrl: 'https://api.anthropic.com' },
     });
+  });
+
+  it("a model of another provider's family is a warning at `model` that suggests the provider's own", () => {
+    const warned = (text: string) =>
+      warningsOfText(text).map((d) => [d.kind, d.line, d.column, d.path, d.message, d.hint]);
+    expect(warned('model = "gpt-5"\n[provider]\nproviderName = "anthropic"\n')).toEqual([
+      [
+        'provider-model',
+        1,
+        9,
+        'model',
+        'model "gpt-5" is an OpenAI model (GPT), which provider "anthropic" does not serve',
+        'write model = "claude-sonnet-4-5" (which anthropic serves), or providerName = "openai"',
+      ],
+    ]);
+    // No model written: the default (a Claude model) is named, at the provider.
+    expect(warned('[provider]\nproviderName = "google"\n')).toEqual([
+      [
+        'provider-model',
+        2,
+        16,
+        'provider.providerName',
+        'model "claude-sonnet-4-5" (the default) is an Anthropic model (Claude), which provider "google" does not serve',
+        'write model = "gemini-2.5-pro" (which google serves), or providerName = "anthropic"',
+      ],
+    ]);
+    // What each provider serves passes: Vertex serves Gemini and Claude; Bedrock ids name their vendor.
+    for (const [model, provider] of [
+      ['claude-opus-4-1', 'anthropic'],
+      ['o4-mini', 'openai'],
+      ['gemini-2.5-flash', 'google'],
+      ['claude-sonnet-4-5@20250929', 'google-vertex'],
+      ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'amazon-bedrock'],
+      // A name no family claims, and providers that serve what their operator chose: nothing is known.
+      ['my-fine-tune', 'openai'],
+      ['gpt-5', 'ollama'],
+      ['claude-sonnet-4-5', 'azure-openai'],
+    ])
+      expect(warned(`model = "${model}"\n[provider]\nproviderName = "${provider}"\n`)).toEqual([]);
+    expect(warned('model = "gpt-4.1"\n[provider]\nproviderName = "amazon-bedrock"\n')).toEqual([
+      [
+        'provider-model',
+        1,
+        9,
+        'model',
+        'model "gpt-4.1" is an OpenAI model (GPT), which provider "amazon-bedrock" does not serve',
+        'write model = "anthropic.claude-sonnet-4-5-20250929-v1:0" (which amazon-bedrock serves), or providerName = "openai"',
+      ],
+    ]);
   });
 
   it('a key written in the wrong table says where it belongs and how to move it', () => {

@@ -1,7 +1,14 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { findDelegationCycle, localDelegates } from './delegation.js';
 import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
-import { type CadreConfig, CONFIG_DEFAULTS, configFileSchema } from './schema.js';
+import { foreignModel, STARTER_MODELS } from './models.js';
+import {
+  type CadreConfig,
+  CONFIG_DEFAULTS,
+  configFileSchema,
+  PROVIDER_NAMES,
+  type ProviderName,
+} from './schema.js';
 import { TomlLocator } from './toml-locator.js';
 
 /**
@@ -42,10 +49,37 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   }
   // Cycles are checked even when other fields are wrong, so one run shows every problem.
   checkDelegation(result.success ? result.data : lenientExperts(data), diagnostics);
+  checkProviderModel(data, diagnostics);
   const sorted = sortByPosition(diagnostics.diagnostics);
   if (!result.success || sorted.some((d) => d.severity === 'error'))
     return { ok: false, diagnostics: sorted };
   return { ok: true, config: result.data, warnings: sorted };
+}
+
+/**
+ * A model of another provider's family (docs/config.md, "Models and providers"): a warning, since the name
+ * alone cannot prove a provider does not serve it, at `model` (or at `providerName` when the default model
+ * applies), suggesting the provider's own starter model or the provider that serves it.
+ */
+function checkProviderModel(data: unknown, diagnostics: DiagnosticBuilder): void {
+  const top = (data ?? {}) as { model?: unknown; provider?: { providerName?: unknown } };
+  const written = typeof top.model === 'string' && top.model !== '';
+  const model = written ? (top.model as string) : CONFIG_DEFAULTS.model;
+  const name = top.provider?.providerName ?? CONFIG_DEFAULTS.provider.providerName;
+  if (!(PROVIDER_NAMES as readonly unknown[]).includes(name)) return;
+  const provider = name as ProviderName;
+  const foreign = foreignModel(model, provider);
+  if (!foreign) return;
+  diagnostics.add(
+    {
+      kind: 'provider-model',
+      path: written ? ['model'] : ['provider', 'providerName'],
+      at: 'value',
+      message: `model "${model}"${written ? '' : ' (the default)'} is ${foreign.vendor}, which provider "${provider}" does not serve`,
+      hint: `write model = "${STARTER_MODELS[provider]}" (which ${provider} serves), or providerName = "${foreign.servedBy}"`,
+    },
+    'warning',
+  );
 }
 
 /** A copy of `data` without the keys the issues name (each issue: a table's path and its unknown keys). */

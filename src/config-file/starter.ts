@@ -3,6 +3,7 @@ import {
   DEFAULT_BASE_SKILL,
   DEFAULT_MIN_RUNTIME_VERSION,
 } from '../modules/registry/expert-definition.js';
+import { STARTER_MODELS } from './models.js';
 import { CONFIG_DEFAULTS, type ProviderName } from './schema.js';
 
 /** The JSON Schema `cadre init` writes beside the file, named by its `#:schema` line for editors. */
@@ -23,6 +24,12 @@ const PROVIDER_SETTINGS: Record<ProviderName, string[]> = {
   'google-vertex': ['# project = "my-project"', '# location = "us-central1"'],
 };
 
+/** Where the starter's model name is only an example of what the provider may serve. */
+const MODEL_NOTES: Partial<Record<ProviderName, string>> = {
+  ollama: 'a model your Ollama server has pulled (ollama pull llama3.1)',
+  'azure-openai': 'the name of your deployment',
+};
+
 /** A commented starter cadre.toml: runtime settings, the provider, one Expert with the base skill. */
 export function starterConfig(provider: ProviderName, schemaFile: string): string {
   return `#:schema ./${schemaFile}
@@ -31,7 +38,7 @@ export function starterConfig(provider: ProviderName, schemaFile: string): strin
 
 # Runtime settings apply to every Expert in this file. They must come before the first [table] header:
 # TOML puts every key written after a header into that table.
-model = "${CONFIG_DEFAULTS.model}"
+model = "${STARTER_MODELS[provider]}"${MODEL_NOTES[provider] ? `   # ${MODEL_NOTES[provider]}` : ''}
 temperature = ${CONFIG_DEFAULTS.temperature}
 maxSteps = ${CONFIG_DEFAULTS.maxSteps}
 # maxRetries = ${CONFIG_DEFAULTS.maxRetries}
