@@ -1885,6 +1885,8 @@ export interface components {
             integrationVersions: number;
             /** @description connections whose tokens were re-encrypted in this run */
             connections: number;
+            /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
+            webhookEndpoints: number;
             /** @description rows no key of the ring opens: skipped, listed */
             unreadable: string[];
             /** @description true when nothing remains under an older key */
@@ -3107,6 +3109,8 @@ export interface components {
             integrationVersions: number;
             /** @description connections whose tokens were re-encrypted in this run */
             connections: number;
+            /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
+            webhookEndpoints: number;
             /** @description rows no key of the ring opens: skipped, listed */
             unreadable: string[];
             /** @description true when nothing remains under an older key */

@@ -319,7 +319,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         );
       },
       (d) => [
-        `re-encrypted ${d.integrationVersions} client secret(s) and ${d.connections} connection(s)`,
+        `re-encrypted ${d.integrationVersions} client secret(s), ${d.connections} connection(s) and ${d.webhookEndpoints} webhook secret(s)`,
         ...(d.unreadable.length
           ? [`unreadable, skipped (no key of the ring opens them): ${d.unreadable.join(', ')}`]
           : []),

@@ -239,7 +239,13 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
 
     // An interrupted run (bounded to one row) leaves a mix that the rotated ring still reads entirely.
     const partial = await rotated.context.reencryptAll({ maxRows: 1, batchSize: 1 });
-    expect(partial).toEqual({ integrationVersions: 1, connections: 0, unreadable: [], done: false });
+    expect(partial).toEqual({
+      integrationVersions: 1,
+      connections: 0,
+      webhookEndpoints: 0,
+      unreadable: [],
+      done: false,
+    });
     const mixed = await db().select().from(integrationVersions);
     expect(mixed.filter((v) => v.clientSecretCiphertext.startsWith('v1.k2.'))).toHaveLength(1);
     for (const version of mixed)
@@ -250,6 +256,7 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
     expect(rest).toEqual({
       integrationVersions: versions.length - 1,
       connections: 1,
+      webhookEndpoints: 0,
       unreadable: [damaged],
       done: false,
     });
@@ -257,6 +264,7 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
     expect(await rotated.context.reencryptAll()).toEqual({
       integrationVersions: 0,
       connections: 0,
+      webhookEndpoints: 0,
       unreadable: [],
       done: true,
     });
@@ -289,7 +297,9 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
       env: { CADRE_URL: rotated.url, CADRE_ADMIN_TOKEN: ADMIN_TOKEN },
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/re-encrypted \d+ client secret\(s\) and \d+ connection\(s\)/);
+    expect(run.stdout).toMatch(
+      /re-encrypted \d+ client secret\(s\), \d+ connection\(s\) and \d+ webhook secret\(s\)/,
+    );
     // Rows the earlier test left under k2 (not in this ring) are reported; everything readable moved to k3.
     const reported =
       /skipped \(no key of the ring opens them\): (.*)/.exec(run.stdout)?.[1]?.split(', ') ?? [];

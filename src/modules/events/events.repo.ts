@@ -9,6 +9,8 @@ import { type EventPayload, events } from './events.tables.js';
 export type EventRow = typeof events.$inferSelect;
 
 export interface NewEvent {
+  /** Its id when the caller needs to know it (default: a new one). */
+  id?: string;
   organizationId: string;
   type: EventType;
   actor: Actor;
@@ -21,15 +23,15 @@ export interface NewEvent {
 
 /**
  * Records one event and queues its webhook deliveries. Call it inside the transaction of the change it tells
- * about: the event and its deliveries exist exactly when the change does (docs/webhooks.md). Answers the
- * event's id, or undefined when `dedupeKey` was already used.
+ * about: the event and its deliveries exist exactly when the change does (docs/webhooks.md). Answers
+ * false when `dedupeKey` was already used.
  */
-export async function recordEvent(executor: Executor, event: NewEvent): Promise<string | undefined> {
+export async function recordEvent(executor: Executor, event: NewEvent): Promise<boolean> {
   const { actor } = event;
   const [inserted] = await executor
     .insert(events)
     .values({
-      id: newId(),
+      id: event.id ?? newId(),
       organizationId: event.organizationId,
       type: event.type,
       actorKind: actor.kind,
@@ -43,9 +45,9 @@ export async function recordEvent(executor: Executor, event: NewEvent): Promise<
     })
     .onConflictDoNothing({ target: events.dedupeKey })
     .returning({ id: events.id });
-  if (!inserted) return undefined;
+  if (!inserted) return false;
   await enqueueEventDeliveries(executor, { ...event, id: inserted.id });
-  return inserted.id;
+  return true;
 }
 
 export interface EventQuery {

@@ -9,6 +9,10 @@ const resultSchema = z
       .number()
       .int()
       .meta({ description: 'connections whose tokens were re-encrypted in this run' }),
+    webhookEndpoints: z
+      .number()
+      .int()
+      .meta({ description: 'webhook endpoints whose signing secrets were re-encrypted in this run' }),
     unreadable: z.array(z.string()).meta({ description: 'rows no key of the ring opens: skipped, listed' }),
     done: z.boolean().meta({ description: 'true when nothing remains under an older key' }),
   })

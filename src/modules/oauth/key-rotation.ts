@@ -1,6 +1,8 @@
-import { and, asc, eq, gt, isNotNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
+import { secretAad } from '../webhooks/webhooks.service.js';
+import { webhookEndpoints } from '../webhooks/webhooks.tables.js';
 import { connectionAad } from './connections.js';
 import { clientSecretAad } from './integrations.service.js';
 import { connections, integrationVersions } from './oauth.tables.js';
@@ -15,6 +17,8 @@ export interface ReencryptOptions {
 export interface ReencryptResult {
   integrationVersions: number;
   connections: number;
+  /** Webhook endpoints whose signing secret (and previous one, during a rotation) were re-encrypted. */
+  webhookEndpoints: number;
   /** Rows whose ciphertext no key of the ring opens (damaged, or moved between rows): skipped, listed here. */
   unreadable: string[];
   /** True when no ciphertext under an older key remains. */
@@ -23,6 +27,16 @@ export interface ReencryptResult {
 
 /** SQL: does this ciphertext column hold a value not made with the current key? */
 const notUnder = (column: AnyPgColumn, prefix: string) => sql`left(${column}, ${prefix.length}) <> ${prefix}`;
+
+/** SQL: does this endpoint hold a signing secret (current or previous) not made with the current key? */
+const staleWebhookSecret = (prefix: string) =>
+  or(
+    notUnder(webhookEndpoints.secretCiphertext, prefix),
+    and(
+      isNotNull(webhookEndpoints.previousSecretCiphertext),
+      notUnder(webhookEndpoints.previousSecretCiphertext, prefix),
+    ),
+  );
 
 /**
  * `cadre admin rotate-encryption-key`: re-encrypts every stored secret under the newest key of the ring.
@@ -41,7 +55,12 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
       const prefix = `v1.${ring.currentKeyId}.`;
       const batchSize = options.batchSize ?? 100;
       let budget = options.maxRows ?? Number.POSITIVE_INFINITY;
-      const result = { integrationVersions: 0, connections: 0, unreadable: [] as string[] };
+      const result = {
+        integrationVersions: 0,
+        connections: 0,
+        webhookEndpoints: 0,
+        unreadable: [] as string[],
+      };
       /** The new ciphertext, or undefined (row recorded as unreadable) when the old one does not open. */
       const rewrap = (id: string, value: string, aad: string): string | undefined => {
         try {
@@ -131,6 +150,42 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
         }
       }
 
+      cursor = '';
+      while (budget > 0) {
+        const rows = await db
+          .select()
+          .from(webhookEndpoints)
+          .where(and(gt(webhookEndpoints.id, cursor), staleWebhookSecret(prefix)))
+          .orderBy(asc(webhookEndpoints.id))
+          .limit(Math.min(batchSize, budget));
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          budget -= 1;
+          cursor = row.id;
+          const current = rewrap(row.id, row.secretCiphertext, secretAad(row.id, 'secret'));
+          const previous = row.previousSecretCiphertext
+            ? rewrap(row.id, row.previousSecretCiphertext, secretAad(row.id, 'previous_secret'))
+            : null;
+          if (current === undefined || previous === undefined) continue;
+          // Guarded by both old ciphertexts: a rotation of the endpoint's secret meanwhile wins.
+          const guard = [
+            eq(webhookEndpoints.id, row.id),
+            eq(webhookEndpoints.secretCiphertext, row.secretCiphertext),
+          ];
+          guard.push(
+            row.previousSecretCiphertext
+              ? eq(webhookEndpoints.previousSecretCiphertext, row.previousSecretCiphertext)
+              : isNull(webhookEndpoints.previousSecretCiphertext),
+          );
+          const updated = await db
+            .update(webhookEndpoints)
+            .set({ secretCiphertext: current, previousSecretCiphertext: previous })
+            .where(and(...guard))
+            .returning({ id: webhookEndpoints.id });
+          result.webhookEndpoints += updated.length;
+        }
+      }
+
       const [left] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(integrationVersions)
@@ -147,7 +202,14 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
             ),
           ),
         );
-      return { ...result, done: (left?.n ?? 0) + (leftConnections?.n ?? 0) === 0 };
+      const [leftWebhooks] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(webhookEndpoints)
+        .where(staleWebhookSecret(prefix));
+      return {
+        ...result,
+        done: (left?.n ?? 0) + (leftConnections?.n ?? 0) + (leftWebhooks?.n ?? 0) === 0,
+      };
     },
   };
 }

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
@@ -116,7 +117,9 @@ export function createDeliveriesService({ database, clock, wake }: DeliveriesSer
       const id = await db.transaction(async (tx) => {
         const endpoint = await endpointOf(tx, principal, endpointId);
         requireEnabled(endpoint);
-        const eventId = await recordEvent(tx, {
+        const eventId = newId();
+        await recordEvent(tx, {
+          id: eventId,
           organizationId: principal.organizationId,
           type: 'webhook.test',
           actor: principal,
@@ -127,7 +130,7 @@ export function createDeliveriesService({ database, clock, wake }: DeliveriesSer
         return queueForEndpoint(tx, {
           organizationId: principal.organizationId,
           endpointId,
-          eventId: eventId!,
+          eventId,
           at: now,
         });
       });

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
@@ -106,7 +106,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   async function deliver(claim: ClaimedDelivery, token: string) {
     const found = await load(claim);
     // Disabled or deleted since the claim: it waits (a disabled endpoint's deliveries resume when enabled).
-    if (!found || !found.endpoint.enabled) return release(claim, token);
+    if (!found?.endpoint.enabled) return release(claim, token);
     const { endpoint, event } = found;
     const body = JSON.stringify(presentEvent(event));
     // The signed timestamp is the wall clock's, whatever clock schedules retries: receivers check it
@@ -193,6 +193,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           'failing',
           `Every delivery attempt failed for three days (since ${since.toISOString()}; last: ${describe(result)})`,
         );
+        // This delivery's three days are spent too (jitter may have left it one more attempt): given up.
+        if (status === 'pending') {
+          await tx
+            .update(webhookDeliveries)
+            .set({ status: 'failed', completedAt: now })
+            .where(eq(webhookDeliveries.id, claim.id));
+          deps.events.gaveUp();
+        }
       }
     });
   }
@@ -249,7 +257,18 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       perOrganization,
       busyOrganizations: [...inFlight].filter(([, n]) => n >= perOrganization).map(([org]) => org),
     });
-    for (const claim of claimed) start(claim, token);
+    // A round may take a few more of an organization than it has slots left for: those go back at once.
+    const excess: string[] = [];
+    for (const claim of claimed) {
+      if ((inFlight.get(claim.organizationId) ?? 0) >= perOrganization) excess.push(claim.id);
+      else start(claim, token);
+    }
+    if (excess.length > 0) {
+      await db
+        .update(webhookDeliveries)
+        .set({ claimedUntil: null, claimToken: null })
+        .where(and(inArray(webhookDeliveries.id, excess), eq(webhookDeliveries.claimToken, token)));
+    }
   }
 
   /** Runs a claim round now (one at a time; a wake during a round runs another right after it). */
