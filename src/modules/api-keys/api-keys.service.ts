@@ -64,8 +64,15 @@ export function createApiKeysService({
 }: ApiKeysServiceDeps) {
   const { db } = database;
 
-  /** Every id a grant names must exist in the organization; unknown and foreign ids read the same. */
-  async function checkGrantTargets(executor: Executor, organizationId: string, grant: Grant) {
+  /**
+   * Every id a grant names must exist in the organization; unknown and foreign ids read the same. With `lock`
+   * (in the transaction that inserts the key), the projects the grant reaches are locked FOR SHARE first and
+   * then the named rows: deleting a project, environment or agent locks it FOR UPDATE, so a delete that
+   * began first is waited for and its rows are then absent here (422), and a delete that comes second waits
+   * for this key and then finds it among its blockers (409, or revoked by its cascade). Without the lock a key
+   * created during a project's delete kept a grant naming the deleted project.
+   */
+  async function checkGrantTargets(executor: Executor, organizationId: string, grant: Grant, lock = false) {
     const lookup = {
       organization: undefined,
       project: {
@@ -81,15 +88,42 @@ export function createApiKeysService({
       agent: { table: agents, ids: grant.type === 'agent' ? grant.agentIds : [], field: 'agentIds' },
     }[grant.type];
     if (!lookup) return;
-    const found = await executor
+    const named = and(eq(lookup.table.organizationId, organizationId), inArray(lookup.table.id, lookup.ids));
+    if (lock && lookup.table !== projects) {
+      const parents = await executor
+        .selectDistinct({
+          projectId: lookup.table === environments ? environments.projectId : agents.projectId,
+        })
+        .from(lookup.table)
+        .where(named);
+      await lockProjects(
+        executor,
+        organizationId,
+        parents.map((row) => row.projectId),
+      );
+    }
+    const query = executor
       .select({ id: lookup.table.id })
       .from(lookup.table)
-      .where(and(eq(lookup.table.organizationId, organizationId), inArray(lookup.table.id, lookup.ids)));
+      .where(named)
+      .orderBy(lookup.table.id);
+    const found = lock ? await query.for('share') : await query;
     const known = new Set(found.map((row) => row.id));
     const details: ErrorDetail[] = lookup.ids.flatMap((id, index) =>
       known.has(id) ? [] : [{ path: `grants.${lookup.field}.${index}`, message: `${id} does not exist` }],
     );
     if (details.length) throw new ApiError('validation_failed', 'Request validation failed', details);
+  }
+
+  /** The projects, FOR SHARE, in id order (every locker of several projects takes them in one order). */
+  async function lockProjects(executor: Executor, organizationId: string, projectIds: string[]) {
+    if (projectIds.length === 0) return;
+    await executor
+      .select({ id: projects.id })
+      .from(projects)
+      .where(and(eq(projects.organizationId, organizationId), inArray(projects.id, projectIds)))
+      .orderBy(projects.id)
+      .for('share');
   }
 
   function resolveExpiry(input: CreateApiKeyInput): Date | null {
@@ -128,7 +162,7 @@ export function createApiKeysService({
     target: { organizationId: string; userId: string },
     input: CreateApiKeyInput,
   ) {
-    await checkGrantTargets(executor, target.organizationId, input.grants);
+    await checkGrantTargets(executor, target.organizationId, input.grants, true);
     await planLimits.assertWithin(executor, target.organizationId, 'apiKeys');
     const secret = generateApiKeySecret();
     const [row] = await executor
