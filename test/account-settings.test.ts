@@ -40,6 +40,24 @@ describe('PATCH /api/v1/me', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.user).toMatchObject({ id: memberId, name: 'Ada Lovelace' });
     expect((await server.context.tenancy.getUser(memberId)).name).toBe('Ada Lovelace');
+    // Audited with what changed, in the organization of the credential; the same name again records nothing.
+    const renamed = () =>
+      server.context.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'user.renamed'));
+    expect(await renamed()).toMatchObject([
+      {
+        organizationId: org.id,
+        actorUserId: memberId,
+        targetType: 'user',
+        targetId: memberId,
+        metadata: { from: null, to: 'Ada Lovelace' },
+      },
+    ]);
+    const again = await server.request('PATCH', '/api/v1/me', {
+      key: memberKey.key,
+      body: { name: 'Ada Lovelace' },
+    });
+    expect(again.status, again.text).toBe(200);
+    expect(await renamed()).toHaveLength(1);
     expectApiError(
       await server.request('PATCH', '/api/v1/me', { key: memberKey.key, body: { name: '' } }),
       422,

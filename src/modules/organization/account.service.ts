@@ -26,8 +26,28 @@ export function createAccountService({ database, clock, sessions, ownOrganizatio
   const { db } = database;
 
   return {
+    /**
+     * Audited as `user.renamed` (`{ from, to }`) in the organization the credential belongs to (a person in
+     * several organizations is renamed in all; the event is where they made the change). Same name: no event.
+     */
     async rename(principal: Principal, name: string) {
-      await db.update(users).set({ name }).where(eq(users.id, principal.userId));
+      await db.transaction(async (tx) => {
+        const [before] = await tx
+          .select({ name: users.name })
+          .from(users)
+          .where(eq(users.id, principal.userId))
+          .for('update');
+        if (before?.name === name) return;
+        await tx.update(users).set({ name }).where(eq(users.id, principal.userId));
+        await recordAuditEvent(tx, {
+          organizationId: principal.organizationId,
+          action: 'user.renamed',
+          actor: principal,
+          target: { type: 'user', id: principal.userId },
+          at: clock.now(),
+          metadata: { from: before?.name ?? null, to: name },
+        });
+      });
     },
 
     async changePassword(
