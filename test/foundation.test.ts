@@ -52,6 +52,19 @@ describe('system routes', () => {
     expect(paths['/admin/v1/organizations']?.post?.operationId).toBe('adminCreateOrganization');
   });
 
+  it('declares every tag an operation uses, each with a description', async () => {
+    const res = await server.request<{
+      tags: Array<{ name: string; description?: string }>;
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    }>('GET', '/openapi.json');
+    const used = new Set(
+      Object.values(res.body.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])),
+    );
+    expect(used).toContain('Members');
+    const described = new Map(res.body.tags.map((tag) => [tag.name, tag.description ?? '']));
+    for (const tag of used) expect(described.get(tag), `tag ${tag}`).toMatch(/\w{3}/);
+  });
+
   it('documents 422 (registry: 400) with inputs, 404 with path parameters, 401 when authenticated', async () => {
     type Operation = {
       parameters?: unknown[];

@@ -16,7 +16,55 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           '(`/api/registry/v1`), management API (`/api`), admin API (`/admin`). Management errors use the ' +
           'PublicApiError shape; registry errors (both registry faces) use `{code, error, reason}`.',
       },
+      // Every tag an operation uses is declared here with a description (test/foundation.test.ts checks).
       tags: [
+        {
+          name: 'Registry',
+          description:
+            'Published Experts: list, search, read and diff immutable, semantically versioned versions ' +
+            '(public), publish and manage versions (API key). See docs/registry.md.',
+        },
+        {
+          name: 'Members',
+          description:
+            "The organization's people: list members, invite by email with a role (a capability link, shown " +
+            'once, optionally mailed), change roles and remove members within the role ceilings, transfer the ' +
+            'ownership, and follow an invitation link. See docs/organization-api.md, "Members and invitations".',
+        },
+        {
+          name: 'Organization',
+          description:
+            'The caller and their organization: who am I, account settings (name, password), renaming the ' +
+            'organization, projects with their environments and agents. See docs/organization-api.md.',
+        },
+        {
+          name: 'API keys',
+          description:
+            'API keys with grants (organization, project, environment, agent). See docs/api-keys.md.',
+        },
+        {
+          name: 'OAuth',
+          description:
+            "OAuth connections per project environment and the organization's own integrations (client " +
+            'credentials per preset, write-only secrets, verification). See docs/oauth.md.',
+        },
+        { name: 'Audit', description: "The organization's audit log, filtered and exported." },
+        { name: 'Events', description: 'The organization’s event feed. See docs/webhooks.md.' },
+        {
+          name: 'Webhooks',
+          description: 'Webhook endpoints and their deliveries (Standard Webhooks). See docs/webhooks.md.',
+        },
+        { name: 'Publish policy', description: 'Rules every publish of the organization must meet.' },
+        { name: 'Billing', description: 'Plans, subscriptions, checkout and portal. See docs/billing.md.' },
+        {
+          name: 'Console sessions',
+          description: 'Signing in to the console (cookie sessions with CSRF tokens). See docs/sessions.md.',
+        },
+        { name: 'System', description: 'Health, readiness, metrics and this document.' },
+        {
+          name: 'Admin',
+          description: 'The operator’s API (CADRE_ADMIN_TOKEN). See docs/admin-api.md.',
+        },
         {
           name: 'Perstack-compatible registry',
           description:
