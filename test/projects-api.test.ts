@@ -183,8 +183,11 @@ describe('deleting what connections and API keys depend on', () => {
     const blocked = await request<Blocked>('DELETE', `/api/v1/projects/${project.id}`, org.ownerKey);
     expectApiError(blocked, 409, 'conflict');
     expect(blocked.body.error.message).toMatch(/1 connection\(s\) and 2 API key grant\(s\).*cascade=true/);
+    // The project by the name people gave it, not its id.
+    expect(blocked.body.error.message).toMatch(new RegExp(`^Project “${project.name}” is used by`));
+    expect(blocked.body.error.message).not.toContain(project.id);
     expect(blocked.body.error.details).toEqual([
-      { path: `connections.${connectionId}`, message: 'oidc alice@provider.test (production)' },
+      { path: `connections.${connectionId}`, message: 'OpenID Connect alice@provider.test (production)' },
       { path: `apiKeys.${projectKey.id}`, message: 'deploy bot' },
       { path: `apiKeys.${environmentKey.id}`, message: 'prod operator' },
     ]);

@@ -117,7 +117,16 @@ describe('integrations, self-service', () => {
     });
     expect(res.text).not.toContain(CLIENT_SECRET);
     expect((await listed()).map((i) => i.version.number)).toEqual([1]);
-    expectApiError(await call('POST', integrationsPath(), org.ownerKey, registration()), 409, 'conflict');
+    const twice = await call<{ error: { message: string } }>(
+      'POST',
+      integrationsPath(),
+      org.ownerKey,
+      registration(),
+    );
+    expectApiError(twice, 409, 'conflict');
+    expect(twice.body.error.message).toBe(
+      'The organization already has an integration for OpenID Connect: update or remove it',
+    );
     // "verified" is not a field anyone can send here.
     expectApiError(
       await call('POST', integrationsPath(), org.ownerKey, { ...registration(), verified: true }),
@@ -250,7 +259,10 @@ describe('integrations, self-service', () => {
     expect(blocked.body.error.details).toEqual([
       {
         path: `connections.${connectionId}`,
-        message: expect.stringMatching(/^oidc alice@provider\.test \(/),
+        // Named as people know them: the preset's name, the environment and the project by name, no ids.
+        message: expect.stringMatching(
+          /^OpenID Connect alice@provider\.test \(production, project “proj-[0-9a-f]+”\)$/,
+        ),
       },
     ]);
     expect(await listed()).toHaveLength(1);

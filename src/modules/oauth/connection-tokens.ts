@@ -8,6 +8,7 @@ import { connectionAad } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
 import { type ConnectionRow, connections } from './oauth.tables.js';
 import { type OAuthHttpOptions, requestOptions } from './oauth-http.js';
+import { presetName } from './presets/index.js';
 import {
   authorizationServer,
   clientAuthentication,
@@ -42,8 +43,14 @@ export interface ConnectionTokensDeps {
 
 type Outcome = { ok: true; token: AccessToken } | { ok: false; error: ApiError };
 
-const needsReauth = (row: Pick<ConnectionRow, 'id' | 'lastError' | 'nextRefreshAt'>, now: Date) => {
-  const message = `Connection ${row.id} needs re-authorization${row.lastError ? `: ${row.lastError}` : ''}`;
+const needsReauth = (
+  row: Pick<ConnectionRow, 'id' | 'presetKey' | 'accountId' | 'accountLabel' | 'lastError' | 'nextRefreshAt'>,
+  now: Date,
+) => {
+  // Named as people know it (GitHub, the account), with the id for whoever scripts against it.
+  const message =
+    `The ${presetName(row.presetKey)} connection of ${row.accountLabel ?? row.accountId} (${row.id}) needs ` +
+    `re-authorization${row.lastError ? `: ${row.lastError}` : ''}`;
   return row.nextRefreshAt
     ? retryLater(
         'conflict',

@@ -5,12 +5,12 @@ import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { environments } from '../tenancy/tenancy.tables.js';
+import { environments, projects } from '../tenancy/tenancy.tables.js';
 import type { DisconnectRow } from './disconnect.js';
 import type { RegisterIntegrationInput, UpdateIntegrationInput } from './integrations.schemas.js';
 import { clientSecretAad, type IntegrationsService } from './integrations.service.js';
 import { connections, integrations, integrationVersions } from './oauth.tables.js';
-import { findPreset } from './presets/index.js';
+import { findPreset, presetName } from './presets/index.js';
 import type { KeyRing } from './token-vault.js';
 
 export interface IntegrationManagementDeps {
@@ -98,7 +98,7 @@ export function createIntegrationManagement(deps: IntegrationManagementDeps) {
           if (current) {
             throw new ApiError(
               'conflict',
-              `The organization already has a ${preset.key} integration: update or remove it`,
+              `The organization already has an integration for ${preset.name}: update or remove it`,
             );
           }
         },
@@ -163,7 +163,7 @@ export function createIntegrationManagement(deps: IntegrationManagementDeps) {
           if (current.id !== version.id) {
             throw new ApiError(
               'conflict',
-              `The ${preset.key} integration changed meanwhile: read it and retry`,
+              `The ${preset.name} integration changed meanwhile: read it and retry`,
             );
           }
         },
@@ -188,20 +188,25 @@ export function createIntegrationManagement(deps: IntegrationManagementDeps) {
           .for('update');
         if (!integration?.currentVersionId) throw notRegistered(presetKey);
         const rows = await tx
-          .select({ connection: connections, environmentName: environments.name })
+          .select({
+            connection: connections,
+            environmentName: environments.name,
+            projectName: projects.name,
+          })
           .from(connections)
           .innerJoin(integrationVersions, eq(integrationVersions.id, connections.integrationVersionId))
           .innerJoin(environments, eq(environments.id, connections.environmentId))
+          .innerJoin(projects, eq(projects.id, connections.projectId))
           .where(eq(integrationVersions.integrationId, integration.id))
           .orderBy(asc(connections.createdAt), asc(connections.id))
           .for('update', { of: connections });
         if (rows.length > 0 && !cascade) {
           throw new ApiError(
             'conflict',
-            `The ${presetKey} integration is used by ${rows.length} connection(s); disconnect them, or remove with cascade=true`,
-            rows.map(({ connection: c, environmentName }) => ({
+            `The ${presetName(presetKey)} integration is used by ${rows.length} connection(s); disconnect them, or remove with cascade=true`,
+            rows.map(({ connection: c, environmentName, projectName }) => ({
               path: `connections.${c.id}`,
-              message: `${c.presetKey} ${c.accountLabel ?? c.accountId} (${environmentName}, project ${c.projectId})`,
+              message: `${presetName(c.presetKey)} ${c.accountLabel ?? c.accountId} (${environmentName}, project “${projectName}”)`,
             })),
           );
         }

@@ -13,7 +13,7 @@ import {
   type ProviderEndpoints,
 } from './oauth.tables.js';
 import { acceptableEndpoint, type OAuthHttpOptions, requestOptions } from './oauth-http.js';
-import { findPreset, type Preset } from './presets/index.js';
+import { findPreset, type Preset, presetName } from './presets/index.js';
 import type { KeyRing } from './token-vault.js';
 
 export interface IntegrationsServiceDeps {
@@ -245,9 +245,11 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
         .from(integrations)
         .innerJoin(integrationVersions, eq(integrationVersions.id, integrations.currentVersionId))
         .where(and(eq(integrations.organizationId, organizationId), eq(integrations.presetKey, presetKey)));
-      if (!row) throw new ApiError('conflict', `The organization has no integration for ${presetKey}`);
+      if (!row) {
+        throw new ApiError('conflict', `The organization has no integration for ${presetName(presetKey)}`);
+      }
       if (!row.version.verified) {
-        throw new ApiError('conflict', `The ${presetKey} integration is not verified`);
+        throw new ApiError('conflict', `The ${presetName(presetKey)} integration is not verified`);
       }
       return row.version;
     },

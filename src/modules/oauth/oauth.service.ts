@@ -318,7 +318,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       const returnTo = resolveReturnTo(query.returnTo, deps.consoleUrl(), allowedOrigins);
       requirePermission(principal, 'integrations:manage');
       const current = await integrations.current(principal.organizationId, preset.key);
-      if (!current) throw new ApiError('conflict', `The organization has no integration for ${preset.key}`);
+      if (!current) throw new ApiError('conflict', `The organization has no integration for ${preset.name}`);
       return authorizationRedirect(preset, current.version, {
         purpose: 'verify',
         organizationId: principal.organizationId,

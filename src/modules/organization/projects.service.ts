@@ -14,6 +14,7 @@ import type { Permission } from '../auth/grants.js';
 import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/permissions.js';
 import type { DisconnectRow } from '../oauth/disconnect.js';
 import { connections } from '../oauth/oauth.tables.js';
+import { presetName } from '../oauth/presets/index.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import type { ProjectRecord } from './organization.schemas.js';
 
@@ -221,7 +222,7 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     const details: ErrorDetail[] = [
       ...blockers.connections.map((c) => ({
         path: `connections.${c.id}`,
-        message: `${c.presetKey} ${c.accountLabel ?? c.accountId} (${environmentNames.get(c.environmentId) ?? c.environmentId})`,
+        message: `${presetName(c.presetKey)} ${c.accountLabel ?? c.accountId} (${environmentNames.get(c.environmentId) ?? c.environmentId})`,
       })),
       ...blockers.apiKeys.map((k) => ({ path: `apiKeys.${k.id}`, message: k.name ?? '(unnamed key)' })),
     ];
@@ -353,7 +354,7 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
           agentIds: agentRows.map((a) => a.id),
         });
         if (hasBlockers(blockers) && !cascade) {
-          refuse(`Project ${project.slug}`, blockers, new Map(environmentRows.map((e) => [e.id, e.name])));
+          refuse(`Project “${project.name}”`, blockers, new Map(environmentRows.map((e) => [e.id, e.name])));
         }
         const cause = { type: 'project', id: project.id };
         await removeBlockers(tx, publish, principal, project.organizationId, blockers, cause);
@@ -434,7 +435,11 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
           agentIds: [],
         });
         if (hasBlockers(blockers) && !cascade) {
-          refuse(`Environment ${environment.name}`, blockers, new Map([[environment.id, environment.name]]));
+          refuse(
+            `Environment “${environment.name}”`,
+            blockers,
+            new Map([[environment.id, environment.name]]),
+          );
         }
         const cause = { type: 'environment', id: environment.id };
         await removeBlockers(tx, publish, principal, environment.organizationId, blockers, cause);
@@ -499,7 +504,7 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
           environmentIds: [],
           agentIds: [agent.id],
         });
-        if (hasBlockers(blockers) && !cascade) refuse(`Agent ${agent.name}`, blockers, new Map());
+        if (hasBlockers(blockers) && !cascade) refuse(`Agent “${agent.name}”`, blockers, new Map());
         const cause = { type: 'agent', id: agent.id };
         await removeBlockers(tx, publish, principal, agent.organizationId, blockers, cause);
         await tx.delete(agents).where(eq(agents.id, agent.id));

@@ -21,3 +21,6 @@ export const PRESET_KEYS = [...PRESETS.keys()];
 export const allPresets = (): Preset[] => [...PRESETS.values()];
 
 export const findPreset = (key: string): Preset | undefined => PRESETS.get(key);
+
+/** A preset as people know it (GitHub, not `github`), for messages; an unknown key as it is. */
+export const presetName = (key: string): string => PRESETS.get(key)?.name ?? key;
