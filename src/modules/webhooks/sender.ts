@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import { type AllowedPrivateHosts, RefusedTarget, resolveSafeTarget } from './safe-target.js';
 
 /** A delivery waits this long for a whole answer (connection, status and the body read). */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** At most this much of an answer is read; the rest is dropped with the connection. */
 const MAX_BODY_BYTES = 64 * 1024;
 /** The delivery log keeps this much of it. */
