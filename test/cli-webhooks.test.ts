@@ -154,6 +154,24 @@ describe('cadre webhooks', () => {
     expect(noKey.stderr).toContain('webhooks:manage');
     expect((await cli(['webhooks', 'list'], org.ownerKey, 'http://127.0.0.1:1')).code).toBe(2);
   });
+
+  it('a Cadre without CADRE_ENCRYPTION_KEYS cannot keep a secret: exit 2, naming the setting', async () => {
+    const bare = await startServer();
+    try {
+      const team = await createOrganization(bare, 'team');
+      const refused = await cli(
+        ['webhooks', 'create', 'https://ci.example.com/cadre', '--events', 'member.joined'],
+        team.ownerKey,
+        bare.url,
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('503 service_unavailable');
+      expect(refused.stderr).toContain('CADRE_ENCRYPTION_KEYS');
+      expect(refused.stdout).toBe('');
+    } finally {
+      await bare.close();
+    }
+  });
 });
 
 describe('cadre webhooks deliveries|test|resend', () => {

@@ -432,6 +432,35 @@ describe('webhooks in the browser', () => {
     await close();
   });
 
+  it('a Cadre without CADRE_ENCRYPTION_KEYS says the operator must set it', { timeout: 90_000 }, async () => {
+    const bare = await startServer();
+    try {
+      const team = await createOrganization(bare, 'team');
+      await setPassword(bare, team.ownerId);
+      const { page, problems, close } = await openConsole(browser);
+      await page.goto(`${bare.url}/sign-in?next=/developers/webhooks`);
+      await page.getByLabel('Email').fill(`owner@${team.slug}.test`);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
+      await page.getByRole('button', { name: 'Add an endpoint' }).click();
+      await page.getByLabel('Endpoint URL').fill('https://ci.example.com/cadre-events');
+      await page.getByLabel(/^Member joined/).check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const alert = page.locator('form').getByRole('alert');
+      await expect
+        .poll(() => alert.textContent())
+        .toContain(
+          'Webhooks are not set up on this Cadre yet: its operator has to set CADRE_ENCRYPTION_KEYS.',
+        );
+      expect(await alert.textContent()).not.toContain('busy');
+      expect(problems).toEqual([]);
+      await close();
+    } finally {
+      await bare.close();
+    }
+  });
+
   it('on a phone, the owner reaches the webhooks through the menu', { timeout: 60_000 }, async () => {
     const { page, problems, close } = await openConsole(browser, { viewport: PHONE });
     await signIn(page, '/home');

@@ -34,9 +34,12 @@ export function WebhooksExplained() {
   );
 }
 
-/** A Cadre without a key ring cannot keep signing secrets: said as the operator's setting, not "busy". */
+/**
+ * A Cadre without a key ring cannot keep signing secrets: said as the operator's setting, not "busy". The
+ * API answers 503 service_unavailable naming the setting (its code alone does not tell this case apart).
+ */
 const notConfigured = (error: unknown) =>
-  error instanceof ApiProblem && error.status === 503 && error.code === 'not_configured'
+  error instanceof ApiProblem && error.status === 503 && error.message.includes('CADRE_ENCRYPTION_KEYS')
     ? 'Webhooks are not set up on this Cadre yet: its operator has to set CADRE_ENCRYPTION_KEYS.'
     : undefined;
 
