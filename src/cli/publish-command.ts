@@ -94,8 +94,9 @@ async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDef
     // What this publish changes over the version holding `latest` (a first version has nothing to compare).
     const previous = await client.find(payload.name);
     if (previous) printDiff(io, `changes from ${previous.key}:`, diffDefinitions(previous, payload));
+    let answer: RegistryExpert;
     try {
-      await client.publish(payload);
+      answer = await client.publish(payload);
     } catch (error) {
       if (!(error instanceof RegistryError)) throw error;
       printLine(
@@ -107,6 +108,17 @@ async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDef
     }
     published++;
     printLine(io.stdout, `${paint.bold('published')} ${key}`);
+    // The organization's policy held `latest` back: say so, and why (docs/registry.md "Publish policies").
+    if (answer.approval) {
+      const was = answer.approval.previousVersion ?? 'none';
+      printLine(
+        io.stdout,
+        paint.yellow(
+          `  awaiting approval (${answer.approval.id}): latest stays at ${was} until another owner or admin approves`,
+        ),
+      );
+      for (const reason of answer.approval.reasons) printLine(io.stdout, `    widens access: ${reason}`);
+    }
   }
   summary(io, published, unchanged, 0);
 }

@@ -68,16 +68,21 @@ export const uniqueName = (prefix = 'expert') =>
   `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
 
 /**
- * The registry's invariants, read straight from the database: while a name has versions exactly one
- * holds latest and it is the most recently published (highest seq); every custom tag has one holder
+ * The registry's invariants, read straight from the database: while a name has versions that may hold latest
+ * (none awaiting approval or rejected) exactly one holds it and it is the most recently published of those
+ * (highest seq); every custom tag has one holder
  * and the denormalized tags arrays agree with registry_tags; registry_counts matches the latest holders per
  * organization; every version row has its reservation.
  */
 export async function invariantViolations(database: Database): Promise<string[]> {
   const result = (await database.db.execute(sql`
-    SELECT 'latest: ' || name AS problem FROM registry_experts GROUP BY name
-      HAVING count(*) FILTER (WHERE is_latest) <> 1
-          OR max(seq) <> max(seq) FILTER (WHERE is_latest)
+    SELECT 'latest: ' || name AS problem FROM (
+        SELECT e.*, NOT EXISTS (SELECT 1 FROM registry_approvals a WHERE a.expert_id = e.id AND a.status <> 'approved')
+          AS eligible
+        FROM registry_experts e) AS x GROUP BY name
+      HAVING count(*) FILTER (WHERE is_latest) <> (CASE WHEN bool_or(eligible) THEN 1 ELSE 0 END)
+          OR bool_or(is_latest AND NOT eligible)
+          OR max(seq) FILTER (WHERE eligible) <> max(seq) FILTER (WHERE is_latest)
     UNION ALL
     SELECT 'tag row missing: ' || e.name || '@' || t.tag FROM registry_experts e CROSS JOIN LATERAL unnest(e.tags) AS t(tag)
       WHERE NOT EXISTS (SELECT 1 FROM registry_tags r WHERE r.name = e.name AND r.tag = t.tag AND r.expert_id = e.id)

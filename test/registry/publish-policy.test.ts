@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../src/modules/registry/policy.schemas.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { baseSkill, expertBody, getExpert, keyPath, publish, published, uniqueName } from './helpers.js';
+import {
+  baseSkill,
+  expertBody,
+  getExpert,
+  invariantViolations,
+  keyPath,
+  publish,
+  published,
+  uniqueName,
+} from './helpers.js';
 
 // Publish policies and the approval gate (docs/registry.md "Publish policies"), over real HTTP on both
 // registry faces and the management API.
@@ -305,6 +314,12 @@ describe('approval before a widening version takes latest', () => {
       `/registry/experts?filter=${lone}`,
     );
     expect(listed.body.data.experts.map((e) => e.name)).toEqual([lone]);
+  });
+});
+
+describe('after every publish and decision', () => {
+  it('the registry invariants hold: latest is the newest version that may hold it', async () => {
+    expect(await invariantViolations(server.context.database)).toEqual([]);
   });
 });
 

@@ -57,7 +57,11 @@ export function createPolicyService(deps: PolicyServiceDeps) {
 
   async function read(principal: Principal) {
     requirePermission(principal, 'publish-policy:read');
-    const stored = await policies.readPolicy(db, principal.organizationId);
+    return current(principal.organizationId);
+  }
+
+  async function current(organizationId: string) {
+    const stored = await policies.readPolicy(db, organizationId);
     return {
       policy: stored.policy,
       updatedAt: stored.updatedAt?.toISOString() ?? null,
@@ -88,7 +92,8 @@ export function createPolicyService(deps: PolicyServiceDeps) {
         },
       });
     });
-    return read(principal);
+    // Answered to whoever may change it, whether or not their key may also read it.
+    return current(principal.organizationId);
   }
 
   async function listApprovals(principal: Principal, status: policies.ApprovalStatus) {
