@@ -98,6 +98,7 @@ describe('comparing versions in the browser', () => {
     expect(await form.getByLabel('From').inputValue()).toBe('1.0.0');
     expect(await form.getByLabel('To').inputValue()).toBe('1.1.0');
     await screenshots(page, 'expert-compare-form');
+    await expectAccessible(page, 'an Expert page with the compare form');
     await form.getByRole('button', { name: 'Compare' }).click();
     await expect.poll(() => heading(page).textContent()).toBe('Compare versions of writer');
     const url = new URL(page.url());
