@@ -111,6 +111,15 @@ describe('the publish policy and approvals in the browser', () => {
     expect(await item.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     expect(await item.textContent()).toContain('You published this version');
 
+    // The version's own page says it waits, and links to where it is decided.
+    await owner.page.goto(`${server.url}/experts/${name()}@1.1.0`);
+    const waitingNote = owner.page.getByRole('note').filter({ hasText: 'Waiting for approval' });
+    await expect.poll(() => waitingNote.count()).toBe(1);
+    expect(await waitingNote.textContent()).toContain('new skill "search" (mcpSseSkill)');
+    await screenshots(owner.page, 'expert-waiting-for-approval');
+    await waitingNote.getByRole('link', { name: 'Review it in Publishing' }).click();
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Publishing');
+
     // A member sees the policy and the waiting version, and no control.
     const member = await openConsole(browser);
     await signIn(member.page, memberEmail);

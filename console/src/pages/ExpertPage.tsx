@@ -13,7 +13,7 @@ import { useSession } from '../session.js';
 import { useExpertRecords } from './expert-records.js';
 import { OwnerActions } from './OwnerActions.js';
 import { SkillsTable } from './SkillsTable.js';
-import { CompareForm, UsedBy } from './VersionTools.js';
+import { CompareForm, PendingApprovalNotice, UsedBy } from './VersionTools.js';
 
 // The compare view is its own chunk, loaded when a comparison is opened.
 const ExpertCompare = lazy(async () => ({ default: (await import('./ExpertCompare.js')).ExpertCompare }));
@@ -124,6 +124,7 @@ function ExpertDetails({ expertKey: key }: { expertKey: string }) {
             <Link to={expertPath(`${e.name}@${versions.data.latest}`)}>{versions.data.latest}</Link>.
           </p>
         )}
+        {owns && <PendingApprovalNotice expert={e} />}
         {e.status === 'deprecated' && (
           <p className="notice notice-warning">The owner deprecated this version: prefer another one.</p>
         )}

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { compareVersionsPath, expertPath } from '../format.js';
+import { useCan } from '../session.js';
 
 type Expert = components['schemas']['RegistryExpert'];
 type ExpertVersion = components['schemas']['ExpertVersion'];
@@ -153,5 +154,32 @@ export function UsedBy({
       )}
       <ErrorNotice error={otherVersions.error} retry={otherVersions.refetch} />
     </section>
+  );
+}
+
+/**
+ * For the owning organization's people: this version waits for a second owner or admin (the publish policy
+ * held `latest` back because it widens access), with a link to where it is approved or rejected.
+ */
+export function PendingApprovalNotice({ expert }: { expert: Expert }) {
+  const can = useCan();
+  const approvals = useQuery({
+    queryKey: ['approvals', 'pending'],
+    enabled: can('publish-policy:read'),
+    queryFn: async ({ signal }) =>
+      unwrap(
+        await api.GET('/api/v1/registry/approvals', { params: { query: { status: 'pending' } }, signal }),
+      ).data.approvals,
+  });
+  const waiting = approvals.data?.find((approval) => approval.key === expert.key);
+  if (!waiting) return null;
+  return (
+    <div className="notice notice-warning" role="note">
+      <p className="notice-title">Waiting for approval: this version is published but not latest yet.</p>
+      <p>
+        It widens access over {waiting.previousVersion ?? 'the latest'} ({waiting.diff.reasons.join('; ')}),
+        so a second owner or admin approves it first. <Link to="/publishing">Review it in Publishing</Link>
+      </p>
+    </div>
   );
 }
