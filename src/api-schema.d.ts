@@ -1472,10 +1472,14 @@ export interface components {
             interval: "month" | "year";
             features: string[];
             limits: {
-                apiRequests: number;
-                expertVersions: number;
-                apiKeys: number;
-                connections: number;
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
             };
         };
         PlanListInput: {
@@ -1537,17 +1541,22 @@ export interface components {
                 /** @enum {string} */
                 key: "apiRequests" | "expertVersions" | "apiKeys" | "connections";
                 used: number;
-                limit: number;
+                /** @description null: no limit */
+                limit: number | null;
             }[];
         };
         OrganizationLimitsInput: {
             organizationId: string;
             planKey: string;
             limits: {
-                apiRequests: number;
-                expertVersions: number;
-                apiKeys: number;
-                connections: number;
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
             };
             overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
         };
@@ -2697,10 +2706,14 @@ export interface components {
             interval: "month" | "year";
             features: string[];
             limits: {
-                apiRequests: number;
-                expertVersions: number;
-                apiKeys: number;
-                connections: number;
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
             };
         };
         PlanList: {
@@ -2762,17 +2775,22 @@ export interface components {
                 /** @enum {string} */
                 key: "apiRequests" | "expertVersions" | "apiKeys" | "connections";
                 used: number;
-                limit: number;
+                /** @description null: no limit */
+                limit: number | null;
             }[];
         };
         OrganizationLimits: {
             organizationId: string;
             planKey: string;
             limits: {
-                apiRequests: number;
-                expertVersions: number;
-                apiKeys: number;
-                connections: number;
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
             };
             overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
         };

@@ -14,11 +14,18 @@ import { readTlsCredentials, reloadTlsOnSighup, TlsFilesError } from './http/tls
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { makePrivateDataDir, tighten } from './lib/private-dir.js';
+import { createPlanCatalogue } from './modules/billing/plans.js';
+import {
+  describePlansFileProblem,
+  readPlansFile,
+  reloadPlansOnSighup,
+} from './modules/billing/plans-file.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { parseKeyRing } from './modules/oauth/token-vault.js';
 
 const env = loadEnv();
+const plans = loadPlans();
 // Buffered stdout: a write per log line costs more than the request it describes. Flushed at least every
 // 200 ms (log lines stay timely), right after start-up, and on exit.
 const logDestination = createBatchedDestination(pino.destination({ sync: false }));
@@ -104,7 +111,7 @@ async function main(): Promise<void> {
       perIp: env.CADRE_LOGIN_MAX_ATTEMPTS_PER_IP,
       windowMs: env.CADRE_LOGIN_WINDOW_SECONDS * 1000,
     },
-    billing: env.billing,
+    billing: plans ? { ...env.billing, plans } : env.billing,
     registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
     baseSkillNames: env.CADRE_BASE_SKILL_NAMES,
     publishPolicyDefault: env.CADRE_PUBLISH_POLICY_DEFAULT,
@@ -161,6 +168,10 @@ async function main(): Promise<void> {
   });
   // With TLS, Fastify made an HTTPS or HTTP/2 secure server (App is typed for the plain HTTP one).
   if (env.tls) reloadTlsOnSighup(app.server as unknown as TlsServer, env.tls, log);
+  if (plans && env.CADRE_PLANS_FILE) {
+    log.info({ plans: plans.list().map((plan) => plan.key) }, `plan catalogue from ${env.CADRE_PLANS_FILE}`);
+    reloadPlansOnSighup(env.CADRE_PLANS_FILE, plans, log);
+  }
   if (context.billing.definition.testMode) {
     log.warn(
       `billing runs in test mode (CADRE_BILLING_PROVIDER=${context.billing.definition.id}): paid plans are activated without payment`,
@@ -246,4 +257,18 @@ function loadEnv() {
     );
     process.exit(1);
   }
+}
+
+/**
+ * CADRE_PLANS_FILE's catalogue, checked before anything is touched: its problems as `cadre config validate`
+ * shows a cadre.toml's (line, column, hint), then the refusal. Unset: the built-in catalogue.
+ */
+function loadPlans() {
+  if (!env.CADRE_PLANS_FILE) return undefined;
+  const result = readPlansFile(env.CADRE_PLANS_FILE);
+  if (result.ok) return createPlanCatalogue(result.plans);
+  process.stderr.write(
+    `${describePlansFileProblem(env.CADRE_PLANS_FILE, result)}\nstart-up refused: the plan catalogue (CADRE_PLANS_FILE) is invalid\n`,
+  );
+  process.exit(1);
 }

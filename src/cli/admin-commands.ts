@@ -160,7 +160,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         const overridden = new Set<string>(d.overridden);
         return Object.entries(d.limits).map(
           ([key, value]) =>
-            `${key.padEnd(15)} ${value}${overridden.has(key) ? '  (override)' : `  (plan ${d.planKey})`}`,
+            `${key.padEnd(15)} ${value ?? 'no limit'}${overridden.has(key) ? '  (override)' : `  (plan ${d.planKey})`}`,
         );
       },
     ),

@@ -192,6 +192,8 @@ const envSchema = z.object({
   // parseEnv through the provider registry.
   NODE_ENV: z.string().optional(),
   CADRE_USAGE_FLUSH_MS: positiveInt.default(10_000),
+  /** An operator's plan catalogue (TOML or JSON) replacing the built-in one; read again on SIGHUP (docs/billing.md). */
+  CADRE_PLANS_FILE: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema> & {

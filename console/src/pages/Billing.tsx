@@ -26,13 +26,26 @@ const STATUS_WORDS: Record<string, string> = {
   incomplete: 'Payment incomplete',
 };
 
-/** Usage against the plan's limits as bars, with a warning at 80% and at 100%. */
+/** A plan's limit in words: null is no limit. */
+const howMany = (limit: number | null) => (limit === null ? 'Unlimited' : limit.toLocaleString());
+
+/** Usage against the plan's limits as bars, with a warning at 80% and at 100%; a counter without a limit as its count. */
 export function UsageBars({ usage }: { usage: Usage }) {
   return (
     <div>
       {usage.counters.map((counter) => {
-        const share = counter.limit > 0 ? counter.used / counter.limit : 0;
         const id = `usage-${counter.key}`;
+        // No limit (an operator's plan catalogue may set none): the count alone, no bar to fill.
+        if (counter.limit === null)
+          return (
+            <div key={counter.key} className="meter-row">
+              <p className="row space-between">
+                <span>{USAGE_WORDS[counter.key] ?? counter.key}</span>
+                <span className="muted small">{counter.used.toLocaleString()} (no limit)</span>
+              </p>
+            </div>
+          );
+        const share = counter.limit > 0 ? counter.used / counter.limit : 0;
         return (
           <div key={counter.key} className="meter-row">
             <label htmlFor={id} className="row space-between">
@@ -175,10 +188,10 @@ export function Billing() {
                     {plan.features.map((feature) => (
                       <li key={feature}>{feature}</li>
                     ))}
-                    <li>{plan.limits.apiKeys.toLocaleString()} API keys</li>
-                    <li>{plan.limits.expertVersions.toLocaleString()} Expert versions</li>
-                    <li>{plan.limits.connections.toLocaleString()} connections</li>
-                    <li>{plan.limits.apiRequests.toLocaleString()} API requests a month</li>
+                    <li>{howMany(plan.limits.apiKeys)} API keys</li>
+                    <li>{howMany(plan.limits.expertVersions)} Expert versions</li>
+                    <li>{howMany(plan.limits.connections)} connections</li>
+                    <li>{howMany(plan.limits.apiRequests)} API requests a month</li>
                   </ul>
                   {!current && plan.amount > 0 && can('billing:manage') && (
                     <button

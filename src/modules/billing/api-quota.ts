@@ -7,7 +7,8 @@ import { describeLimit, type PlanLimits } from './plan-limits.js';
 import type { UsageSource } from './usage.js';
 
 interface Allowance {
-  limit: number;
+  /** null: the plan sets no limit. */
+  limit: number | null;
   /** The limit in words for the refusal (the plan's, or an operator's override): see describeLimit. */
   described: { sentence: string; detail: string };
   periodEnd: number;
@@ -62,7 +63,7 @@ export function createApiRequestQuota(deps: {
   }
 
   const admit = (allowance: Allowance, now = deps.clock.now().getTime()): ApiError | undefined => {
-    if (allowance.used < allowance.limit || now >= allowance.periodEnd) {
+    if (allowance.limit === null || allowance.used < allowance.limit || now >= allowance.periodEnd) {
       allowance.used++;
       return undefined;
     }

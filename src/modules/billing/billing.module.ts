@@ -12,7 +12,7 @@ import { registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';
 import { registerLimitsAdminRoutes } from './limits-admin.routes.js';
 import { createPlanLimits } from './plan-limits.js';
-import { createPlanCatalogue, type Plan } from './plans.js';
+import { createPlanCatalogue, type Plan, type PlanCatalogue } from './plans.js';
 import { BILLING_PROVIDERS, type BillingProviders } from './providers/index.js';
 import {
   activeApiKeysSource,
@@ -24,7 +24,8 @@ import {
 export type BillingOptions = {
   /** A registered provider's id (CADRE_BILLING_PROVIDER); default: the registry's first. */
   provider?: string;
-  plans?: readonly Plan[];
+  /** The plan catalogue (main.ts: CADRE_PLANS_FILE, replaced on SIGHUP); default: the built-in one. */
+  plans?: readonly Plan[] | PlanCatalogue;
   /** How often counted API requests are written (one batched statement per interval). */
   usageFlushMs?: number;
   /** How often an organization's `apiRequests` allowance is read again from the database (ms). */
@@ -61,7 +62,8 @@ export function createBillingModule({
   providerCall,
   publicUrl,
 }: BillingModuleDeps) {
-  const plans = createPlanCatalogue(options.plans);
+  const plans =
+    options.plans && 'replace' in options.plans ? options.plans : createPlanCatalogue(options.plans);
   const definition = providers.get(options.provider ?? providers.defaultId);
   const configured = definition.create(options[definition.id], { database, clock, plans });
   const provider = providerCall

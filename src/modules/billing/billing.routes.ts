@@ -42,8 +42,17 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
   };
   const baseUrl = () => options.publicUrl().replace(/\/+$/, '');
 
-  // The catalogue is fixed at start-up: its answer is serialized once.
-  const plansAnswer = preSerialized(dataOf(planListSchema), { data: { plans: billing.plans() } });
+  // Serialized once per catalogue (it changes only when CADRE_PLANS_FILE is read again, on SIGHUP).
+  let serialized: { version: number; answer: ReturnType<typeof preSerialized> } | undefined;
+  const plansAnswer = () => {
+    const version = billing.plansVersion();
+    if (serialized?.version !== version)
+      serialized = {
+        version,
+        answer: preSerialized(dataOf(planListSchema), { data: { plans: billing.plans() } }),
+      };
+    return serialized.answer;
+  };
   app.get('/v1/billing/plans', {
     config: { auth: 'principal', apiQuota: false },
     schema: {
@@ -55,7 +64,7 @@ export function registerBillingRoutes(app: App, billing: BillingService, options
     },
     handler: async (request, reply) => {
       billing.assertCanReadPlans(requirePrincipal(request));
-      return sendSerialized(reply, plansAnswer);
+      return sendSerialized(reply, plansAnswer());
     },
   });
 

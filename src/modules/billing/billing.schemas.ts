@@ -29,10 +29,12 @@ export const idempotencyHeaders = z.object({
     ),
 });
 
+/** A counter's limit; null: none (an operator's catalogue may set none, CADRE_PLANS_FILE). */
+const limit = z.number().int().nullable().describe('null: no limit');
 const limits = z.object(
-  Object.fromEntries(COUNTER_KEYS.map((key) => [key, z.number().int()])) as Record<
+  Object.fromEntries(COUNTER_KEYS.map((key) => [key, limit])) as Record<
     (typeof COUNTER_KEYS)[number],
-    z.ZodNumber
+    typeof limit
   >,
 );
 
@@ -86,8 +88,6 @@ export const usageSchema = z
     organizationId: z.string(),
     periodStart: timestamp,
     periodEnd: timestamp,
-    counters: z.array(
-      z.object({ key: z.enum(COUNTER_KEYS), used: z.number().int(), limit: z.number().int() }),
-    ),
+    counters: z.array(z.object({ key: z.enum(COUNTER_KEYS), used: z.number().int(), limit })),
   })
   .meta({ id: 'Usage' });

@@ -85,6 +85,7 @@ export function createBillingService(deps: BillingServiceDeps) {
 
   return {
     plans: (): Plan[] => deps.plans.list(),
+    plansVersion: (): number => deps.plans.version(),
     /** Who may read the plan catalogue (its answer is serialized once, at start-up). */
     assertCanReadPlans: (principal: Principal) => requirePermission(principal, 'billing:read'),
     ownOrganization,

@@ -5,10 +5,11 @@ import type { TenancyService } from '../tenancy/tenancy.service.js';
 import type { PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS } from './plans.js';
 
+const counter = z.number().int().nonnegative().nullable().describe('null: no limit');
 const counters = z.object(
-  Object.fromEntries(COUNTER_KEYS.map((key) => [key, z.number().int().nonnegative()])) as Record<
+  Object.fromEntries(COUNTER_KEYS.map((key) => [key, counter])) as Record<
     (typeof COUNTER_KEYS)[number],
-    z.ZodNumber
+    typeof counter
   >,
 );
 const limitsAnswer = z

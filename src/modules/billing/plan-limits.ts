@@ -36,8 +36,8 @@ export function effectiveSubscription(
 export interface Entitlement {
   plan: Plan;
   period: UsagePeriod;
-  /** The plan's limits with the operator's overrides applied. */
-  limits: Record<CounterKey, number>;
+  /** The plan's limits with the operator's overrides applied; null: no limit. */
+  limits: Record<CounterKey, number | null>;
   /** Which counters an operator set for this organization. */
   overridden: CounterKey[];
 }
@@ -89,8 +89,10 @@ export function createPlanLimits(deps: {
         sql`SELECT pg_advisory_xact_lock(${PLAN_LOCK_CLASS}, hashtext(${`${organizationId}:${counter}`}))`,
       );
       const current = await entitlement(tx, organizationId);
+      const allowed = current.limits[counter];
+      if (allowed === null) return;
       const used = await deps.usage[counter](organizationId, current.period, tx);
-      if (used < current.limits[counter]) return;
+      if (used < allowed) return;
       const limit = describeLimit(current, counter);
       throw new ApiError(
         'plan_limit_exceeded',
@@ -138,12 +140,12 @@ export function describeLimit(
   counter: CounterKey,
 ): { sentence: string; detail: string } {
   const limit = limits[counter];
-  const words = `${limit} ${COUNTER_WORDS[counter]}`;
+  const words = `${limit ?? 'unlimited'} ${COUNTER_WORDS[counter]}`;
   if (!overridden.includes(counter)) {
     return { sentence: `The ${plan.name} plan allows ${words}`, detail: `limit ${limit} (plan ${plan.key})` };
   }
   return {
-    sentence: `This organization's limit is ${words} (set by an operator; the ${plan.name} plan allows ${plan.limits[counter]})`,
+    sentence: `This organization's limit is ${words} (set by an operator; the ${plan.name} plan allows ${plan.limits[counter] ?? 'any number'})`,
     detail: `limit ${limit} (plan ${plan.key}, set by an operator)`,
   };
 }

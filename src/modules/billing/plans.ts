@@ -11,15 +11,18 @@ export interface Plan {
   currency: string;
   interval: 'month' | 'year';
   features: string[];
-  limits: Record<CounterKey, number>;
+  /** Per counter; null: no limit (an operator's catalogue may leave counters, or all, unlimited). */
+  limits: Record<CounterKey, number | null>;
   active: boolean;
 }
 
 /**
- * The default catalogue, provider-neutral: a provider maps plan keys to its own prices (Stripe:
- * CADRE_STRIPE_PRICES). `free` is what an organization without a subscription has.
+ * The built-in catalogue, provider-neutral: a provider maps plan keys to its own prices (Stripe:
+ * CADRE_STRIPE_PRICES). `free` is what an organization without a subscription has. An operator replaces it
+ * with CADRE_PLANS_FILE (plans-file.ts); docs/plans.example.toml is this catalogue as such a file (a test
+ * keeps the two equal).
  */
-const DEFAULT_PLANS: readonly Plan[] = [
+export const DEFAULT_PLANS: readonly Plan[] = [
   {
     key: 'free',
     name: 'Free',
@@ -62,14 +65,34 @@ export interface PlanCatalogue {
   list(): Plan[];
   get(key: string): Plan | undefined;
   free(): Plan;
+  /** Counts replacements: what is derived from the catalogue (a serialized answer) is made again when it moves. */
+  version(): number;
+  /** Serves another catalogue from now on (CADRE_PLANS_FILE read again on SIGHUP). */
+  replace(plans: readonly Plan[]): void;
 }
 
-export function createPlanCatalogue(plans: readonly Plan[] = DEFAULT_PLANS): PlanCatalogue {
+/** The catalogue's plans, checked: plans-file.ts reports these problems with the file's positions first. */
+function index(plans: readonly Plan[]) {
   const byKey = new Map(plans.map((plan) => [plan.key, plan]));
   const free = byKey.get(FREE_PLAN_KEY);
   if (!free) throw new Error('the plan catalogue needs a "free" plan');
   const active = plans
     .filter((plan) => plan.active)
     .sort((a, b) => a.amount - b.amount || a.key.localeCompare(b.key));
-  return { list: () => active, get: (key) => byKey.get(key), free: () => free };
+  return { byKey, free, active };
+}
+
+export function createPlanCatalogue(plans: readonly Plan[] = DEFAULT_PLANS): PlanCatalogue {
+  let current = index(plans);
+  let version = 0;
+  return {
+    list: () => current.active,
+    get: (key) => current.byKey.get(key),
+    free: () => current.free,
+    version: () => version,
+    replace(next) {
+      current = index(next);
+      version++;
+    },
+  };
 }

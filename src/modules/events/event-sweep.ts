@@ -77,7 +77,7 @@ export function createEventSweep({ database, clock, entitlement, usage }: EventS
       const current = await entitlement(db, id);
       for (const counter of COUNTERS) {
         const allowed = current.limits[counter];
-        if (!Number.isFinite(allowed) || allowed <= 0) continue;
+        if (allowed === null || !Number.isFinite(allowed) || allowed <= 0) continue;
         const used = await usage[counter](id, current.period);
         const threshold = USAGE_THRESHOLDS.find((percent) => used * 100 >= allowed * percent);
         if (threshold === undefined) continue;
