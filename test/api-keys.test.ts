@@ -343,6 +343,16 @@ describe('GET /api/v1/api-keys pagination', () => {
     }
   });
 
+  it("names a query parameter as docs/errors.md does: query.limit, not Fastify's querystring.limit", async () => {
+    const res = await server.request<{ error: { details: Array<{ path: string }> } }>(
+      'GET',
+      '/api/v1/api-keys?limit=abc',
+      { key: org.ownerKey },
+    );
+    expectApiError(res, 422, 'validation_failed');
+    expect(res.body.error.details.map((detail) => detail.path)).toEqual(['query.limit']);
+  });
+
   it('defaults to 20 per page', async () => {
     const fresh = await createOrganization(server, 'personal');
     await Promise.all(Array.from({ length: 22 }, () => createKey(server, fresh, fresh.ownerId)));

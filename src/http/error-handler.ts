@@ -134,9 +134,10 @@ export function sendError(
 function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
-    // Body fields are named as they are sent (`grants.type`); other parts keep their place (`query.limit`).
-    const where =
-      error.validationContext && error.validationContext !== 'body' ? [error.validationContext] : [];
+    // Body fields are named as they are sent (`grants.type`); other parts keep their place (`query.limit`,
+    // `params.apiKeyId`): Fastify's "querystring" is answered as "query", the name docs/errors.md uses.
+    const context = error.validationContext === 'querystring' ? 'query' : error.validationContext;
+    const where = context && context !== 'body' ? [context] : [];
     const details: ErrorDetail[] = error.validation.map((issue) => ({
       path: [...where, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
       message: issue.message ?? 'is invalid',
