@@ -21,6 +21,7 @@ const ROLE_TABLE: Record<Role, Permission[]> = {
     'members:read',
     'projects:read',
     'integrations:read',
+    'publish-policy:read',
   ],
 };
 

@@ -3,7 +3,7 @@ import { PRESETS, publishPolicyChange, publishPolicyRules } from './publish-poli
 
 const timestamp = z.string().meta({ format: 'date-time' });
 
-export const publishPolicySchema = z
+const publishPolicySchema = z
   .object({
     allowedCommands: publishPolicyRules.allowedCommands.meta({
       description: 'Commands an mcpStdioSkill may run (every skill, the base skill included); null: any',

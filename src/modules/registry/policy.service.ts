@@ -25,7 +25,7 @@ export type PolicyService = ReturnType<typeof createPolicyService>;
 const samePolicy = (a: PublishPolicy, b: PublishPolicy) => JSON.stringify(a) === JSON.stringify(b);
 
 /** An approval as the API shows it, with its diff summary (the whole diff is GET /registry/diff). */
-export function presentApproval(row: ApprovalRow, requestedByName: string | null = null): Approval {
+function presentApproval(row: ApprovalRow, requestedByName: string | null = null): Approval {
   const to = `${row.name}@${row.version}`;
   return {
     id: row.id,

@@ -57,7 +57,7 @@ export const OPEN_POLICY: PublishPolicy = {
 };
 
 /** The one-step preset: the commands the platform the specification comes from accepts. */
-export const RECOMMENDED_COMMANDS = ['npx', 'uvx'];
+const RECOMMENDED_COMMANDS = ['npx', 'uvx'];
 export const PRESETS = { recommended: { allowedCommands: RECOMMENDED_COMMANDS } } as const;
 
 /**
