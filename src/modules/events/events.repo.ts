@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repo.js';
-import { enqueueEventDeliveries } from '../webhooks/deliveries.repo.js';
+import { queueDeliveriesOfEvent } from '../webhooks/deliveries.repo.js';
 import type { EventType } from './event-types.js';
 import { type EventPayload, events } from './events.tables.js';
 
@@ -28,26 +28,20 @@ export interface NewEvent {
  */
 export async function recordEvent(executor: Executor, event: NewEvent): Promise<boolean> {
   const { actor } = event;
-  const [inserted] = await executor
-    .insert(events)
-    .values({
-      id: event.id ?? newId(),
-      organizationId: event.organizationId,
-      type: event.type,
-      actorKind: actor.kind,
-      actorUserId: actor.kind === 'admin' ? null : (actor.userId ?? null),
-      actorApiKeyId: actor.kind === 'apiKey' ? actor.apiKeyId : null,
-      resourceType: event.resource.type,
-      resourceId: event.resource.id,
-      payload: event.payload,
-      dedupeKey: event.dedupeKey ?? null,
-      createdAt: event.at,
-    })
-    .onConflictDoNothing({ target: events.dedupeKey })
-    .returning({ id: events.id });
-  if (!inserted) return false;
-  await enqueueEventDeliveries(executor, { ...event, id: inserted.id });
-  return true;
+  // One statement for the event and its deliveries: a publish pays one round trip for both (bench/README.md).
+  const result = await executor.execute(sql`
+    WITH e AS (
+      INSERT INTO events (id, organization_id, type, actor_kind, actor_user_id, actor_api_key_id,
+        resource_type, resource_id, payload, dedupe_key, created_at)
+      VALUES (${event.id ?? newId()}, ${event.organizationId}, ${event.type}, ${actor.kind},
+        ${actor.kind === 'admin' ? null : (actor.userId ?? null)},
+        ${actor.kind === 'apiKey' ? actor.apiKeyId : null}, ${event.resource.type}, ${event.resource.id},
+        ${JSON.stringify(event.payload)}::jsonb, ${event.dedupeKey ?? null}, ${event.at})
+      ON CONFLICT (dedupe_key) DO NOTHING
+      RETURNING id
+    ), queued AS (${queueDeliveriesOfEvent(event)} RETURNING 1)
+    SELECT count(*)::int AS inserted FROM e`);
+  return (result as unknown as { rows: Array<{ inserted: number }> }).rows[0]!.inserted > 0;
 }
 
 export interface EventQuery {

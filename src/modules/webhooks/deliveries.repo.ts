@@ -14,19 +14,15 @@ import type { Executor } from '../../db/client.js';
 const NEW_DELIVERY_ID = sql`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 
 /**
- * Queues the event for every enabled endpoint of its organization subscribed to its type, in the caller's
- * transaction (recordEvent): a committed event always has its deliveries, a rolled-back one none.
+ * The INSERT that queues an event for every enabled endpoint of its organization subscribed to its type. It
+ * reads the event from the CTE `e` of recordEvent's one statement, so the event and its deliveries are
+ * written together, in the change's transaction: a committed event always has its deliveries.
  */
-export async function enqueueEventDeliveries(
-  executor: Executor,
-  event: { id: string; organizationId: string; type: string; at: Date },
-): Promise<void> {
-  await executor.execute(sql`
-    INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, next_attempt_at, created_at)
-    SELECT ${NEW_DELIVERY_ID}, organization_id, id, ${event.id}, ${event.at}, ${event.at}
-    FROM webhook_endpoints
-    WHERE organization_id = ${event.organizationId} AND enabled AND ${event.type} = ANY (event_types)`);
-}
+export const queueDeliveriesOfEvent = (event: { organizationId: string; type: string; at: Date }) => sql`
+  INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, next_attempt_at, created_at)
+  SELECT ${NEW_DELIVERY_ID}, w.organization_id, w.id, e.id, ${event.at}, ${event.at}
+  FROM e JOIN webhook_endpoints w
+    ON w.organization_id = ${event.organizationId} AND w.enabled AND ${event.type} = ANY (w.event_types)`;
 
 /**
  * Queues (or queues again) one event for one endpoint, due now: "send a test event" and "resend". A delivery
