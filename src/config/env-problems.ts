@@ -15,7 +15,7 @@ const EXPECTED: Record<string, string> = {
 };
 
 /** A value as shown in a refusal: secrets masked, URL passwords masked, long values cut. */
-export function shownValue(variable: string, value: string | undefined): string {
+function shownValue(variable: string, value: string | undefined): string {
   if (value === undefined) return `${variable} (unset)`;
   if (value === '') return `${variable}=""`;
   if (SECRET.test(variable) && !variable.endsWith('_FILE'))
