@@ -104,6 +104,8 @@ describe('safe webhook targets', () => {
     expect(() => parseEnv({ CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: '10.0.0.0/33,http://x' })).toThrow(
       /"10\.0\.0\.0\/33" is neither a host name nor an IP address or CIDR[\s\S]*"http:\/\/x"/,
     );
-    expect(() => parseEnv({ CADRE_WEBHOOKS_LEASE_SECONDS: '5' })).toThrow(/CADRE_WEBHOOKS_LEASE_SECONDS=5: .*15/);
+    expect(() => parseEnv({ CADRE_WEBHOOKS_LEASE_SECONDS: '5' })).toThrow(
+      /CADRE_WEBHOOKS_LEASE_SECONDS=5: .*15/,
+    );
   });
 });
