@@ -1564,7 +1564,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -2499,7 +2499,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -2531,7 +2531,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -2798,7 +2798,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -3732,7 +3732,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -3764,7 +3764,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -8171,7 +8171,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -8536,7 +8536,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
                     description?: string;
                     enabled?: boolean;
                 };

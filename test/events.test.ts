@@ -91,6 +91,54 @@ describe('events written with each change', () => {
     });
   });
 
+  it('publish policies: a version awaiting approval, then approved or rejected (docs/registry.md)', async () => {
+    const o = await createOrganization(server);
+    const admin = (await createKey(server, o, await addMember(server, o, 'admin'))).key;
+    const policy = await server.request('PUT', '/api/v1/organization/publish-policy', {
+      key: o.ownerKey,
+      body: { approvalRequiredForWidening: true },
+    });
+    expect(policy.status, policy.text).toBe(200);
+    const name = uniqueName('evt-approval');
+    await published(server, o.ownerKey, expertBody(name, '1.0.0'));
+    const wider = (version: string, endpoint: string) =>
+      expertBody(name, version, {
+        skills: { ...expertBody(name).skills, search: { type: 'mcpSseSkill', endpoint } },
+      });
+    const first = await published(server, o.ownerKey, wider('1.1.0', 'https://a.example.com/sse'));
+    const second = await published(server, o.ownerKey, wider('1.2.0', 'https://b.example.com/sse'));
+    const decide = (id: string, decision: string) =>
+      server.request('POST', `/api/v1/registry/approvals/${id}/${decision}`, { key: admin });
+    expect((await decide(first.approval!.id, 'approve')).status).toBe(200);
+    expect((await decide(second.approval!.id, 'reject')).status).toBe(200);
+
+    const all = (await eventsOf(o, '?limit=100&order=oldest'))
+      .filter((event) => event.type.startsWith('expert.'))
+      .map((event) => [event.type, event.data]);
+    const ref = (version: string) => ({ id: expect.any(String), name, version });
+    expect(all).toEqual([
+      ['expert.published', { expert: ref('1.0.0'), tags: expect.any(Array) }],
+      ['expert.published', { expert: ref('1.1.0'), tags: [] }],
+      [
+        'expert.awaiting_approval',
+        {
+          expert: ref('1.1.0'),
+          approval: { id: first.approval!.id, reasons: ['new skill "search" (mcpSseSkill)'] },
+        },
+      ],
+      ['expert.published', { expert: ref('1.2.0'), tags: [] }],
+      [
+        'expert.awaiting_approval',
+        {
+          expert: ref('1.2.0'),
+          approval: { id: second.approval!.id, reasons: ['new skill "search" (mcpSseSkill)'] },
+        },
+      ],
+      ['expert.approved', { expert: ref('1.1.0'), approval: { id: first.approval!.id }, movedLatest: true }],
+      ['expert.rejected', { expert: ref('1.2.0'), approval: { id: second.approval!.id } }],
+    ]);
+  });
+
   it('API keys, members and connections-by-cascade: created, revoked, joined, role changed, removed', async () => {
     const o = await createOrganization(server);
     const memberId = await addMember(server, o, 'member');

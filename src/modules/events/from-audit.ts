@@ -34,11 +34,31 @@ const pick = (metadata: AuditMetadata, keys: string[]) =>
  */
 export function eventsForAuditChange({ action, target, metadata = {} }: AuditChange): DerivedEvent[] {
   switch (action) {
-    case 'expert.published':
+    case 'expert.published': {
+      const expert = expertOf(target.id, metadata);
+      const derived: DerivedEvent[] = [
+        { type: 'expert.published', payload: { expert, ...pick(metadata, ['tags']) } },
+      ];
+      // The publish policy held `latest` back (docs/registry.md "Publish policies"): reviewers are told.
+      const waiting = metadata.awaitingApproval as { approvalId: string; reasons: string[] } | undefined;
+      if (waiting) {
+        derived.push({
+          type: 'expert.awaiting_approval',
+          payload: { expert, approval: { id: waiting.approvalId, reasons: waiting.reasons } },
+        });
+      }
+      return derived;
+    }
+    case 'expert.approved':
+    case 'expert.rejected':
       return [
         {
-          type: 'expert.published',
-          payload: { expert: expertOf(target.id, metadata), ...pick(metadata, ['tags']) },
+          type: action,
+          payload: {
+            expert: expertOf(target.id, metadata),
+            approval: { id: String(metadata.approvalId) },
+            ...pick(metadata, ['movedLatest']),
+          },
         },
       ];
     case 'expert.updated': {
