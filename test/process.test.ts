@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempProject } from './support/cli-harness.js';
 import { onPostgres } from './support/database.js';
 import { http } from './support/http.js';
-import { runCadreToExit, startCadre } from './support/process.js';
+import { ROOT, runCadreToExit, startCadre } from './support/process.js';
 
 describe('embedded quick start (npm start with no set-up)', () => {
   let dataDir: string;
@@ -130,6 +131,38 @@ describe('embedded quick start (npm start with no set-up)', () => {
     });
     expect(again.status).toBe(409);
     expect(await restarted.stop()).toBe(0);
+  });
+
+  it('runs the README walkthrough: the example cadre.toml validates and publishes onto a fresh demo instance', async () => {
+    const walkDir = await mkdtemp(join(tmpdir(), 'cadre-walk-'));
+    try {
+      const server = await startCadre({ CADRE_DATA_DIR: join(walkDir, 'data') });
+      const bootstrap = JSON.parse(await readFile(join(walkDir, 'data', 'bootstrap.json'), 'utf8')) as {
+        apiKey: string;
+      };
+      const project = tempProject({
+        'cadre.toml': readFileSync(join(ROOT, 'docs/examples/cadre.toml'), 'utf8'),
+        'cadre.schema.json': readFileSync(join(ROOT, 'docs/examples/cadre.schema.json'), 'utf8'),
+      });
+      const env = { CADRE_URL: server.url, CADRE_API_KEY: bootstrap.apiKey };
+      const validate = await runCli(['config', 'validate'], { cwd: project, env });
+      expect(validate.code, validate.stderr).toBe(0);
+      const publish = await runCli(['publish'], { cwd: project, env });
+      expect(publish.code, publish.stderr).toBe(0);
+      const experts = await http<{ data: { experts: Array<{ name: string; version: string }> } }>(
+        server.url,
+        'GET',
+        '/registry/experts?sort=name&order=asc',
+      );
+      expect(experts.body.data.experts.map((e) => `${e.name}@${e.version}`)).toEqual([
+        'researcher@1.2.0',
+        'web-search@1.0.0',
+        'writer@2.0.0',
+      ]);
+      expect(await server.stop()).toBe(0);
+    } finally {
+      await rm(walkDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -72,7 +72,7 @@ describe('configJsonSchema', () => {
       readFileSync(join(root, 'docs/examples/cadre.toml'), 'utf8'),
     )?.[1];
     expect(directive).toBe('cadre.schema.json');
-    const copy = /^cp (docs\/examples\/\S+ )+\.(\s|$)/m.exec(
+    const copy = /^cp ("?(\$CADRE\/)?docs\/examples\/\S+ )+\.(\s|$)/m.exec(
       readFileSync(join(root, 'README.md'), 'utf8'),
     )?.[0];
     expect(copy).toContain('docs/examples/cadre.toml');

@@ -98,7 +98,7 @@ describe('valid files', () => {
     });
     expect(researcher.skills.papers).toMatchObject({ type: 'mcpSseSkill', omit: ['bulk_download'] });
     const writer = config.experts.writer!;
-    expect(writer.delegates).toEqual(['researcher']);
+    expect(writer.delegates).toEqual(['researcher@1.2.0']);
     const review = writer.skills.review;
     expect(review?.type).toBe('interactiveSkill');
     if (review?.type === 'interactiveSkill') {

@@ -68,7 +68,7 @@ describe('toPublishPayload', () => {
     });
     expect(Object.keys(toolbox.skills)).toHaveLength(4);
     const writer = toPublishPayload(load('valid/complete.toml'), 'writer');
-    expect(writer.delegates).toEqual(['researcher']);
+    expect(writer.delegates).toEqual(['researcher@1.2.0']);
     expect(toPublishPayload(load('valid/complete.toml'), 'researcher').tags).toEqual(['stable']);
     expect('runtime' in writer).toBe(false);
   });
