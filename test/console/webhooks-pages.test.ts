@@ -148,6 +148,9 @@ describe('webhooks in the browser', () => {
         'expert.status_changed',
         'expert.deleted',
         'expert.taken_down',
+        'expert.awaiting_approval',
+        'expert.approved',
+        'expert.rejected',
         'member.joined',
       ].sort(),
     );
@@ -160,7 +163,7 @@ describe('webhooks in the browser', () => {
     expect(await card.getByRole('heading', { level: 2 }).textContent()).toContain(DESCRIPTION);
     expect(await page.locator('main img').count()).toBe(0);
     expect(await card.textContent()).toContain('Enabled');
-    expect(await card.textContent()).toContain('5 event types: Expert version published');
+    expect(await card.textContent()).toContain('8 event types: Expert version published');
     await screenshots(page, 'webhooks-list');
     await expectAccessible(page, 'the endpoint list');
 
