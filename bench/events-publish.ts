@@ -2,13 +2,14 @@
  * Issue 29's figure: recording events adds under 5 % to a publish.
  *
  * One Cadre in process (embedded PGlite; DATABASE_URL for PostgreSQL), its organization with one webhook
- * endpoint subscribed to `expert.published`, so recording a publish's event also queues a delivery (the
- * whole cost: one statement, recordEvent). In alternating rounds:
+ * endpoint subscribed to `expert.published`, so recording a publish's event also queues a delivery. A change's
+ * events and deliveries are written by its audit insert, as common table expressions of that one statement
+ * (auditWrites). In alternating rounds:
  *   - publishes over HTTP on loopback, one at a time (each records its event);
- *   - the event of a publish recorded alone, in a transaction of its own (recordEvent, as a publish runs it);
- *   - the same transaction without it (both first write one row, so both pay a write's commit).
- * What recording adds to a publish = (event's transaction − write transaction) ÷ (publish − that), all of the
- * same run. The delivery worker is paused (a 1-hour poll) so sending does not compete.
+ *   - a publish's audit insert with its events, in a transaction of its own (as a publish runs it);
+ *   - the same audit insert without events.
+ * What recording adds to a publish = (audit with events − audit alone) ÷ (publish − that), all of the same
+ * run. The delivery worker is paused (a 1-hour poll) so sending does not compete.
  *
  *   npx tsx bench/events-publish.ts        (BENCH_ROUNDS rounds, default 5; BENCH_PUBLISHES per round, 200)
  */
@@ -17,7 +18,8 @@ import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
-import { recordEvent } from '../src/modules/events/events.repo.js';
+import { auditWrites } from '../src/modules/audit/audit.repo.js';
+import { eventsForAuditChange } from '../src/modules/events/from-audit.js';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -85,31 +87,32 @@ const publish = () =>
   });
 
 const organizationId: string = created.data.organization.id;
-// Both transactions write the same row first, so both pay a write transaction's commit (a publish does): the
-// difference is recordEvent's statement alone.
-const touch = sql`UPDATE organizations SET name = name WHERE id = ${organizationId}`;
-const eventAlone = () =>
+// The audit entry a publish writes, with and without the events it derives (one statement either way).
+const auditOfPublish = () => {
+  const version = `9.0.${serial++}`;
+  return {
+    organizationId,
+    action: 'expert.published',
+    actor: { kind: 'admin' } as const,
+    target: { type: 'expert', id: `@${slug}/writer@${version}` },
+    metadata: { expertId: 'e'.repeat(24), tags: ['latest'] },
+    at: new Date(),
+  };
+};
+const auditWithEvents = () =>
   database.db.transaction(async (tx) => {
-    await tx.execute(touch);
-    const version = `9.0.${serial++}`;
-    await recordEvent(tx, {
-      organizationId,
-      type: 'expert.published',
-      actor: { kind: 'admin' },
-      resource: { type: 'expert', id: `@${slug}/writer@${version}` },
-      payload: { expert: { id: 'e'.repeat(24), name: `@${slug}/writer`, version }, tags: ['latest'] },
-      at: new Date(),
-    });
+    const change = auditOfPublish();
+    await tx.execute(auditWrites(change, eventsForAuditChange(change)));
   });
-const writeTransaction = () =>
+const auditAlone = () =>
   database.db.transaction(async (tx) => {
-    await tx.execute(touch);
+    await tx.execute(auditWrites(auditOfPublish(), []));
   });
 
 const targets: Record<string, () => Promise<unknown>> = {
   publish,
-  'event recorded alone': eventAlone,
-  'write transaction': writeTransaction,
+  'audit with events': auditWithEvents,
+  'audit alone': auditAlone,
 };
 const spent = new Map<string, number>(Object.keys(targets).map((name) => [name, 0]));
 for (const run of Object.values(targets)) for (let i = 0; i < 50; i++) await run(); // warm-up
@@ -133,7 +136,7 @@ await app.close();
 await database.close();
 
 const ms = (name: string) => spent.get(name)! / (ROUNDS * PUBLISHES);
-const added = ms('event recorded alone') - ms('write transaction');
+const added = ms('audit with events') - ms('audit alone');
 const withoutEvents = ms('publish') - added;
 console.log(
   JSON.stringify({
@@ -142,8 +145,8 @@ console.log(
     rounds: ROUNDS,
     perRound: PUBLISHES,
     msPerPublish: Number(ms('publish').toFixed(3)),
-    msEventTransaction: Number(ms('event recorded alone').toFixed(3)),
-    msWriteTransaction: Number(ms('write transaction').toFixed(3)),
+    msAuditWithEvents: Number(ms('audit with events').toFixed(3)),
+    msAuditAlone: Number(ms('audit alone').toFixed(3)),
     added: `${((added / withoutEvents) * 100).toFixed(1)} %`,
     eventsWritten: events,
     deliveriesQueued: deliveries,

@@ -1,9 +1,9 @@
-import { and, desc, eq, gte, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../auth/permissions.js';
-import { recordEvent } from '../events/events.repo.js';
-import { eventsForAuditChange } from '../events/from-audit.js';
+import { eventWrites } from '../events/events.repo.js';
+import { type DerivedEvent, eventsForAuditChange } from '../events/from-audit.js';
 import { type AuditMetadata, auditEvents } from './audit.tables.js';
 
 /**
@@ -20,41 +20,41 @@ export type AuditEventRow = typeof auditEvents.$inferSelect;
  * exactly the changes that happened (docs/organization-api.md, "Audit events"). The events the change tells
  * the systems around Cadre about (docs/webhooks.md) are written here too, in the same transaction.
  */
-export async function recordAuditEvent(
-  executor: Executor,
-  event: {
-    organizationId: string;
-    action: string;
-    actor: Actor;
-    target: { type: string; id: string };
-    at: Date;
-    metadata?: AuditMetadata | undefined;
-  },
-): Promise<void> {
-  const { actor } = event;
-  await executor.insert(auditEvents).values({
-    id: newId(),
-    organizationId: event.organizationId,
-    action: event.action,
-    actorKind: actor.kind,
-    actorUserId: actor.kind === 'admin' ? null : (actor.userId ?? null),
-    actorApiKeyId: actor.kind === 'apiKey' ? actor.apiKeyId : null,
-    actorSessionId: actor.kind === 'session' ? actor.sessionId : null,
-    targetType: event.target.type,
-    targetId: event.target.id,
-    metadata: event.metadata ?? null,
-    createdAt: event.at,
-  });
-  for (const derived of eventsForAuditChange(event)) {
-    await recordEvent(executor, {
-      organizationId: event.organizationId,
-      type: derived.type,
-      actor,
-      resource: event.target,
-      payload: derived.payload,
-      at: event.at,
-    });
-  }
+export interface AuditChange {
+  organizationId: string;
+  action: string;
+  actor: Actor;
+  target: { type: string; id: string };
+  at: Date;
+  metadata?: AuditMetadata | undefined;
+}
+
+export async function recordAuditEvent(executor: Executor, change: AuditChange): Promise<void> {
+  await executor.execute(auditWrites(change, eventsForAuditChange(change)));
+}
+
+/**
+ * One statement: the audit row, and the given events with their webhook deliveries as common table
+ * expressions of its insert, so a change pays one round trip for all of them (bench/events-publish.ts).
+ */
+export function auditWrites(change: AuditChange, derived: DerivedEvent[]): SQL {
+  const { actor } = change;
+  const insert = sql`INSERT INTO audit_events (id, organization_id, action, actor_kind, actor_user_id,
+      actor_api_key_id, actor_session_id, target_type, target_id, metadata, created_at)
+    VALUES (${newId()}, ${change.organizationId}, ${change.action}, ${actor.kind},
+      ${actor.kind === 'admin' ? null : (actor.userId ?? null)}, ${actor.kind === 'apiKey' ? actor.apiKeyId : null},
+      ${actor.kind === 'session' ? actor.sessionId : null}, ${change.target.type}, ${change.target.id},
+      ${change.metadata ? JSON.stringify(change.metadata) : null}::jsonb, ${change.at})`;
+  if (derived.length === 0) return insert;
+  const events = derived.map(({ type, payload }) => ({
+    organizationId: change.organizationId,
+    type,
+    actor,
+    resource: change.target,
+    payload,
+    at: change.at,
+  }));
+  return sql`WITH ${eventWrites(events, 'events_written')} ${insert}`;
 }
 
 export interface AuditEventQuery {

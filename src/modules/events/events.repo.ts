@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repo.js';
-import { queueDeliveriesOfEvent } from '../webhooks/deliveries.repo.js';
+import { queueDeliveriesOfEvents } from '../webhooks/deliveries.repo.js';
 import type { EventType } from './event-types.js';
 import { type EventPayload, events } from './events.tables.js';
 
@@ -22,25 +22,39 @@ export interface NewEvent {
 }
 
 /**
+ * The common table expressions that insert events (as `name`, in the given order, answering those written:
+ * one whose `dedupeKey` was already used is not) and queue their webhook deliveries. recordEvent runs them
+ * alone; the audit trail runs them in its own insert (audit.repo.ts), so a change pays one round trip for
+ * its audit row, events and deliveries.
+ */
+export function eventWrites(events: NewEvent[], name: string): SQL {
+  const rows = events.map((event) => {
+    const { actor } = event;
+    return sql`(${event.id ?? newId()}, ${event.organizationId}, ${event.type}, ${actor.kind},
+        ${actor.kind === 'admin' ? null : (actor.userId ?? null)},
+        ${actor.kind === 'apiKey' ? actor.apiKeyId : null}, ${event.resource.type}, ${event.resource.id},
+        ${JSON.stringify(event.payload)}::jsonb, ${event.dedupeKey ?? null}, ${event.at}::timestamptz)`;
+  });
+  const inserted = sql.identifier(name);
+  // One multi-row VALUES: rows take their seq in this order (CTEs of one statement run in no set order).
+  return sql`${inserted} AS (
+      INSERT INTO events (id, organization_id, type, actor_kind, actor_user_id, actor_api_key_id,
+        resource_type, resource_id, payload, dedupe_key, created_at)
+      VALUES ${sql.join(rows, sql`, `)}
+      ON CONFLICT (dedupe_key) DO NOTHING
+      RETURNING id, organization_id, type, created_at
+    ), ${sql.identifier(`${name}_queued`)} AS (${queueDeliveriesOfEvents(inserted)} RETURNING 1)`;
+}
+
+/**
  * Records one event and queues its webhook deliveries. Call it inside the transaction of the change it tells
  * about: the event and its deliveries exist exactly when the change does (docs/webhooks.md). Answers
  * false when `dedupeKey` was already used.
  */
 export async function recordEvent(executor: Executor, event: NewEvent): Promise<boolean> {
-  const { actor } = event;
-  // One statement for the event and its deliveries: a publish pays one round trip for both (bench/README.md).
-  const result = await executor.execute(sql`
-    WITH e AS (
-      INSERT INTO events (id, organization_id, type, actor_kind, actor_user_id, actor_api_key_id,
-        resource_type, resource_id, payload, dedupe_key, created_at)
-      VALUES (${event.id ?? newId()}, ${event.organizationId}, ${event.type}, ${actor.kind},
-        ${actor.kind === 'admin' ? null : (actor.userId ?? null)},
-        ${actor.kind === 'apiKey' ? actor.apiKeyId : null}, ${event.resource.type}, ${event.resource.id},
-        ${JSON.stringify(event.payload)}::jsonb, ${event.dedupeKey ?? null}, ${event.at})
-      ON CONFLICT (dedupe_key) DO NOTHING
-      RETURNING id
-    ), queued AS (${queueDeliveriesOfEvent(event)} RETURNING 1)
-    SELECT count(*)::int AS inserted FROM e`);
+  const result = await executor.execute(
+    sql`WITH ${eventWrites([event], 'e')} SELECT count(*)::int AS inserted FROM e`,
+  );
   return (result as unknown as { rows: Array<{ inserted: number }> }).rows[0]!.inserted > 0;
 }
 

@@ -8,7 +8,7 @@ interface AuditChange {
   metadata?: AuditMetadata | undefined;
 }
 
-interface DerivedEvent {
+export interface DerivedEvent {
   type: EventType;
   payload: EventPayload;
 }

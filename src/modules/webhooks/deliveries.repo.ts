@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 
 /**
@@ -14,15 +14,16 @@ import type { Executor } from '../../db/client.js';
 const NEW_DELIVERY_ID = sql`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 
 /**
- * The INSERT that queues an event for every enabled endpoint of its organization subscribed to its type. It
- * reads the event from the CTE `e` of recordEvent's one statement, so the event and its deliveries are
- * written together, in the change's transaction: a committed event always has its deliveries.
+ * The INSERT that queues events for every enabled endpoint of their organization subscribed to their type.
+ * It reads the events (id, organization_id, type, created_at) from the CTE `inserted` of the same statement
+ * (events.repo.ts), so events and their deliveries are written together, in the change's transaction: a
+ * committed event always has its deliveries.
  */
-export const queueDeliveriesOfEvent = (event: { organizationId: string; type: string; at: Date }) => sql`
+export const queueDeliveriesOfEvents = (inserted: SQLWrapper) => sql`
   INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, next_attempt_at, created_at)
-  SELECT ${NEW_DELIVERY_ID}, w.organization_id, w.id, e.id, ${event.at}, ${event.at}
-  FROM e JOIN webhook_endpoints w
-    ON w.organization_id = ${event.organizationId} AND w.enabled AND ${event.type} = ANY (w.event_types)`;
+  SELECT ${NEW_DELIVERY_ID}, w.organization_id, w.id, e.id, e.created_at, e.created_at
+  FROM ${inserted} e JOIN webhook_endpoints w
+    ON w.organization_id = e.organization_id AND w.enabled AND e.type = ANY (w.event_types)`;
 
 /**
  * Queues (or queues again) one event for one endpoint, due now: "send a test event" and "resend". A delivery
