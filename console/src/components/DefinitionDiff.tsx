@@ -20,7 +20,7 @@ const FIELD_WORDS: Record<string, string> = {
 };
 
 /** A change's field in words: `["skills", "search", "endpoint"]` reads `Skill "search": endpoint`. */
-export function fieldWords(path: readonly string[]): string {
+function fieldWords(path: readonly string[]): string {
   const [top, skill, part, tool, toolPart] = path;
   if (top === 'description') return 'Description';
   if (top === 'minRuntimeVersion') return 'Minimum runtime version';
