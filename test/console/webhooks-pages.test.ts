@@ -253,7 +253,7 @@ describe('webhooks in the browser', () => {
     expect(await page.locator('main b').count()).toBe(0);
     await expect
       .poll(() => page.locator('.notice-warning').textContent())
-      .toContain('Deliveries have failed since');
+      .toContain('Deliveries are failing: the first failure was');
     await screenshots(page, 'webhook-deliveries-failing');
     await expectAccessible(page, 'a failing endpoint');
 

@@ -156,8 +156,8 @@ function PolicyForm({ policy, recommended }: { policy: Policy; recommended: read
           onChange={(event) => setCommands(event.target.value)}
         />
         <p id={`${id}-command-hint`} className="small muted">
-          Separated by commas. The recommended preset is {recommended.join(' and ')}, what the platform the
-          specification comes from accepts.
+          Separated by commas. The recommended preset is {recommended.join(' and ')}: package runners whose
+          packages can be pinned, and what Perstack's own registry accepts.
         </p>
         <button type="button" className="button button-small" onClick={applyRecommended}>
           Use the recommended preset
@@ -196,7 +196,7 @@ function PolicyForm({ policy, recommended }: { policy: Policy; recommended: read
           onChange={(event) => setHosts(event.target.value)}
         />
         <p id={`${id}-host-hint`} className="small muted">
-          One a line: <code>mcp.example.com</code>, or <code>*.example.com</code> for its subdomains.
+          One per line: <code>mcp.example.com</code>, or <code>*.example.com</code> for its subdomains.
         </p>
       </fieldset>
       <fieldset className="fieldset">

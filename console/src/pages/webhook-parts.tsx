@@ -278,7 +278,7 @@ export function FailingBanner({ endpoint }: { endpoint: Endpoint }) {
   return (
     <div className="notice notice-warning" role="status">
       <p className="notice-title">
-        Deliveries have failed since <When at={endpoint.failingSince} />
+        Deliveries are failing: the first failure was <When at={endpoint.failingSince} />
       </p>
       <p className="small">
         Cadre keeps retrying each one; if the endpoint still fails three days after its first failure, Cadre

@@ -79,7 +79,7 @@ export function registerPolicyRoutes(app: App, policies: PolicyService): void {
         tags,
         security: bearerSecurity,
         params: approvalParams,
-        response: { 200: decisionAnswer, ...managementErrors(401, 403, 404, 409) },
+        response: { 200: decisionAnswer, ...managementErrors(401, 403, 404, 409, 422) },
       },
       handler: async (request) => ({
         data: await policies.decide(requirePrincipal(request), request.params.approvalId, decision),
