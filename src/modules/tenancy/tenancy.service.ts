@@ -140,6 +140,14 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
      */
     async setRole(organizationId: string, userId: string, role: 'admin' | 'member', actor: Actor) {
       await bus.commit(async (tx, publish) => {
+        // The organization's row first, as an ownership transfer takes it: the two run one after the other.
+        // (Locking the membership first deadlocks with a transfer: this audit insert's foreign key needs a
+        // share lock on that row, which the transfer holds while it waits for this membership.)
+        await tx
+          .select({ id: organizations.id })
+          .from(organizations)
+          .where(eq(organizations.id, organizationId))
+          .for('update');
         const [member] = await tx
           .select({ role: memberships.role })
           .from(memberships)
