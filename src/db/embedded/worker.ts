@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction, types } from '@electric-sql/pglite';
 import { createTenantTurns } from '../../lib/tenant-turns.js';
-import type { Reply, Request, WireError, WorkerData } from './protocol.js';
+import type { Reply, Request, RowMode, WireError, WorkerData } from './protocol.js';
 
 if (!parentPort) throw new Error('the embedded database worker runs in a worker thread');
 const port = parentPort;
@@ -148,7 +148,7 @@ function send(reply: Reply) {
 function parseTextColumns(
   rows: Array<Record<string | number, unknown>>,
   fields: Array<{ name: string; dataTypeID: number }>,
-  rowMode: 'array' | 'object',
+  rowMode: RowMode,
   rawTypes: number[],
 ) {
   const columns = fields.flatMap((field, index) =>
