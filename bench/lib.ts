@@ -107,7 +107,8 @@ export const BENCH_ADMIN_TOKEN = 'b'.repeat(40);
  * another build's entry point, to compare two builds in one run.
  */
 export async function startCadre(env: Record<string, string> = {}, main = 'dist/main.js') {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-'));
+  // A data directory given in `env` (a restart on the same embedded database) is the caller's to remove.
+  const dataDir = env.CADRE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'cadre-bench-'));
   // BENCH_NODE_ARGS adds flags to the service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile).
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const server = await startProcess(
@@ -134,7 +135,7 @@ export async function startCadre(env: Record<string, string> = {}, main = 'dist/
   // The data directory holds the embedded database: gone with the process.
   const stop = async () => {
     await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!env.CADRE_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
   };
   if (!process.env.DATABASE_URL) {
     const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
@@ -22,10 +22,9 @@ import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { decodeCursor, encodeCursor } from './api-key-cursor.js';
 import { generateApiKeySecret } from './api-key-secret.js';
+import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';
 import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
 import { apiKeys } from './api-keys.tables.js';
-
-type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 export type { Actor } from '../audit/audit.repo.js';
 
@@ -63,6 +62,7 @@ export function createApiKeysService({
   planLimits,
 }: ApiKeysServiceDeps) {
   const { db } = database;
+  const reads = createApiKeyReads(database);
 
   /**
    * Every id a grant names must exist in the organization; unknown and foreign ids read the same. With `lock`
@@ -184,11 +184,9 @@ export function createApiKeysService({
   }
 
   async function findInOrganization(organizationId: string, apiKeyId: string): Promise<ApiKeyRow> {
-    const [row] = await db
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, apiKeyId), eq(apiKeys.organizationId, organizationId)));
-    if (!row) throw notFound(`API key ${apiKeyId}`);
+    const row = await reads.byId(apiKeyId);
+    // Another organization's key reads as absent.
+    if (row?.organizationId !== organizationId) throw notFound(`API key ${apiKeyId}`);
     return row;
   }
 
@@ -241,20 +239,12 @@ export function createApiKeysService({
 
     async list(principal: Principal, query: { limit: number; cursor?: string | undefined }) {
       requirePermission(principal, 'api-keys:read');
-      const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-      const ownOnly = !managesAllApiKeys(principal);
-      const rows = await db
-        .select()
-        .from(apiKeys)
-        .where(
-          and(
-            eq(apiKeys.organizationId, principal.organizationId),
-            ownOnly ? eq(apiKeys.userId, principal.userId) : undefined,
-            after === undefined ? undefined : lt(apiKeys.seq, after),
-          ),
-        )
-        .orderBy(desc(apiKeys.seq))
-        .limit(query.limit + 1);
+      const rows = await reads.page({
+        organizationId: principal.organizationId,
+        userId: managesAllApiKeys(principal) ? undefined : principal.userId,
+        before: query.cursor ? decodeCursor(query.cursor) : undefined,
+        limit: query.limit + 1,
+      });
       const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), toApiKeyRecord);
       return { apiKeys: page.items, pagination: page.pagination };
     },

@@ -53,7 +53,7 @@ export function registerAuditRoutes(app: App, audit: AuditService): void {
     },
     handler: async (request, reply) => {
       const { format } = request.query;
-      const { organization, events } = await audit.export(
+      const { slug, events } = await audit.export(
         requirePrincipal(request),
         request.params.org,
         request.query,
@@ -64,7 +64,7 @@ export function registerAuditRoutes(app: App, audit: AuditService): void {
         .header('cache-control', 'no-store')
         .header(
           'content-disposition',
-          `attachment; filename="audit-${organization.slug}.${format === 'csv' ? 'csv' : 'ndjson'}"`,
+          `attachment; filename="audit-${slug}.${format === 'csv' ? 'csv' : 'ndjson'}"`,
         )
         .send(stream as unknown as string);
     },

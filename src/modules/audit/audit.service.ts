@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { ApiError, forbidden, notFound } from '../../http/errors.js';
+import { forbidden } from '../../http/errors.js';
 import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { can, type Principal } from '../auth/permissions.js';
@@ -15,7 +15,7 @@ import { type AuditNames, resolveAuditNames } from './audit-names.js';
 
 export interface AuditServiceDeps {
   database: Database;
-  tenancy: Pick<TenancyService, 'getOrganization'>;
+  tenancy: Pick<TenancyService, 'ownOrganizationId' | 'organizationSlug'>;
 }
 
 export type AuditService = ReturnType<typeof createAuditService>;
@@ -42,17 +42,11 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
 
   /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */
   async function readable(principal: Principal, organizationIdOrSlug: string) {
-    const organization = await tenancy.getOrganization(organizationIdOrSlug).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'not_found') return undefined;
-      throw error;
-    });
-    if (!organization || organization.id !== principal.organizationId) {
-      throw notFound(`Organization ${organizationIdOrSlug}`);
-    }
-    if (!can(principal, 'audit:read', { kind: 'organization', organizationId: organization.id })) {
+    const organizationId = await tenancy.ownOrganizationId(principal, organizationIdOrSlug);
+    if (!can(principal, 'audit:read', { kind: 'organization', organizationId })) {
       throw forbidden('Missing permission audit:read');
     }
-    return organization;
+    return organizationId;
   }
 
   const filtersOf = (query: ExportAuditEventsQuery | ListAuditEventsQuery) => ({
@@ -64,13 +58,13 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
 
   return {
     async list(principal: Principal, organizationIdOrSlug: string, query: ListAuditEventsQuery) {
-      const organization = await readable(principal, organizationIdOrSlug);
-      const rows = await listAuditEventRows(db, organization.id, {
+      const organizationId = await readable(principal, organizationIdOrSlug);
+      const rows = await listAuditEventRows(db, organizationId, {
         limit: query.limit,
         before: query.cursor ? decodeCursor(query.cursor) : undefined,
         ...filtersOf(query),
       });
-      const names = await resolveAuditNames(db, organization.id, rows.slice(0, query.limit));
+      const names = await resolveAuditNames(db, organizationId, rows.slice(0, query.limit));
       const page = cursorPage(
         rows,
         query.limit,
@@ -85,26 +79,27 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
      * AUDIT_EXPORT_LIMIT events. Permission is checked before the first byte (a refusal is a normal error).
      */
     async export(principal: Principal, organizationIdOrSlug: string, query: ExportAuditEventsQuery) {
-      const organization = await readable(principal, organizationIdOrSlug);
+      const organizationId = await readable(principal, organizationIdOrSlug);
+      const slug = (await tenancy.organizationSlug(organizationId)) ?? organizationId;
       const filters = filtersOf(query);
       async function* events(): AsyncGenerator<AuditEventRecord> {
         let before: number | undefined;
         let sent = 0;
         while (sent < AUDIT_EXPORT_LIMIT) {
           const limit = Math.min(EXPORT_BATCH, AUDIT_EXPORT_LIMIT - sent);
-          const rows = (await listAuditEventRows(db, organization.id, { limit, before, ...filters })).slice(
+          const rows = (await listAuditEventRows(db, organizationId, { limit, before, ...filters })).slice(
             0,
             limit,
           );
           if (rows.length === 0) return;
-          const names = await resolveAuditNames(db, organization.id, rows);
+          const names = await resolveAuditNames(db, organizationId, rows);
           for (const row of rows) yield presentAuditEvent(row, names);
           sent += rows.length;
           if (rows.length < limit) return;
           before = rows[rows.length - 1]?.seq;
         }
       }
-      return { organization, events };
+      return { slug, events };
     },
   };
 }

@@ -18,7 +18,7 @@ import type { Me, MemberRecord, PageQuery, ProjectRecord } from './organization.
 
 export interface OrganizationServiceDeps {
   database: Database;
-  tenancy: Pick<TenancyService, 'getOrganization' | 'getUser'>;
+  tenancy: Pick<TenancyService, 'getOrganization' | 'ownOrganizationId' | 'getUser'>;
   integrations: Pick<IntegrationsService, 'list'>;
 }
 
@@ -149,14 +149,14 @@ export function createOrganizationService({ database, tenancy, integrations }: O
     },
 
     async members(principal: Principal, organizationIdOrSlug: string, query: PageQuery) {
-      const organization = await ownOrganization(principal, organizationIdOrSlug);
-      const scope = { kind: 'organization', organizationId: organization.id } as const;
+      const organizationId = await tenancy.ownOrganizationId(principal, organizationIdOrSlug);
+      const scope = { kind: 'organization', organizationId } as const;
       require(principal, 'members:read', scope);
       // As on GitHub: everyone sees names and roles; emails only owners and admins (and each their own).
       const seesEmails = principal.role === 'owner' || principal.role === 'admin';
       const rows = await memberPage(
         db,
-        organization.id,
+        organizationId,
         query.limit + 1,
         query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
       );
@@ -216,9 +216,9 @@ export function createOrganizationService({ database, tenancy, integrations }: O
     },
 
     async integrations(principal: Principal, organizationIdOrSlug: string) {
-      const organization = await ownOrganization(principal, organizationIdOrSlug);
-      require(principal, 'integrations:read', { kind: 'organization', organizationId: organization.id });
-      return { data: await integrations.list(organization.id) };
+      const organizationId = await tenancy.ownOrganizationId(principal, organizationIdOrSlug);
+      require(principal, 'integrations:read', { kind: 'organization', organizationId });
+      return { data: await integrations.list(organizationId) };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { and, eq, or } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -65,6 +66,34 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
     return organization;
   }
 
+  // An organization's id and slug never change (nothing updates them, nothing deletes an organization): a
+  // slug once read is right for the life of the process, on every instance, with nothing to invalidate.
+  const slugs = new LRUCache<string, string>({ max: 10_000 });
+
+  /** An organization's slug, from memory after its first read (undefined for an unknown id). */
+  async function organizationSlug(organizationId: string): Promise<string | undefined> {
+    const cached = slugs.get(organizationId);
+    if (cached !== undefined) return cached;
+    const [row] = await db
+      .select({ slug: organizations.slug })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId));
+    if (row) slugs.set(organizationId, row.slug);
+    return row?.slug;
+  }
+
+  /**
+   * The caller's own organization's id when `idOrSlug` names it (by id or slug): no query for its id, none
+   * for its slug after the first. Any other organization, known or not, is 404.
+   */
+  async function ownOrganizationId(principal: { organizationId: string }, idOrSlug: string) {
+    const id = principal.organizationId;
+    if (idOrSlug !== id && (await organizationSlug(id)) !== idOrSlug) {
+      throw notFound(`Organization ${idOrSlug}`);
+    }
+    return id;
+  }
+
   async function getProject(projectId: string): Promise<Project> {
     const [project] = await db.select().from(projects).where(eq(projects.id, projectId));
     if (!project) throw notFound(`Project ${projectId}`);
@@ -73,6 +102,8 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
 
   return {
     getOrganization,
+    ownOrganizationId,
+    organizationSlug,
     getProject,
 
     /** `withinTransaction` runs in the same transaction (the owner's first API key is created there). */

@@ -1,0 +1,190 @@
+// Issue 32. The management API's database-bound GETs against a hand-written Fastify server doing the same
+// reads on the same database (bench/anchor-server.mjs: Fastify + pg, or Fastify + PGlite on a copy of the
+// embedded database), each also against a bare node:http server sending Cadre's answer. Requests are spread
+// over many ids and organizations (never one id repeated, which batching flatters): 25 organizations with
+// 3 keys and a project each. Request logging and rate limits stay on, as deployed.
+//
+//   npm run build && npx tsx bench/management-reads.ts                  # embedded PGlite
+//   DATABASE_URL=postgres://… npx tsx bench/management-reads.ts        # PostgreSQL (an empty database)
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createBenchOrganization,
+  getJson,
+  type LoadResult,
+  loadAlternating,
+  ratio,
+  type Server,
+  startBare,
+  startCadre,
+  startProcess,
+} from './lib.js';
+
+const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 25);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+interface Tenant {
+  id: string;
+  slug: string;
+  authorization: string;
+  keyIds: string[];
+}
+
+type Cadre = Awaited<ReturnType<typeof startCadre>>;
+
+async function seed(cadre: Cadre): Promise<Tenant[]> {
+  const tenants: Tenant[] = [];
+  const run = Date.now().toString(36);
+  for (let index = 0; index < ORGANIZATIONS; index++) {
+    const slug = `reads-${run}-${index}`;
+    const key = await createBenchOrganization(cadre.url, cadre.bootstrap.adminToken, slug);
+    const headers = { authorization: `Bearer ${key}` };
+    const post = (path: string, body: unknown) =>
+      getJson<{ data: { id: string } }>(`${cadre.url}${path}`, headers, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+    for (const name of ['deploy', 'ci'])
+      await post('/api/v1/api-keys', { name, grants: { type: 'organization', permissions: ['*'] } });
+    await post('/api/v1/projects', { slug: 'web', name: 'Web' });
+    const me = await getJson<{ data: { organization: { id: string } } }>(`${cadre.url}/api/v1/me`, headers);
+    const keys = await getJson<{ apiKeys: Array<{ id: string }> }>(`${cadre.url}/api/v1/api-keys`, headers);
+    tenants.push({
+      id: me.data.organization.id,
+      slug,
+      authorization: headers.authorization,
+      keyIds: keys.apiKeys.map((row) => row.id),
+    });
+  }
+  return tenants;
+}
+
+/** A route as Cadre and the anchor serve it, one request per id or organization. */
+interface Scenario {
+  name: string;
+  cadre: (tenant: Tenant) => string[];
+  anchor: (tenant: Tenant) => string[];
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'GET /api/v1/api-keys/{id}',
+    cadre: (t) => t.keyIds.map((id) => `/api/v1/api-keys/${id}`),
+    anchor: (t) => t.keyIds.map((id) => `/keys/${id}?org=${t.id}`),
+  },
+  { name: 'GET /api/v1/api-keys', cadre: () => ['/api/v1/api-keys'], anchor: (t) => [`/keys?org=${t.id}`] },
+  {
+    name: 'GET /api/v1/organizations/{org}/members',
+    cadre: (t) => [`/api/v1/organizations/${t.slug}/members`],
+    anchor: (t) => [`/members?org=${t.id}`],
+  },
+  {
+    name: 'GET /api/v1/projects',
+    cadre: () => ['/api/v1/projects'],
+    anchor: (t) => [`/projects?org=${t.id}`],
+  },
+  {
+    name: 'GET /api/v1/organizations/{org}/audit-events',
+    cadre: (t) => [`/api/v1/organizations/${t.slug}/audit-events`],
+    anchor: (t) => [`/audit?org=${t.id}`],
+  },
+  { name: 'GET /api/v1/events', cadre: () => ['/api/v1/events'], anchor: (t) => [`/events?org=${t.id}`] },
+];
+
+/** Cadre with its data, and the anchor on the same data (a copy of it, for the embedded database). */
+async function startServers(): Promise<{
+  cadre: Cadre;
+  anchor: Server;
+  tenants: Tenant[];
+  done: () => void;
+}> {
+  if (onPostgres) {
+    const cadre = await startCadre();
+    const tenants = await seed(cadre);
+    const anchor = await startProcess(['bench/anchor-server.mjs'], {
+      DATABASE_URL: process.env.DATABASE_URL!,
+    });
+    return { cadre, anchor, tenants, done: () => undefined };
+  }
+  // PGlite is one process's: seed, stop, copy the directory for the anchor, and start Cadre on it again.
+  const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-reads-'));
+  const copy = `${dataDir}-anchor`;
+  const seeding = await startCadre({ CADRE_DATA_DIR: dataDir });
+  const tenants = await seed(seeding);
+  await seeding.stop();
+  cpSync(join(dataDir, 'pgdata'), copy, { recursive: true });
+  const cadre = await startCadre({ CADRE_DATA_DIR: dataDir });
+  const anchor = await startProcess(['bench/anchor-server.mjs'], { ANCHOR_PGLITE_DIR: copy });
+  const done = () => {
+    for (const dir of [dataDir, copy]) rmSync(dir, { recursive: true, force: true });
+  };
+  return { cadre, anchor, tenants, done };
+}
+
+const { cadre, anchor, tenants, done } = await startServers();
+const bares: Server[] = [];
+const results: Array<{
+  scenario: string;
+  runs: Array<{ cadre: number; anchor: number; cadreVsAnchor: number; p99: number }>;
+}> = [];
+try {
+  const targets = [];
+  for (const scenario of SCENARIOS) {
+    const cadreRequests = tenants.flatMap((tenant) =>
+      scenario
+        .cadre(tenant)
+        .map((path) => ({ method: 'GET' as const, path, headers: { authorization: tenant.authorization } })),
+    );
+    const anchorRequests = tenants.flatMap((tenant) =>
+      scenario.anchor(tenant).map((path) => ({ method: 'GET' as const, path })),
+    );
+    const sample = cadreRequests[0]!;
+    const body = await (await fetch(cadre.url + sample.path, { headers: sample.headers })).text();
+    const bare = await startBare(body);
+    bares.push(bare);
+    targets.push({
+      scenario,
+      list: [
+        { name: 'bare', url: bare.url },
+        { name: 'anchor', url: anchor.url, extra: { requests: anchorRequests } },
+        { name: 'cadre', url: cadre.url, extra: { requests: cadreRequests } },
+      ],
+    });
+  }
+  for (const { scenario } of targets) results.push({ scenario: scenario.name, runs: [] });
+  for (let run = 0; run < RUNS; run++) {
+    for (const [index, { list }] of targets.entries()) {
+      const [bare, anchored, measured] = (await loadAlternating(list)) as [
+        LoadResult,
+        LoadResult,
+        LoadResult,
+      ];
+      results[index]!.runs.push({
+        cadre: ratio(measured.requestsPerSecond, bare.requestsPerSecond),
+        anchor: ratio(anchored.requestsPerSecond, bare.requestsPerSecond),
+        cadreVsAnchor: ratio(measured.requestsPerSecond, anchored.requestsPerSecond),
+        p99: measured.p99Ms,
+      });
+      console.error(
+        `run ${run + 1}: ${list[2]!.name} ${results[index]!.scenario}: ${JSON.stringify(results[index]!.runs.at(-1))}`,
+      );
+    }
+  }
+  const anchorName = onPostgres ? 'Fastify + pg' : 'Fastify + PGlite';
+  console.log(
+    `\n### Management reads on ${onPostgres ? 'PostgreSQL' : 'PGlite'}: ${RUNS} runs, ${tenants.length} organizations\n`,
+  );
+  console.log(`| route | Cadre ÷ bare, per run | ${anchorName} ÷ bare | Cadre ÷ anchor | Cadre p99 ms |`);
+  console.log('|---|---|---|---|---|');
+  for (const { scenario, runs } of results) {
+    const list = (pick: (run: (typeof runs)[number]) => number) => runs.map(pick).join(', ');
+    console.log(
+      `| ${scenario} | ${list((r) => r.cadre)} | ${list((r) => r.anchor)} | ${list((r) => r.cadreVsAnchor)} | ${list((r) => r.p99)} |`,
+    );
+  }
+} finally {
+  await Promise.all([cadre.stop(), anchor.stop(), ...bares.map((bare) => bare.stop())]);
+  done();
+}
