@@ -85,11 +85,15 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
   const cache = new LRUCache<string, CachedKey>({ max: deps.maxCacheEntries ?? 10_000 });
   // Bumped on every invalidation: a lookup that raced one must not cache what it read.
   let generation = 0;
+  // Concurrent misses for one key (a client's burst on a cold cache) share one read. Every invalidation
+  // forgets the reads in flight: a request after it never joins a read that began before it.
+  let loading = new Map<string, ReturnType<typeof loadKey>>();
   const lastUsed = new Map<string, Date>();
   let timer: NodeJS.Timeout | undefined;
 
   const evict = (change: Change) => {
     generation++;
+    loading = new Map();
     const hits = [...cache.entries()].filter(([, entry]) =>
       change.topic === API_KEY_CHANGED
         ? entry.principal.apiKeyId === change.id
@@ -104,11 +108,19 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     },
     reset: () => {
       generation++;
+      loading = new Map();
       cache.clear();
     },
   });
 
-  const load = (digest: string) => loadKey(db, digest);
+  const load = (digest: string) => {
+    const inFlight = loading.get(digest);
+    if (inFlight) return inFlight;
+    const reads = loading;
+    const read = loadKey(db, digest).finally(() => reads.delete(digest));
+    reads.set(digest, read);
+    return read;
+  };
 
   /**
    * The key's principal, or null when it is not a live key. Answers synchronously from the cache (the hot
