@@ -1,5 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { and, eq, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { findPreset } from '../oauth/presets/index.js';
 import { agents, environments, organizations, projects, users } from '../tenancy/tenancy.tables.js';
@@ -47,75 +48,83 @@ const idsOf = (rows: AuditEventRow[], type: string) => [
   ...new Set(rows.filter((row) => row.targetType === type).map((row) => row.targetId)),
 ];
 
+const anyOf = (column: AnyPgColumn, name: string) => sql`${column} = ANY(${sql.placeholder(name)}::text[])`;
+const inOrganization = (column: AnyPgColumn) => eq(column, sql.placeholder('organizationId'));
+
 /**
- * Resolves the names of one page of events in a handful of queries (one per kind of thing named), all kept
- * to this organization: a name is never read from another organization's rows.
+ * Resolves the names of one page of events with one prepared statement (a branch per kind of thing named),
+ * all kept to this organization: a name is never read from another organization's rows.
  */
-export async function resolveAuditNames(
-  db: Executor,
-  organizationId: string,
-  rows: AuditEventRow[],
-): Promise<AuditNames> {
-  const userIds = [
-    ...new Set([
-      ...rows.flatMap((row) => (row.actorUserId ? [row.actorUserId] : [])),
-      ...idsOf(rows, 'user'),
-    ]),
-  ];
-  const byId = new Map<string, string>();
-  const people = new Map<string, string>();
-  const keep = (list: Array<{ id: string; name: string | null }>) => {
-    for (const item of list) if (item.name) byId.set(item.id, item.name);
-  };
-  const keyIds = idsOf(rows, 'apiKey');
-  const projectIds = idsOf(rows, 'project');
-  const environmentIds = idsOf(rows, 'environment');
-  const agentIds = idsOf(rows, 'agent');
-  await Promise.all([
-    userIds.length &&
+export function createAuditNameReader(db: Db) {
+  const named = (
+    table: typeof apiKeys | typeof projects | typeof environments | typeof agents,
+    ids: string,
+  ) =>
+    db
+      .select({
+        kind: sql<string>`'named'::text`,
+        id: table.id,
+        name: sql<string | null>`${table.name}`,
+        email: sql<string | null>`NULL::text`,
+      })
+      .from(table)
+      .where(and(inOrganization(table.organizationId), anyOf(table.id, ids)));
+  const statement = db
+    .select({
+      kind: sql<string>`'user'::text`,
+      id: users.id,
+      name: sql<string | null>`${users.name}`,
+      email: sql<string | null>`${users.email}`,
+    })
+    .from(users)
+    .where(anyOf(users.id, 'userIds'))
+    .unionAll(named(apiKeys, 'keyIds'))
+    .unionAll(named(projects, 'projectIds'))
+    .unionAll(named(environments, 'environmentIds'))
+    .unionAll(named(agents, 'agentIds'))
+    .unionAll(
       db
-        .select({ id: users.id, name: users.name, email: users.email })
-        .from(users)
-        .where(inArray(users.id, userIds))
-        .then((list) => {
-          for (const user of list) people.set(user.id, user.name?.trim() || user.email);
-        }),
-    keyIds.length &&
-      db
-        .select({ id: apiKeys.id, name: apiKeys.name })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.organizationId, organizationId), inArray(apiKeys.id, keyIds)))
-        .then(keep),
-    projectIds.length &&
-      db
-        .select({ id: projects.id, name: projects.name })
-        .from(projects)
-        .where(and(eq(projects.organizationId, organizationId), inArray(projects.id, projectIds)))
-        .then(keep),
-    environmentIds.length &&
-      db
-        .select({ id: environments.id, name: environments.name })
-        .from(environments)
-        .where(and(eq(environments.organizationId, organizationId), inArray(environments.id, environmentIds)))
-        .then(keep),
-    agentIds.length &&
-      db
-        .select({ id: agents.id, name: agents.name })
-        .from(agents)
-        .where(and(eq(agents.organizationId, organizationId), inArray(agents.id, agentIds)))
-        .then(keep),
-    rows.some((row) => row.targetType === 'organization' || row.targetType === 'subscription') &&
-      db
-        .select({ id: organizations.id, name: organizations.name })
+        .select({
+          kind: sql<string>`'named'::text`,
+          id: organizations.id,
+          name: sql<string | null>`${organizations.name}`,
+          email: sql<string | null>`NULL::text`,
+        })
         .from(organizations)
-        .where(eq(organizations.id, organizationId))
-        .then(keep),
-  ]);
-  return {
-    actor: (row) => (row.actorUserId ? (people.get(row.actorUserId) ?? null) : null),
-    target: (row) => {
-      if (row.targetType === 'user') return people.get(row.targetId) ?? null;
-      return byId.get(row.targetId) ?? nameFromMetadata(row);
-    },
+        .where(and(inOrganization(organizations.id), sql`${sql.placeholder('withOrganization')}::boolean`)),
+    )
+    .prepare('audit_names');
+
+  return async (organizationId: string, rows: AuditEventRow[]): Promise<AuditNames> => {
+    const userIds = [
+      ...new Set([
+        ...rows.flatMap((row) => (row.actorUserId ? [row.actorUserId] : [])),
+        ...idsOf(rows, 'user'),
+      ]),
+    ];
+    const found = await statement.execute({
+      organizationId,
+      userIds,
+      keyIds: idsOf(rows, 'apiKey'),
+      projectIds: idsOf(rows, 'project'),
+      environmentIds: idsOf(rows, 'environment'),
+      agentIds: idsOf(rows, 'agent'),
+      withOrganization: rows.some(
+        (row) => row.targetType === 'organization' || row.targetType === 'subscription',
+      ),
+    });
+    const byId = new Map<string, string>();
+    const people = new Map<string, string>();
+    for (const row of found) {
+      if (row.kind === 'user') people.set(row.id, row.name?.trim() || (row.email ?? ''));
+      else if (row.name) byId.set(row.id, row.name);
+    }
+    return {
+      actor: (row) => (row.actorUserId ? (people.get(row.actorUserId) ?? null) : null),
+      target: (row) => {
+        if (row.targetType === 'user') return people.get(row.targetId) ?? null;
+        return byId.get(row.targetId) ?? nameFromMetadata(row);
+      },
+    };
   };
 }

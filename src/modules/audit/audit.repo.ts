@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
+import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../auth/permissions.js';
 import { eventWrites } from '../events/events.repo.js';
@@ -70,27 +71,42 @@ export interface AuditEventQuery {
   to?: Date | undefined;
 }
 
-/** An organization's events, newest first; one more than `limit` when there is a next page. */
-export function listAuditEventRows(
-  executor: Executor,
-  organizationId: string,
-  query: AuditEventQuery,
-): Promise<AuditEventRow[]> {
-  return executor
-    .select()
-    .from(auditEvents)
-    .where(
-      and(
-        eq(auditEvents.organizationId, organizationId),
-        query.before === undefined ? undefined : lt(auditEvents.seq, query.before),
-        query.action === undefined ? undefined : eq(auditEvents.action, query.action),
-        query.actor === undefined
-          ? undefined
-          : or(eq(auditEvents.actorUserId, query.actor), eq(auditEvents.actorApiKeyId, query.actor)),
-        query.from === undefined ? undefined : gte(auditEvents.createdAt, query.from),
-        query.to === undefined ? undefined : lt(auditEvents.createdAt, query.to),
-      ),
-    )
-    .orderBy(desc(auditEvents.seq))
-    .limit(query.limit + 1);
+/**
+ * Pages of an organization's audit events, newest first (one more than `limit` when there is a next page):
+ * a named prepared statement per combination of filters, built on first use.
+ */
+export function createAuditEventReads(db: Db) {
+  const statement = preparedShapes(
+    'audit_page',
+    (shape: { before: boolean; action: boolean; actor: boolean; from: boolean; to: boolean }, name) =>
+      db
+        .select()
+        .from(auditEvents)
+        .where(
+          and(
+            eq(auditEvents.organizationId, sql.placeholder('organizationId')),
+            shape.before ? lt(auditEvents.seq, sql.placeholder('before')) : undefined,
+            shape.action ? eq(auditEvents.action, sql.placeholder('action')) : undefined,
+            shape.actor
+              ? or(
+                  eq(auditEvents.actorUserId, sql.placeholder('actor')),
+                  eq(auditEvents.actorApiKeyId, sql.placeholder('actor')),
+                )
+              : undefined,
+            shape.from ? gte(auditEvents.createdAt, sql.placeholder('from')) : undefined,
+            shape.to ? lt(auditEvents.createdAt, sql.placeholder('to')) : undefined,
+          ),
+        )
+        .orderBy(desc(auditEvents.seq))
+        .limit(sql.placeholder('limit'))
+        .prepare(name),
+  );
+  return (organizationId: string, query: AuditEventQuery): Promise<AuditEventRow[]> =>
+    statement({
+      before: query.before !== undefined,
+      action: query.action !== undefined,
+      actor: query.actor !== undefined,
+      from: query.from !== undefined,
+      to: query.to !== undefined,
+    }).execute({ organizationId, ...query, limit: query.limit + 1 });
 }

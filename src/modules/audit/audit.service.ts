@@ -4,14 +4,14 @@ import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { type AuditEventRow, listAuditEventRows } from './audit.repo.js';
+import { type AuditEventRow, createAuditEventReads } from './audit.repo.js';
 import {
   AUDIT_EXPORT_LIMIT,
   type AuditEventRecord,
   type ExportAuditEventsQuery,
   type ListAuditEventsQuery,
 } from './audit.schemas.js';
-import { type AuditNames, resolveAuditNames } from './audit-names.js';
+import { type AuditNames, createAuditNameReader } from './audit-names.js';
 
 export interface AuditServiceDeps {
   database: Database;
@@ -39,6 +39,8 @@ const presentAuditEvent = (row: AuditEventRow, names: AuditNames): AuditEventRec
 /** The organization's own audit trail, for its owners and admins (docs/organization-api.md). */
 export function createAuditService({ database, tenancy }: AuditServiceDeps) {
   const { db } = database;
+  const listAuditEventRows = createAuditEventReads(db);
+  const resolveAuditNames = createAuditNameReader(db);
 
   /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */
   async function readable(principal: Principal, organizationIdOrSlug: string) {
@@ -59,12 +61,12 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
   return {
     async list(principal: Principal, organizationIdOrSlug: string, query: ListAuditEventsQuery) {
       const organizationId = await readable(principal, organizationIdOrSlug);
-      const rows = await listAuditEventRows(db, organizationId, {
+      const rows = await listAuditEventRows(organizationId, {
         limit: query.limit,
         before: query.cursor ? decodeCursor(query.cursor) : undefined,
         ...filtersOf(query),
       });
-      const names = await resolveAuditNames(db, organizationId, rows.slice(0, query.limit));
+      const names = await resolveAuditNames(organizationId, rows.slice(0, query.limit));
       const page = cursorPage(
         rows,
         query.limit,
@@ -87,12 +89,12 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
         let sent = 0;
         while (sent < AUDIT_EXPORT_LIMIT) {
           const limit = Math.min(EXPORT_BATCH, AUDIT_EXPORT_LIMIT - sent);
-          const rows = (await listAuditEventRows(db, organizationId, { limit, before, ...filters })).slice(
+          const rows = (await listAuditEventRows(organizationId, { limit, before, ...filters })).slice(
             0,
             limit,
           );
           if (rows.length === 0) return;
-          const names = await resolveAuditNames(db, organizationId, rows);
+          const names = await resolveAuditNames(organizationId, rows);
           for (const row of rows) yield presentAuditEvent(row, names);
           sent += rows.length;
           if (rows.length < limit) return;

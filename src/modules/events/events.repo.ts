@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.js';
+import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repo.js';
 import { queueDeliveriesOfEvents } from '../webhooks/deliveries.repo.js';
@@ -66,23 +67,32 @@ export interface EventQuery {
   types?: string[] | undefined;
 }
 
-/** An organization's events in `order`; one more than `limit` when there is a next page. */
-export function listEventRows(executor: Executor, organizationId: string, query: EventQuery) {
-  const newest = query.order === 'newest';
-  return executor
-    .select()
-    .from(events)
-    .where(
-      and(
-        eq(events.organizationId, organizationId),
-        query.after === undefined
-          ? undefined
-          : newest
-            ? lt(events.seq, query.after)
-            : gt(events.seq, query.after),
-        query.types === undefined || query.types.length === 0 ? undefined : inArray(events.type, query.types),
-      ),
-    )
-    .orderBy(newest ? desc(events.seq) : asc(events.seq))
-    .limit(query.limit + 1);
+/**
+ * An organization's events in `order`, one more than `limit` when there is a next page: a named prepared
+ * statement per shape (order, cursor, type filter), built on first use.
+ */
+export function createEventReads(db: Db) {
+  const statement = preparedShapes(
+    'event_page',
+    (shape: { oldest: boolean; after: boolean; typed: boolean }, name) =>
+      db
+        .select()
+        .from(events)
+        .where(
+          and(
+            eq(events.organizationId, sql.placeholder('organizationId')),
+            shape.after ? (shape.oldest ? gt : lt)(events.seq, sql.placeholder('after')) : undefined,
+            shape.typed ? sql`${events.type} = ANY(${sql.placeholder('types')}::text[])` : undefined,
+          ),
+        )
+        .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
+        .limit(sql.placeholder('limit'))
+        .prepare(name),
+  );
+  return (organizationId: string, query: EventQuery): Promise<EventRow[]> =>
+    statement({
+      oldest: query.order === 'oldest',
+      after: query.after !== undefined,
+      typed: query.types !== undefined && query.types.length > 0,
+    }).execute({ organizationId, after: query.after, types: query.types, limit: query.limit + 1 });
 }

@@ -2,7 +2,7 @@ import type { Database } from '../../db/client.js';
 import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
-import { type EventRow, listEventRows } from './events.repo.js';
+import { createEventReads, type EventRow } from './events.repo.js';
 import type { EventRecord, ListEventsQuery } from './events.schemas.js';
 
 export interface EventsServiceDeps {
@@ -24,12 +24,12 @@ export const presentEvent = (row: EventRow): EventRecord => ({
 
 /** The organization's events, for clients that pull them instead of receiving webhooks (docs/webhooks.md). */
 export function createEventsService({ database }: EventsServiceDeps) {
-  const { db } = database;
+  const listEventRows = createEventReads(database.db);
   return {
     async list(principal: Principal, query: ListEventsQuery) {
       // Events tell about every kind of resource of the organization (members, keys, billing): organization-wide.
       requirePermission(principal, 'events:read');
-      const rows = await listEventRows(db, principal.organizationId, {
+      const rows = await listEventRows(principal.organizationId, {
         limit: query.limit,
         after: query.cursor ? decodeCursor(query.cursor) : undefined,
         order: query.order,

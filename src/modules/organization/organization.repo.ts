@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Executor } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
 import type { KeysetPosition } from '../../lib/keyset-cursor.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { agents, environments, memberships, projects, users } from '../tenancy/tenancy.tables.js';
@@ -9,94 +9,122 @@ import { agents, environments, memberships, projects, users } from '../tenancy/t
 const micros = (at: AnyPgColumn) => sql<string>`((extract(epoch from ${at}) * 1000000)::bigint)::text`;
 const microsOf = (at: AnyPgColumn) => sql`(extract(epoch from ${at}) * 1000000)::bigint`;
 
-/** Rows after `position` in (created_at, id) order: the keyset every list of this module pages by. */
-const after = (at: AnyPgColumn, id: AnyPgColumn, position?: KeysetPosition) =>
-  position
-    ? or(
-        sql`${microsOf(at)} > ${position.micros}::bigint`,
-        and(sql`${microsOf(at)} = ${position.micros}::bigint`, gt(id, position.id)),
+const placeholder = sql.placeholder;
+const anyOf = (column: AnyPgColumn, name: string) => sql`${column} = ANY(${placeholder(name)}::text[])`;
+
+/** Rows after a cursor's position in (created_at, id) order: the keyset every list of this module pages by. */
+const afterCursor = (at: AnyPgColumn, id: AnyPgColumn) =>
+  or(
+    sql`${microsOf(at)} > ${placeholder('micros')}::bigint`,
+    and(sql`${microsOf(at)} = ${placeholder('micros')}::bigint`, gt(id, placeholder('afterId'))),
+  );
+
+type Page = { organizationId: string; limit: number; position?: KeysetPosition | undefined };
+const pageValues = ({ organizationId, limit, position }: Page) => ({
+  organizationId,
+  limit,
+  micros: position?.micros,
+  afterId: position?.id,
+});
+
+/**
+ * The reads of members' and projects' GETs, each built and named once (docs/performance.md): prepared
+ * statements PostgreSQL parses and plans once per connection. A page's shapes (first page or after a
+ * cursor; every project or a grant's) are statements of their own, each with a plan of its own.
+ */
+export function createOrganizationReads(db: Db) {
+  const memberPageOf = (after: boolean) =>
+    db
+      .select({
+        userId: memberships.userId,
+        role: memberships.role,
+        createdAt: memberships.createdAt,
+        micros: micros(memberships.createdAt),
+        name: users.name,
+        email: users.email,
+      })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(
+        and(
+          eq(memberships.organizationId, placeholder('organizationId')),
+          after ? afterCursor(memberships.createdAt, memberships.userId) : undefined,
+        ),
       )
-    : undefined;
+      .orderBy(asc(memberships.createdAt), asc(memberships.userId))
+      .limit(placeholder('limit'))
+      .prepare(`member_page_${after ? 'after' : 'first'}`);
+  const memberPages = { first: memberPageOf(false), after: memberPageOf(true) };
 
-export async function memberPage(
-  executor: Executor,
-  organizationId: string,
-  limit: number,
-  position?: KeysetPosition,
-) {
-  return executor
-    .select({
-      userId: memberships.userId,
-      role: memberships.role,
-      createdAt: memberships.createdAt,
-      micros: micros(memberships.createdAt),
-      name: users.name,
-      email: users.email,
-    })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(
-      and(
-        eq(memberships.organizationId, organizationId),
-        after(memberships.createdAt, memberships.userId, position),
-      ),
-    )
-    .orderBy(asc(memberships.createdAt), asc(memberships.userId))
-    .limit(limit);
-}
+  const projectPageOf = (only: boolean, after: boolean) =>
+    db
+      .select({
+        id: projects.id,
+        organizationId: projects.organizationId,
+        slug: projects.slug,
+        name: projects.name,
+        createdAt: projects.createdAt,
+        micros: micros(projects.createdAt),
+      })
+      .from(projects)
+      .where(
+        and(
+          eq(projects.organizationId, placeholder('organizationId')),
+          only ? anyOf(projects.id, 'only') : undefined,
+          after ? afterCursor(projects.createdAt, projects.id) : undefined,
+        ),
+      )
+      .orderBy(asc(projects.createdAt), asc(projects.id))
+      .limit(placeholder('limit'))
+      .prepare(`project_page_${only ? 'granted' : 'all'}_${after ? 'after' : 'first'}`);
+  const projectPages = {
+    all: { first: projectPageOf(false, false), after: projectPageOf(false, true) },
+    granted: { first: projectPageOf(true, false), after: projectPageOf(true, true) },
+  };
 
-export async function projectPage(
-  executor: Executor,
-  organizationId: string,
-  limit: number,
-  position?: KeysetPosition,
-  only?: string[],
-) {
-  return executor
-    .select({
-      id: projects.id,
-      organizationId: projects.organizationId,
-      slug: projects.slug,
-      name: projects.name,
-      createdAt: projects.createdAt,
-      micros: micros(projects.createdAt),
-    })
-    .from(projects)
-    .where(
-      and(
-        eq(projects.organizationId, organizationId),
-        only ? inArray(projects.id, only) : undefined,
-        after(projects.createdAt, projects.id, position),
-      ),
-    )
-    .orderBy(asc(projects.createdAt), asc(projects.id))
-    .limit(limit);
-}
-
-export async function findProject(executor: Executor, organizationId: string, projectId: string) {
-  const [row] = await executor
+  const projectById = db
     .select()
     .from(projects)
-    .where(and(eq(projects.organizationId, organizationId), eq(projects.id, projectId)));
-  return row;
-}
+    .where(
+      and(eq(projects.organizationId, placeholder('organizationId')), eq(projects.id, placeholder('id'))),
+    )
+    .prepare('project_by_id');
+  const environmentsOf = db
+    .select()
+    .from(environments)
+    .where(anyOf(environments.projectId, 'projectIds'))
+    .orderBy(asc(environments.createdAt), asc(environments.id))
+    .prepare('environments_of_projects');
+  const agentsOf = db
+    .select()
+    .from(agents)
+    .where(anyOf(agents.projectId, 'projectIds'))
+    .orderBy(asc(agents.createdAt), asc(agents.id))
+    .prepare('agents_of_projects');
 
-/** The environments and agents of these projects, oldest first. */
-export async function projectParts(executor: Executor, projectIds: string[]) {
-  if (projectIds.length === 0) return { environments: [], agents: [] };
-  const [environmentRows, agentRows] = await Promise.all([
-    executor
-      .select()
-      .from(environments)
-      .where(inArray(environments.projectId, projectIds))
-      .orderBy(asc(environments.createdAt), asc(environments.id)),
-    executor
-      .select()
-      .from(agents)
-      .where(inArray(agents.projectId, projectIds))
-      .orderBy(asc(agents.createdAt), asc(agents.id)),
-  ]);
-  return { environments: environmentRows, agents: agentRows };
+  return {
+    memberPage: (page: Page) => memberPages[page.position ? 'after' : 'first'].execute(pageValues(page)),
+
+    /** `only` narrows to the projects a grant names. */
+    projectPage: (page: Page & { only?: string[] | undefined }) =>
+      projectPages[page.only ? 'granted' : 'all'][page.position ? 'after' : 'first'].execute({
+        ...pageValues(page),
+        only: page.only,
+      }),
+
+    findProject: async (organizationId: string, id: string) =>
+      (await projectById.execute({ organizationId, id }))[0],
+
+    /** The environments and agents of these projects, oldest first. */
+    async projectParts(projectIds: string[]) {
+      if (projectIds.length === 0) return { environments: [], agents: [] };
+      const [environmentRows, agentRows] = await Promise.all([
+        environmentsOf.execute({ projectIds }),
+        agentsOf.execute({ projectIds }),
+      ]);
+      return { environments: environmentRows, agents: agentRows };
+    },
+  };
 }
 
 /** Projects holding any of these environments or agents (what an environment or agent grant reaches). */

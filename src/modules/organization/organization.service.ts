@@ -6,14 +6,7 @@ import { PERMISSIONS, type Permission } from '../auth/grants.js';
 import { can, type Principal, ROLE_PERMISSIONS, type Scope } from '../auth/permissions.js';
 import type { IntegrationsService } from '../oauth/integrations.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import {
-  apiKeyStart,
-  findProject,
-  memberPage,
-  projectIdsOf,
-  projectPage,
-  projectParts,
-} from './organization.repo.js';
+import { apiKeyStart, createOrganizationReads, projectIdsOf } from './organization.repo.js';
 import type { Me, MemberRecord, PageQuery, ProjectRecord } from './organization.schemas.js';
 
 export interface OrganizationServiceDeps {
@@ -25,7 +18,7 @@ export interface OrganizationServiceDeps {
 export type OrganizationService = ReturnType<typeof createOrganizationService>;
 
 type ProjectRow = Pick<
-  NonNullable<Awaited<ReturnType<typeof findProject>>>,
+  NonNullable<Awaited<ReturnType<ReturnType<typeof createOrganizationReads>['findProject']>>>,
   'id' | 'slug' | 'name' | 'createdAt'
 >;
 
@@ -35,6 +28,7 @@ type ProjectRow = Pick<
  */
 export function createOrganizationService({ database, tenancy, integrations }: OrganizationServiceDeps) {
   const { db } = database;
+  const reads = createOrganizationReads(db);
 
   /** The caller's own organization by id or slug; any other (known or not) reads as absent. */
   async function ownOrganization(principal: Principal, idOrSlug: string) {
@@ -80,10 +74,7 @@ export function createOrganizationService({ database, tenancy, integrations }: O
   }
 
   async function presentProjects(principal: Principal, rows: ProjectRow[]): Promise<ProjectRecord[]> {
-    const parts = await projectParts(
-      db,
-      rows.map((row) => row.id),
-    );
+    const parts = await reads.projectParts(rows.map((row) => row.id));
     const organizationId = principal.organizationId;
     return rows.map((project) => ({
       id: project.id,
@@ -154,12 +145,11 @@ export function createOrganizationService({ database, tenancy, integrations }: O
       require(principal, 'members:read', scope);
       // As on GitHub: everyone sees names and roles; emails only owners and admins (and each their own).
       const seesEmails = principal.role === 'owner' || principal.role === 'admin';
-      const rows = await memberPage(
-        db,
+      const rows = await reads.memberPage({
         organizationId,
-        query.limit + 1,
-        query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
-      );
+        limit: query.limit + 1,
+        position: query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
+      });
       return page(
         rows,
         query,
@@ -183,13 +173,12 @@ export function createOrganizationService({ database, tenancy, integrations }: O
           organizationId: principal.organizationId,
         });
       }
-      const rows = await projectPage(
-        db,
-        principal.organizationId,
-        query.limit + 1,
-        query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
+      const rows = await reads.projectPage({
+        organizationId: principal.organizationId,
+        limit: query.limit + 1,
+        position: query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
         only,
-      );
+      });
       const shown = await presentProjects(principal, rows.slice(0, query.limit));
       const byId = new Map(shown.map((project) => [project.id, project]));
       return page(
@@ -208,7 +197,7 @@ export function createOrganizationService({ database, tenancy, integrations }: O
           organizationId: principal.organizationId,
         });
       }
-      const row = await findProject(db, principal.organizationId, projectId);
+      const row = await reads.findProject(principal.organizationId, projectId);
       // Another organization's project, and one the grant does not reach, read as absent.
       if (!row || (only && !only.includes(row.id))) throw notFound(`Project ${projectId}`);
       const [project] = await presentProjects(principal, [row]);
