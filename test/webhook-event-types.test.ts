@@ -94,12 +94,19 @@ describe('every event type a test can cause arrives once, signed, as the events 
       usage: context.billing.usage,
     }).sweepOnce();
 
-    const events = await server.request<{ data: Array<{ id: string; type: string }> }>(
-      'GET',
-      '/api/v1/events?limit=100&order=oldest',
-      { key: org.ownerKey },
-    );
-    const expected = events.body.data;
+    // webhook_endpoint.disabled comes once the worker's delivery of api_key.revoked got its 410: wait for it.
+    const readEvents = async () =>
+      (
+        await server.request<{ data: Array<{ id: string; type: string }> }>(
+          'GET',
+          '/api/v1/events?limit=100&order=oldest',
+          { key: org.ownerKey },
+        )
+      ).body.data;
+    await expect
+      .poll(async () => (await readEvents()).map((event) => event.type), { timeout: 20_000 })
+      .toContain('webhook_endpoint.disabled');
+    const expected = await readEvents();
     const caused = new Set(expected.map((event) => event.type));
     for (const type of [
       'expert.published',
