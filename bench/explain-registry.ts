@@ -3,9 +3,15 @@
  *
  *   DATABASE_URL=postgres://…/cadre_bench npx tsx bench/explain-registry.ts
  */
+import { fillPlaceholders } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.js';
-import { listCountQuery, listPageQuery } from '../src/modules/registry/registry.repo.js';
+import {
+  listCountQuery,
+  listPageQuery,
+  listQueryShape,
+  listQueryValues,
+} from '../src/modules/registry/registry.repo.js';
 import type { ListExpertsQuery } from '../src/modules/registry/registry.schemas.js';
 
 const url = process.env.DATABASE_URL;
@@ -38,9 +44,17 @@ const explain = async (label: string, query: { sql: string; params: unknown[] })
   console.log(`### ${label}\n\n\`\`\`\n${result.rows.map((row) => row['QUERY PLAN']).join('\n')}\n\`\`\`\n`);
 };
 const withTotal = new Set(['default (createdAt desc)', 'filter=bench-expert-012', 'organizationId=…']);
+/** The statement as the service prepares it, its placeholders filled with this query's values. */
+const filled = (query: ListExpertsQuery, statement: { sql: string; params: unknown[] }) => ({
+  sql: statement.sql,
+  params: fillPlaceholders(statement.params, listQueryValues(query)),
+});
+const digests = { records: false, runtimeV1_0Only: false };
 for (const [label, query] of cases) {
-  await explain(`${label}: page`, listPageQuery(database.db, query).toSQL());
-  if (withTotal.has(label)) await explain(`${label}: total`, listCountQuery(database.db, query).toSQL());
+  const shape = listQueryShape(query, digests);
+  await explain(`${label}: page`, filled(query, listPageQuery(database.db, shape).toSQL()));
+  if (withTotal.has(label))
+    await explain(`${label}: total`, filled(query, listCountQuery(database.db, shape).toSQL()));
 }
 await client.end();
 await database.close();

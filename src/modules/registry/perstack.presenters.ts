@@ -2,6 +2,7 @@ import { ApiError } from '../../http/errors.js';
 import {
   type DigestRecord,
   type ExpertRecord,
+  type Listed,
   presentDigest,
   presentExpert,
   type RegistryView,
@@ -31,7 +32,8 @@ export function toPerstack<T extends ExpertDigest | RegistryExpert>(
   return { ...presented, minRuntimeVersion: PERSTACK_RUNTIME_VERSION };
 }
 
-const isRecord = (row: DigestRecord | ExpertRecord): row is ExpertRecord => 'instruction' in row;
+const isRecord = (row: Listed<DigestRecord> | Listed<ExpertRecord>): row is Listed<ExpertRecord> =>
+  'instruction' in row;
 
 /** Whole records in lists and versions listings, Experts needing a newer runtime left out of both. */
 export const perstackView: RegistryView = {

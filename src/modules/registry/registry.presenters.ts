@@ -9,6 +9,17 @@ export interface ExpertRecord extends ExpertRow {
   ownerCreatedAt: Date;
 }
 
+/**
+ * A record whose times may already be the answer's text: list pages read them formatted by the database
+ * (registry.repo.ts, listTimes), reads by key as Dates.
+ */
+export type Listed<T extends { createdAt: Date; updatedAt: Date; ownerCreatedAt: Date }> = Omit<
+  T,
+  'createdAt' | 'updatedAt' | 'ownerCreatedAt'
+> & { createdAt: Date | string; updatedAt: Date | string; ownerCreatedAt: Date | string };
+
+const iso = (at: Date | string) => (typeof at === 'string' ? at : at.toISOString());
+
 /** `latest` first, then the custom tags in the order they were set. */
 const tagsOf = (row: Pick<ExpertRow, 'tags' | 'isLatest'>): string[] =>
   row.isLatest ? [LATEST_TAG, ...row.tags] : [...row.tags];
@@ -30,7 +41,7 @@ export type DigestRecord = Pick<
   | 'ownerCreatedAt'
 >;
 
-export function presentDigest(row: DigestRecord): ExpertDigest {
+export function presentDigest(row: Listed<DigestRecord>): ExpertDigest {
   return {
     type: 'expertDigest',
     id: row.id,
@@ -43,14 +54,14 @@ export function presentDigest(row: DigestRecord): ExpertDigest {
     owner: {
       name: row.ownerSlug,
       organizationId: row.organizationId,
-      createdAt: row.ownerCreatedAt.toISOString(),
+      createdAt: iso(row.ownerCreatedAt),
     },
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
   };
 }
 
-export function presentExpert(row: ExpertRecord): RegistryExpert {
+export function presentExpert(row: Listed<ExpertRecord>): RegistryExpert {
   return {
     ...presentDigest(row),
     type: 'registryExpert',
@@ -93,7 +104,7 @@ export interface RegistryView {
   /** The `expert` of a read by key; throws an ApiError when this face cannot present it. */
   expert(record: ExpertRecord): unknown;
   /** A list item, from a digest row or (when `list.records`) a whole record. */
-  listItem(row: DigestRecord | ExpertRecord): unknown;
+  listItem(row: Listed<DigestRecord> | Listed<ExpertRecord>): unknown;
   /** An item of a name's versions listing, or undefined when this face leaves it out. */
   versionItem(row: VersionRow): unknown;
 }

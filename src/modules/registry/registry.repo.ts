@@ -1,6 +1,8 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/client.js';
+import { preparedShapes } from '../../db/prepared.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
 import { registryApprovals } from './policy.tables.js';
@@ -327,46 +329,90 @@ export interface ListShape {
 }
 const DIGESTS: ListShape = { records: false, runtimeV1_0Only: false };
 
-function listWhere(
-  query: Pick<ListExpertsQuery, 'organizationId' | 'filter' | 'q'>,
-  runtimeV1_0Only: boolean,
-): SQL | undefined {
+/** Which optional parts a list query has: each combination is a prepared statement of its own. */
+type ListQueryShape = {
+  records: boolean;
+  runtimeV1_0Only: boolean;
+  organization: boolean;
+  filter: boolean;
+  q: boolean;
+  sort: NonNullable<ListExpertsQuery['sort']>;
+  order: ListExpertsQuery['order'];
+};
+
+const shapeOf = (query: ListExpertsQuery, shape: ListShape): ListQueryShape => ({
+  records: shape.records,
+  runtimeV1_0Only: shape.runtimeV1_0Only,
+  organization: query.organizationId !== undefined,
+  filter: Boolean(query.filter),
+  q: Boolean(query.q),
+  sort: query.sort ?? 'createdAt',
+  order: query.order,
+});
+
+/** The values of a list query's placeholders. */
+function listValues(query: ListExpertsQuery) {
+  const q = query.q ? likePrefix(query.q.toLowerCase()).slice(0, -1) : '';
+  return {
+    organizationId: query.organizationId,
+    filter: query.filter ? likePrefix(query.filter.toLowerCase()) : undefined,
+    qStart: `${q}%`,
+    qScoped: `%/${q}%`,
+    qDashed: `%-${q}%`,
+    qUnderscored: `%\\_${q}%`,
+    qAnywhere: `%${q}%`,
+    take: query.take,
+    skip: query.skip,
+  };
+}
+
+const placeholder = sql.placeholder;
+
+function listWhere(shape: ListQueryShape): SQL | undefined {
   const conditions: SQL[] = [eq(e.isLatest, true)];
-  if (runtimeV1_0Only) conditions.push(eq(e.runsOnV1_0, true));
-  if (query.organizationId !== undefined) conditions.push(eq(e.organizationId, query.organizationId));
-  if (query.filter) conditions.push(sql`${e.name} LIKE ${likePrefix(query.filter.toLowerCase())}`);
-  if (query.q) conditions.push(searchCondition(query.q));
+  if (shape.runtimeV1_0Only) conditions.push(eq(e.runsOnV1_0, true));
+  if (shape.organization) conditions.push(eq(e.organizationId, placeholder('organizationId')));
+  if (shape.filter) conditions.push(sql`${e.name} LIKE ${placeholder('filter')}`);
+  // The search (`q`, docs/registry.md "List"): a name starting with the text, or a part of it after the
+  // scope or a `-` / `_` (`search` finds `web-search`, `@acme/search-kit`), or a description containing it,
+  // in any case. No B-tree answers a substring: the condition filters the latest versions as the sort's
+  // partial index reads them in order (one row per name), so a page stops after `take` matches.
+  if (shape.q) {
+    conditions.push(sql`(${e.name} LIKE ${placeholder('qStart')} OR ${e.name} LIKE ${placeholder('qScoped')}
+      OR ${e.name} LIKE ${placeholder('qDashed')} OR ${e.name} LIKE ${placeholder('qUnderscored')}
+      OR lower(${e.description}) LIKE ${placeholder('qAnywhere')})`);
+  }
   return and(...conditions);
 }
 
 /**
- * The search (`q`, docs/registry.md "List"): a name starting with the text, or a part of it after the scope
- * or a `-` / `_` (`search` finds `web-search`, `@acme/search-kit`), or a description containing it, in any
- * case. No B-tree answers a substring: the condition filters the latest versions as the sort's partial index
- * reads them in order (one row per name), so a page stops after `take` matches.
+ * A list's times as the answer writes them (ISO 8601, UTC, milliseconds), formatted by PostgreSQL: a page of
+ * 100 made 300 Dates from text only to turn each back into text.
  */
-function searchCondition(text: string): SQL {
-  const q = likePrefix(text.toLowerCase()).slice(0, -1);
-  return sql`(${e.name} LIKE ${`${q}%`} OR ${e.name} LIKE ${`%/${q}%`} OR ${e.name} LIKE ${`%-${q}%`}
-    OR ${e.name} LIKE ${`%\\_${q}%`} OR lower(${e.description}) LIKE ${`%${q}%`})`;
-}
+const isoText = (column: AnyPgColumn) =>
+  sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const listTimes = {
+  createdAt: isoText(e.createdAt),
+  updatedAt: isoText(e.updatedAt),
+  ownerCreatedAt: isoText(organizations.createdAt),
+};
 
-/** The page query of List Experts (exported so bench/explain-registry.ts can show its plans). */
-export function listPageQuery(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
-  const direction = query.order === 'asc' ? asc : desc;
-  const column = SORT_COLUMNS[query.sort ?? 'createdAt'];
+/** The page query of List Experts, its values as placeholders (bench/explain-registry.ts shows its plans). */
+export function listPageQuery(executor: Executor, shape: ListQueryShape) {
+  const direction = shape.order === 'asc' ? asc : desc;
+  const column = SORT_COLUMNS[shape.sort];
   // Both column sets share the digest's fields; records add instruction, skills, delegates and status.
-  const columns = (shape.records ? recordColumns : digestColumns) as typeof recordColumns;
+  const columns = { ...(shape.records ? recordColumns : digestColumns), ...listTimes };
   return (
     executor
-      .select(columns)
+      .select(columns as typeof recordColumns & typeof listTimes)
       .from(e)
       .innerJoin(organizations, eq(organizations.id, e.organizationId))
-      .where(listWhere(query, shape.runtimeV1_0Only))
+      .where(listWhere(shape))
       // Names are unique among latest holders; the other sorts break ties by id, as their indexes do.
       .orderBy(...(column === e.name ? [direction(column)] : [direction(column), direction(e.id)]))
-      .limit(query.take)
-      .offset(query.skip)
+      .limit(placeholder('take'))
+      .offset(placeholder('skip'))
   );
 }
 
@@ -375,12 +421,12 @@ export function listPageQuery(executor: Executor, query: ListExpertsQuery, shape
  * lists only Experts running on runtime v1.0, less the latest versions that need a newer one (a partial index
  * holds exactly those, so the count stays small).
  */
-export function listCountQuery(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
-  if (query.filter || query.q) {
-    return executor.select({ total: count() }).from(e).where(listWhere(query, shape.runtimeV1_0Only));
+export function listCountQuery(executor: Executor, shape: ListQueryShape) {
+  if (shape.filter || shape.q) {
+    return executor.select({ total: count() }).from(e).where(listWhere(shape));
   }
   const ofOrganization = (column: typeof e.organizationId | typeof registryCounts.organizationId) =>
-    query.organizationId === undefined ? sql`true` : sql`${column} = ${query.organizationId}`;
+    shape.organization ? sql`${column} = ${placeholder('organizationId')}` : sql`true`;
   const newer = shape.runtimeV1_0Only
     ? sql`(SELECT count(*) FROM ${e} WHERE ${e.isLatest} AND NOT ${e.runsOnV1_0} AND ${ofOrganization(e.organizationId)})`
     : sql`0`;
@@ -388,13 +434,30 @@ export function listCountQuery(executor: Executor, query: ListExpertsQuery, shap
   return executor.select({ total }).from(registryCounts).where(ofOrganization(registryCounts.organizationId));
 }
 
-export async function listLatest(executor: Executor, query: ListExpertsQuery, shape: ListShape = DIGESTS) {
-  const [rows, [total]] = await Promise.all([
-    listPageQuery(executor, query, shape),
-    listCountQuery(executor, query, shape),
-  ]);
-  return { rows, total: total?.total ?? 0 };
+/** List Experts' page and total, each a statement prepared once per shape (docs/performance.md). */
+export function createListReader(db: Db) {
+  // The count leaves sort and order out of its name: they do not change it.
+  const pages = preparedShapes('registry_list', (shape: ListQueryShape, name) =>
+    listPageQuery(db, shape).prepare(name),
+  );
+  const counts = preparedShapes(
+    'registry_count',
+    (shape: Omit<ListQueryShape, 'sort' | 'order' | 'records'>, name) =>
+      listCountQuery(db, { ...shape, records: false, sort: 'createdAt', order: 'desc' }).prepare(name),
+  );
+  return async (query: ListExpertsQuery, listShape: ListShape = DIGESTS) => {
+    const { sort: _sort, order: _order, records: _records, ...counted } = shapeOf(query, listShape);
+    const values = listValues(query);
+    const [rows, [total]] = await Promise.all([
+      pages(shapeOf(query, listShape)).execute(values),
+      counts(counted).execute(values),
+    ]);
+    return { rows, total: total?.total ?? 0 };
+  };
 }
+
+/** The shape of a list query, for bench/explain-registry.ts. */
+export { listValues as listQueryValues, shapeOf as listQueryShape };
 
 /** A name of `organizationId` gained its first live version (+1) or lost its last (-1). */
 export async function countLatest(tx: Executor, organizationId: string, delta: 1 | -1): Promise<void> {

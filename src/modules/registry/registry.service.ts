@@ -125,6 +125,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   /** The accepted base-skill names, read-only: every face publishing through this service checks these. */
   const baseSkillNames = acceptedBaseSkillNames(deps.baseSkillNames);
   const reads = repo.createRecordReader(db, deps.database.connections);
+  const listLatest = repo.createListReader(db);
 
   /**
    * Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once.
@@ -623,7 +624,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     const cached = cache.getList(normalized);
     if (cached) return cached;
     const token = cache.token();
-    const { rows, total } = await repo.listLatest(db, query, view.list);
+    const { rows, total } = await listLatest(query, view.list);
     const fresh = answer({
       data: { experts: rows.map(view.listItem) },
       meta: { total, take: query.take, skip: query.skip },
