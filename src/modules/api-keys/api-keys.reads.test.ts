@@ -61,3 +61,30 @@ it('pages newest first, every key or one member’s, after a cursor', async () =
   expect(ownNext.every((row) => row.userId === 'user-2' && row.seq < 27)).toBe(true);
   expect(await reads.page({ organizationId: 'org-2', limit: 5 })).toEqual([]);
 });
+
+it('answers the pages asked for in one turn in one statement per shape, each caller its own page', async () => {
+  const reads = createApiKeyReads(database);
+  statements = 0;
+  const asked = [
+    { organizationId: 'org-1', limit: 2 },
+    { organizationId: 'org-2', limit: 5 },
+    { organizationId: 'org-1', limit: 3, before: 20 },
+    { organizationId: 'org-1', limit: 1 },
+    { organizationId: 'org-1', userId: 'user-2', limit: 2 },
+  ];
+  const answers: Array<Promise<Array<{ id: string }>>> = [];
+  for (const query of asked) {
+    answers.push(reads.page(query));
+    await nextTick();
+  }
+  const pages = (await Promise.all(answers)).map((page) => page.map((row) => row.id));
+  expect(pages).toEqual([
+    ['key-29', 'key-28'],
+    [],
+    ['key-18', 'key-17', 'key-16'],
+    ['key-29'],
+    ['key-29', 'key-27'],
+  ]);
+  // Three shapes: every key first page (three callers), after a cursor, and one member's own.
+  expect(statements).toBe(3);
+});

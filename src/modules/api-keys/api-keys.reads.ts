@@ -1,46 +1,52 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { batchedPages, columnsOf } from '../../db/batched-pages.js';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Database } from '../../db/client.js';
+import { preparedShapes } from '../../db/prepared.js';
 import { apiKeys } from './api-keys.tables.js';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-const organizationId = sql.placeholder('organizationId');
-const userId = sql.placeholder('userId');
-const before = sql.placeholder('before');
-const limit = sql.placeholder('limit');
+/** What each caller of a page gives (./batched-pages.ts). */
+const PAGE_CALLERS = {
+  organization_id: 'text',
+  user_id: 'text',
+  before: 'bigint',
+  page_limit: 'int',
+} as const;
 
 /**
  * The key reads of the management API's hot paths, each built and named once (docs/performance.md): a
  * prepared statement PostgreSQL parses and plans once per connection instead of on every request.
  */
-export function createApiKeyReads({ db, connections }: Pick<Database, 'db' | 'connections'>) {
+export function createApiKeyReads(database: Pick<Database, 'db' | 'connections'>) {
+  const { db, connections } = database;
   const byIds = db
     .select()
     .from(apiKeys)
     .where(sql`${apiKeys.id} = ANY(${sql.placeholder('ids')}::text[])`)
     .prepare('api_keys_by_ids');
 
-  // The four shapes of a page (every key or the caller's own; first page or after a cursor), named apart so
-  // each keeps a plan of its own.
-  const pageOf = (own: boolean, after: boolean) =>
-    db
-      .select()
-      .from(apiKeys)
-      .where(
-        and(
-          eq(apiKeys.organizationId, organizationId),
-          own ? eq(apiKeys.userId, userId) : undefined,
-          after ? lt(apiKeys.seq, before) : undefined,
-        ),
-      )
-      .orderBy(desc(apiKeys.seq))
-      .limit(limit)
-      .prepare(`api_keys_page_${own ? 'own' : 'all'}_${after ? 'after' : 'first'}`);
-  const pages = {
-    all: { first: pageOf(false, false), after: pageOf(false, true) },
-    own: { first: pageOf(true, false), after: pageOf(true, true) },
-  };
+  // A page's four shapes (every key or the caller's own; first page or after a cursor) are statements of
+  // their own, each with a plan of its own; the pages of one turn of one shape are one statement.
+  const pages = preparedShapes('api_keys_pages', (shape: { own: boolean; after: boolean }, name) =>
+    batchedPages<typeof PAGE_CALLERS, ApiKeyRow>(database, name, PAGE_CALLERS, (caller) => {
+      const subquery = db
+        .select()
+        .from(apiKeys)
+        .where(
+          and(
+            eq(apiKeys.organizationId, caller('organization_id')),
+            shape.own ? eq(apiKeys.userId, caller('user_id')) : undefined,
+            shape.after ? lt(apiKeys.seq, caller('before')) : undefined,
+          ),
+        )
+        .orderBy(desc(apiKeys.seq))
+        .limit(caller('page_limit') as unknown as number)
+        .as('page');
+      return { subquery, fields: columnsOf(subquery, apiKeys), order: [desc(subquery.seq)] };
+    }),
+  );
 
   // The GETs of one event-loop turn (many callers asking for different keys) are one statement.
   const loader = batchedReads(async (ids: readonly string[]) => {
@@ -60,13 +66,11 @@ export function createApiKeyReads({ db, connections }: Pick<Database, 'db' | 'co
       before?: number | undefined;
       limit: number;
     }) {
-      const shape = pages[query.userId === undefined ? 'all' : 'own'];
-      const statement = query.before === undefined ? shape.first : shape.after;
-      return statement.execute({
-        organizationId: query.organizationId,
-        userId: query.userId,
+      return pages({ own: query.userId !== undefined, after: query.before !== undefined })({
+        organization_id: query.organizationId,
+        user_id: query.userId,
         before: query.before,
-        limit: query.limit,
+        page_limit: query.limit,
       });
     },
   };

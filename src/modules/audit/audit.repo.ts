@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../../db/client.js';
+import { batchedPages, columnsOf } from '../../db/batched-pages.js';
+import type { Database, Executor } from '../../db/client.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../auth/permissions.js';
@@ -71,42 +72,66 @@ export interface AuditEventQuery {
   to?: Date | undefined;
 }
 
+/** What each caller of an audit page gives (src/db/batched-pages.ts); unused ones are null. */
+const AUDIT_PAGE_CALLERS = {
+  organization_id: 'text',
+  before_seq: 'bigint',
+  action_is: 'text',
+  actor_is: 'text',
+  from_at: 'timestamptz',
+  to_at: 'timestamptz',
+  page_limit: 'int',
+} as const;
+
 /**
  * Pages of an organization's audit events, newest first (one more than `limit` when there is a next page):
- * a named prepared statement per combination of filters, built on first use.
+ * a statement per combination of filters, built on first use, each answering every page of its shape asked
+ * for in one event-loop turn.
  */
-export function createAuditEventReads(db: Db) {
-  const statement = preparedShapes(
-    'audit_page',
+export function createAuditEventReads(database: Pick<Database, 'db' | 'connections'>) {
+  const { db } = database;
+  const pages = preparedShapes(
+    'audit_pages',
     (shape: { before: boolean; action: boolean; actor: boolean; from: boolean; to: boolean }, name) =>
-      db
-        .select()
-        .from(auditEvents)
-        .where(
-          and(
-            eq(auditEvents.organizationId, sql.placeholder('organizationId')),
-            shape.before ? lt(auditEvents.seq, sql.placeholder('before')) : undefined,
-            shape.action ? eq(auditEvents.action, sql.placeholder('action')) : undefined,
-            shape.actor
-              ? or(
-                  eq(auditEvents.actorUserId, sql.placeholder('actor')),
-                  eq(auditEvents.actorApiKeyId, sql.placeholder('actor')),
-                )
-              : undefined,
-            shape.from ? gte(auditEvents.createdAt, sql.placeholder('from')) : undefined,
-            shape.to ? lt(auditEvents.createdAt, sql.placeholder('to')) : undefined,
-          ),
-        )
-        .orderBy(desc(auditEvents.seq))
-        .limit(sql.placeholder('limit'))
-        .prepare(name),
+      batchedPages<typeof AUDIT_PAGE_CALLERS, AuditEventRow>(database, name, AUDIT_PAGE_CALLERS, (caller) => {
+        const subquery = db
+          .select()
+          .from(auditEvents)
+          .where(
+            and(
+              eq(auditEvents.organizationId, caller('organization_id')),
+              shape.before ? lt(auditEvents.seq, caller('before_seq')) : undefined,
+              shape.action ? eq(auditEvents.action, caller('action_is')) : undefined,
+              shape.actor
+                ? or(
+                    eq(auditEvents.actorUserId, caller('actor_is')),
+                    eq(auditEvents.actorApiKeyId, caller('actor_is')),
+                  )
+                : undefined,
+              shape.from ? gte(auditEvents.createdAt, caller('from_at')) : undefined,
+              shape.to ? lt(auditEvents.createdAt, caller('to_at')) : undefined,
+            ),
+          )
+          .orderBy(desc(auditEvents.seq))
+          .limit(caller('page_limit') as unknown as number)
+          .as('page');
+        return { subquery, fields: columnsOf(subquery, auditEvents), order: [desc(subquery.seq)] };
+      }),
   );
   return (organizationId: string, query: AuditEventQuery): Promise<AuditEventRow[]> =>
-    statement({
+    pages({
       before: query.before !== undefined,
       action: query.action !== undefined,
       actor: query.actor !== undefined,
       from: query.from !== undefined,
       to: query.to !== undefined,
-    }).execute({ organizationId, ...query, limit: query.limit + 1 });
+    })({
+      organization_id: organizationId,
+      before_seq: query.before,
+      action_is: query.action,
+      actor_is: query.actor,
+      from_at: query.from?.toISOString(),
+      to_at: query.to?.toISOString(),
+      page_limit: query.limit + 1,
+    });
 }

@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../../db/client.js';
+import { and, asc, desc, eq, gt, lt, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { batchedPages, columnsOf } from '../../db/batched-pages.js';
+import type { Database, Executor } from '../../db/client.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repo.js';
@@ -67,32 +68,67 @@ export interface EventQuery {
   types?: string[] | undefined;
 }
 
+/** What each caller of an events page gives (src/db/batched-pages.ts). */
+const EVENT_PAGE_CALLERS = { organization_id: 'text', after_seq: 'bigint', page_limit: 'int' } as const;
+
+type EventShape = { oldest: boolean; after: boolean };
+
+/** An organization's events, from the newest or the oldest, after `after` when given. */
+function eventsWhere(shape: EventShape, organizationId: SQL | Placeholder, after: SQL | Placeholder) {
+  return and(
+    eq(events.organizationId, organizationId),
+    shape.after ? (shape.oldest ? gt : lt)(events.seq, after) : undefined,
+  );
+}
+
 /**
- * An organization's events in `order`, one more than `limit` when there is a next page: a named prepared
- * statement per shape (order, cursor, type filter), built on first use.
+ * An organization's events in `order`, one more than `limit` when there is a next page. Each shape (order,
+ * cursor) is a statement answering every page of that shape asked for in one event-loop turn; a type filter
+ * (an array per caller, which `unnest` would flatten) is a prepared statement per request.
  */
-export function createEventReads(db: Db) {
-  const statement = preparedShapes(
-    'event_page',
-    (shape: { oldest: boolean; after: boolean; typed: boolean }, name) =>
-      db
+export function createEventReads(database: Pick<Database, 'db' | 'connections'>) {
+  const { db } = database;
+  const pages = preparedShapes('event_pages', (shape: EventShape, name) =>
+    batchedPages<typeof EVENT_PAGE_CALLERS, EventRow>(database, name, EVENT_PAGE_CALLERS, (caller) => {
+      const subquery = db
         .select()
         .from(events)
-        .where(
-          and(
-            eq(events.organizationId, sql.placeholder('organizationId')),
-            shape.after ? (shape.oldest ? gt : lt)(events.seq, sql.placeholder('after')) : undefined,
-            shape.typed ? sql`${events.type} = ANY(${sql.placeholder('types')}::text[])` : undefined,
-          ),
-        )
+        .where(eventsWhere(shape, caller('organization_id'), caller('after_seq')))
         .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
-        .limit(sql.placeholder('limit'))
-        .prepare(name),
+        .limit(caller('page_limit') as unknown as number)
+        .as('page');
+      const order = shape.oldest ? asc(subquery.seq) : desc(subquery.seq);
+      return { subquery, fields: columnsOf(subquery, events), order: [order] };
+    }),
   );
-  return (organizationId: string, query: EventQuery): Promise<EventRow[]> =>
-    statement({
-      oldest: query.order === 'oldest',
-      after: query.after !== undefined,
-      typed: query.types !== undefined && query.types.length > 0,
-    }).execute({ organizationId, after: query.after, types: query.types, limit: query.limit + 1 });
+  const typed = preparedShapes('event_page_typed', (shape: EventShape, name) =>
+    db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eventsWhere(shape, sql.placeholder('organizationId'), sql.placeholder('after')),
+          sql`${events.type} = ANY(${sql.placeholder('types')}::text[])`,
+        ),
+      )
+      .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
+      .limit(sql.placeholder('limit'))
+      .prepare(name),
+  );
+  return (organizationId: string, query: EventQuery): Promise<EventRow[]> => {
+    const shape = { oldest: query.order === 'oldest', after: query.after !== undefined };
+    if (query.types?.length) {
+      return typed(shape).execute({
+        organizationId,
+        after: query.after,
+        types: query.types,
+        limit: query.limit + 1,
+      });
+    }
+    return pages(shape)({
+      organization_id: organizationId,
+      after_seq: query.after,
+      page_limit: query.limit + 1,
+    });
+  };
 }

@@ -24,7 +24,7 @@ export const presentEvent = (row: EventRow): EventRecord => ({
 
 /** The organization's events, for clients that pull them instead of receiving webhooks (docs/webhooks.md). */
 export function createEventsService({ database }: EventsServiceDeps) {
-  const listEventRows = createEventReads(database.db);
+  const listEventRows = createEventReads(database);
   return {
     async list(principal: Principal, query: ListEventsQuery) {
       // Events tell about every kind of resource of the organization (members, keys, billing): organization-wide.

@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Db, Executor } from '../../db/client.js';
+import { batchedPages } from '../../db/batched-pages.js';
+import type { Database, Executor } from '../../db/client.js';
 import type { KeysetPosition } from '../../lib/keyset-cursor.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { agents, environments, memberships, projects, users } from '../tenancy/tenancy.tables.js';
@@ -13,11 +14,29 @@ const placeholder = sql.placeholder;
 const anyOf = (column: AnyPgColumn, name: string) => sql`${column} = ANY(${placeholder(name)}::text[])`;
 
 /** Rows after a cursor's position in (created_at, id) order: the keyset every list of this module pages by. */
-const afterCursor = (at: AnyPgColumn, id: AnyPgColumn) =>
+const afterCursor = (at: AnyPgColumn, id: AnyPgColumn, position: { micros: SQL; id: SQL | Placeholder }) =>
   or(
-    sql`${microsOf(at)} > ${placeholder('micros')}::bigint`,
-    and(sql`${microsOf(at)} = ${placeholder('micros')}::bigint`, gt(id, placeholder('afterId'))),
+    sql`${microsOf(at)} > ${position.micros}::bigint`,
+    and(sql`${microsOf(at)} = ${position.micros}::bigint`, gt(id, position.id)),
   );
+const cursorPlaceholders = { micros: sql`${placeholder('micros')}`, id: placeholder('afterId') };
+
+/** What each caller of a members page gives (src/db/batched-pages.ts). */
+const MEMBER_PAGE_CALLERS = {
+  organization_id: 'text',
+  cursor_micros: 'bigint',
+  cursor_id: 'text',
+  page_limit: 'int',
+} as const;
+
+interface MemberRow {
+  userId: string;
+  role: 'owner' | 'admin' | 'member';
+  createdAt: Date;
+  micros: string;
+  name: string | null;
+  email: string;
+}
 
 type Page = { organizationId: string; limit: number; position?: KeysetPosition | undefined };
 const pageValues = ({ organizationId, limit, position }: Page) => ({
@@ -32,28 +51,48 @@ const pageValues = ({ organizationId, limit, position }: Page) => ({
  * statements PostgreSQL parses and plans once per connection. A page's shapes (first page or after a
  * cursor; every project or a grant's) are statements of their own, each with a plan of its own.
  */
-export function createOrganizationReads(db: Db) {
+export function createOrganizationReads(database: Pick<Database, 'db' | 'connections'>) {
+  const { db } = database;
+  // The members pages of one turn (one statement per shape: first page, or after a cursor).
   const memberPageOf = (after: boolean) =>
-    db
-      .select({
-        userId: memberships.userId,
-        role: memberships.role,
-        createdAt: memberships.createdAt,
-        micros: micros(memberships.createdAt),
-        name: users.name,
-        email: users.email,
-      })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(
-        and(
-          eq(memberships.organizationId, placeholder('organizationId')),
-          after ? afterCursor(memberships.createdAt, memberships.userId) : undefined,
-        ),
-      )
-      .orderBy(asc(memberships.createdAt), asc(memberships.userId))
-      .limit(placeholder('limit'))
-      .prepare(`member_page_${after ? 'after' : 'first'}`);
+    batchedPages<typeof MEMBER_PAGE_CALLERS, MemberRow>(
+      database,
+      `member_pages_${after ? 'after' : 'first'}`,
+      MEMBER_PAGE_CALLERS,
+      (caller) => {
+        const subquery = db
+          .select({
+            userId: memberships.userId,
+            role: memberships.role,
+            createdAt: memberships.createdAt,
+            micros: micros(memberships.createdAt).as('micros'),
+            name: users.name,
+            email: users.email,
+          })
+          .from(memberships)
+          .innerJoin(users, eq(users.id, memberships.userId))
+          .where(
+            and(
+              eq(memberships.organizationId, caller('organization_id')),
+              after
+                ? afterCursor(memberships.createdAt, memberships.userId, {
+                    micros: caller('cursor_micros'),
+                    id: caller('cursor_id'),
+                  })
+                : undefined,
+            ),
+          )
+          .orderBy(asc(memberships.createdAt), asc(memberships.userId))
+          .limit(caller('page_limit') as unknown as number)
+          .as('page');
+        const { userId, role, createdAt, micros: at, name, email } = subquery;
+        return {
+          subquery,
+          fields: { userId, role, createdAt, micros: at, name, email },
+          order: [asc(subquery.createdAt), asc(subquery.userId)],
+        };
+      },
+    );
   const memberPages = { first: memberPageOf(false), after: memberPageOf(true) };
 
   const projectPageOf = (only: boolean, after: boolean) =>
@@ -71,7 +110,7 @@ export function createOrganizationReads(db: Db) {
         and(
           eq(projects.organizationId, placeholder('organizationId')),
           only ? anyOf(projects.id, 'only') : undefined,
-          after ? afterCursor(projects.createdAt, projects.id) : undefined,
+          after ? afterCursor(projects.createdAt, projects.id, cursorPlaceholders) : undefined,
         ),
       )
       .orderBy(asc(projects.createdAt), asc(projects.id))
@@ -103,7 +142,13 @@ export function createOrganizationReads(db: Db) {
     .prepare('agents_of_projects');
 
   return {
-    memberPage: (page: Page) => memberPages[page.position ? 'after' : 'first'].execute(pageValues(page)),
+    memberPage: (page: Page) =>
+      memberPages[page.position ? 'after' : 'first']({
+        organization_id: page.organizationId,
+        cursor_micros: page.position?.micros,
+        cursor_id: page.position?.id,
+        page_limit: page.limit,
+      }),
 
     /** `only` narrows to the projects a grant names. */
     projectPage: (page: Page & { only?: string[] | undefined }) =>

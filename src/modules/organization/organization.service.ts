@@ -28,7 +28,7 @@ type ProjectRow = Pick<
  */
 export function createOrganizationService({ database, tenancy, integrations }: OrganizationServiceDeps) {
   const { db } = database;
-  const reads = createOrganizationReads(db);
+  const reads = createOrganizationReads(database);
 
   /** The caller's own organization by id or slug; any other (known or not) reads as absent. */
   async function ownOrganization(principal: Principal, idOrSlug: string) {
