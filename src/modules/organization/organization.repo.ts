@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { batchedPages } from '../../db/batched-pages.js';
+import { batchedReads } from '../../db/batched-reads.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { KeysetPosition } from '../../lib/keyset-cursor.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
@@ -28,6 +29,18 @@ const MEMBER_PAGE_CALLERS = {
   cursor_id: 'text',
   page_limit: 'int',
 } as const;
+
+/** What each caller of a projects page gives: the same as a members page. */
+const PROJECT_PAGE_CALLERS = MEMBER_PAGE_CALLERS;
+
+interface ProjectPageRow {
+  id: string;
+  organizationId: string;
+  slug: string;
+  name: string;
+  createdAt: Date;
+  micros: string;
+}
 
 interface MemberRow {
   userId: string;
@@ -95,31 +108,62 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
     );
   const memberPages = { first: memberPageOf(false), after: memberPageOf(true) };
 
-  const projectPageOf = (only: boolean, after: boolean) =>
+  const projectColumns = {
+    id: projects.id,
+    organizationId: projects.organizationId,
+    slug: projects.slug,
+    name: projects.name,
+    createdAt: projects.createdAt,
+  };
+  // Every project of the organization: the pages of one turn, one statement per shape.
+  const projectPageOf = (after: boolean) =>
+    batchedPages<typeof PROJECT_PAGE_CALLERS, ProjectPageRow>(
+      database,
+      `project_pages_${after ? 'after' : 'first'}`,
+      PROJECT_PAGE_CALLERS,
+      (caller) => {
+        const subquery = db
+          .select({ ...projectColumns, micros: micros(projects.createdAt).as('micros') })
+          .from(projects)
+          .where(
+            and(
+              eq(projects.organizationId, caller('organization_id')),
+              after
+                ? afterCursor(projects.createdAt, projects.id, {
+                    micros: caller('cursor_micros'),
+                    id: caller('cursor_id'),
+                  })
+                : undefined,
+            ),
+          )
+          .orderBy(asc(projects.createdAt), asc(projects.id))
+          .limit(caller('page_limit') as unknown as number)
+          .as('page');
+        const { id, organizationId, slug, name, createdAt, micros: at } = subquery;
+        return {
+          subquery,
+          fields: { id, organizationId, slug, name, createdAt, micros: at },
+          order: [asc(subquery.createdAt), asc(subquery.id)],
+        };
+      },
+    );
+  // The projects a grant names (an array per caller, which `unnest` would flatten): a statement per request.
+  const grantedPageOf = (after: boolean) =>
     db
-      .select({
-        id: projects.id,
-        organizationId: projects.organizationId,
-        slug: projects.slug,
-        name: projects.name,
-        createdAt: projects.createdAt,
-        micros: micros(projects.createdAt),
-      })
+      .select({ ...projectColumns, micros: micros(projects.createdAt) })
       .from(projects)
       .where(
         and(
           eq(projects.organizationId, placeholder('organizationId')),
-          only ? anyOf(projects.id, 'only') : undefined,
+          anyOf(projects.id, 'only'),
           after ? afterCursor(projects.createdAt, projects.id, cursorPlaceholders) : undefined,
         ),
       )
       .orderBy(asc(projects.createdAt), asc(projects.id))
       .limit(placeholder('limit'))
-      .prepare(`project_page_${only ? 'granted' : 'all'}_${after ? 'after' : 'first'}`);
-  const projectPages = {
-    all: { first: projectPageOf(false, false), after: projectPageOf(false, true) },
-    granted: { first: projectPageOf(true, false), after: projectPageOf(true, true) },
-  };
+      .prepare(`project_page_granted_${after ? 'after' : 'first'}`);
+  const projectPages = { first: projectPageOf(false), after: projectPageOf(true) };
+  const grantedPages = { first: grantedPageOf(false), after: grantedPageOf(true) };
 
   const projectById = db
     .select()
@@ -140,6 +184,29 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
     .where(anyOf(agents.projectId, 'projectIds'))
     .orderBy(asc(agents.createdAt), asc(agents.id))
     .prepare('agents_of_projects');
+  /** The parts of the projects of every request of one turn, one statement each kind; per project, in order. */
+  const partsOf = <Row extends { projectId: string }>(statement: {
+    execute: (values: { projectIds: string[] }) => Promise<Row[]>;
+  }) =>
+    batchedReads(async (projectIds: readonly string[]) => {
+      const byProject = new Map<string, Row[]>();
+      for (const row of await statement.execute({ projectIds: [...new Set(projectIds)] })) {
+        const list = byProject.get(row.projectId) ?? [];
+        list.push(row);
+        byProject.set(row.projectId, list);
+      }
+      return projectIds.map((id) => byProject.get(id) ?? []);
+    }, database.connections);
+  const environmentLoader = partsOf(environmentsOf);
+  const agentLoader = partsOf(agentsOf);
+  const loadAll = async <Row>(
+    loader: { loadMany: (ids: string[]) => Promise<Array<Row[] | Error>> },
+    ids: string[],
+  ) =>
+    (await loader.loadMany(ids)).flatMap((rows) => {
+      if (rows instanceof Error) throw rows;
+      return rows;
+    });
 
   return {
     memberPage: (page: Page) =>
@@ -151,11 +218,16 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
       }),
 
     /** `only` narrows to the projects a grant names. */
-    projectPage: (page: Page & { only?: string[] | undefined }) =>
-      projectPages[page.only ? 'granted' : 'all'][page.position ? 'after' : 'first'].execute({
-        ...pageValues(page),
-        only: page.only,
-      }),
+    projectPage: (page: Page & { only?: string[] | undefined }) => {
+      const shape = page.position ? 'after' : 'first';
+      if (page.only) return grantedPages[shape].execute({ ...pageValues(page), only: page.only });
+      return projectPages[shape]({
+        organization_id: page.organizationId,
+        cursor_micros: page.position?.micros,
+        cursor_id: page.position?.id,
+        page_limit: page.limit,
+      });
+    },
 
     findProject: async (organizationId: string, id: string) =>
       (await projectById.execute({ organizationId, id }))[0],
@@ -164,8 +236,8 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
     async projectParts(projectIds: string[]) {
       if (projectIds.length === 0) return { environments: [], agents: [] };
       const [environmentRows, agentRows] = await Promise.all([
-        environmentsOf.execute({ projectIds }),
-        agentsOf.execute({ projectIds }),
+        loadAll(environmentLoader, projectIds),
+        loadAll(agentLoader, projectIds),
       ]);
       return { environments: environmentRows, agents: agentRows };
     },
