@@ -1,6 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/client.js';
+import { batchedReads } from '../../db/batched-reads.js';
+import type { Database } from '../../db/client.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { findPreset } from '../oauth/presets/index.js';
 import { agents, environments, organizations, projects, users } from '../tenancy/tenancy.tables.js';
@@ -44,80 +45,102 @@ function nameFromMetadata(row: AuditEventRow): string | null {
   }
 }
 
-const idsOf = (rows: AuditEventRow[], type: string) => [
-  ...new Set(rows.filter((row) => row.targetType === type).map((row) => row.targetId)),
-];
-
 const anyOf = (column: AnyPgColumn, name: string) => sql`${column} = ANY(${sql.placeholder(name)}::text[])`;
-const inOrganization = (column: AnyPgColumn) => eq(column, sql.placeholder('organizationId'));
+/** (organization, id) pairs given as two arrays: a name is read only from its own organization's row. */
+const pairsOf = (organizationColumn: AnyPgColumn, idColumn: AnyPgColumn, kind: string) =>
+  sql`(${organizationColumn}, ${idColumn}) IN (SELECT * FROM unnest(${sql.placeholder(`${kind}Organizations`)}::text[], ${sql.placeholder(`${kind}Ids`)}::text[]))`;
+
+/** What one page of events asks names for. */
+interface NameRequest {
+  organizationId: string;
+  rows: AuditEventRow[];
+}
+
+const NAMED_KINDS = ['apiKey', 'project', 'environment', 'agent'] as const;
 
 /**
- * Resolves the names of one page of events with one prepared statement (a branch per kind of thing named),
- * all kept to this organization: a name is never read from another organization's rows.
+ * Resolves the names of pages of events with one prepared statement (a branch per kind of thing named), for
+ * every page asked for in one event-loop turn: the (organization, id) pairs of every page together, so a
+ * name is never read from another organization's rows, and each page's names come from its organization.
  */
-export function createAuditNameReader(db: Db) {
+export function createAuditNameReader(database: Pick<Database, 'db' | 'connections'>) {
+  const { db } = database;
   const named = (
     table: typeof apiKeys | typeof projects | typeof environments | typeof agents,
-    ids: string,
+    kind: string,
   ) =>
     db
       .select({
         kind: sql<string>`'named'::text`,
+        organizationId: sql<string | null>`${table.organizationId}`,
         id: table.id,
         name: sql<string | null>`${table.name}`,
         email: sql<string | null>`NULL::text`,
       })
       .from(table)
-      .where(and(inOrganization(table.organizationId), anyOf(table.id, ids)));
+      .where(pairsOf(table.organizationId, table.id, kind));
   const statement = db
     .select({
       kind: sql<string>`'user'::text`,
+      organizationId: sql<string | null>`NULL::text`,
       id: users.id,
       name: sql<string | null>`${users.name}`,
       email: sql<string | null>`${users.email}`,
     })
     .from(users)
     .where(anyOf(users.id, 'userIds'))
-    .unionAll(named(apiKeys, 'keyIds'))
-    .unionAll(named(projects, 'projectIds'))
-    .unionAll(named(environments, 'environmentIds'))
-    .unionAll(named(agents, 'agentIds'))
+    .unionAll(named(apiKeys, 'apiKey'))
+    .unionAll(named(projects, 'project'))
+    .unionAll(named(environments, 'environment'))
+    .unionAll(named(agents, 'agent'))
     .unionAll(
       db
         .select({
           kind: sql<string>`'named'::text`,
+          organizationId: sql<string | null>`${organizations.id}`,
           id: organizations.id,
           name: sql<string | null>`${organizations.name}`,
           email: sql<string | null>`NULL::text`,
         })
         .from(organizations)
-        .where(and(inOrganization(organizations.id), sql`${sql.placeholder('withOrganization')}::boolean`)),
+        .where(anyOf(organizations.id, 'organizationIds')),
     )
     .prepare('audit_names');
 
+  const loader = batchedReads(async (requests: readonly NameRequest[]) => {
+    const userIds = new Set<string>();
+    const pairs = Object.fromEntries(NAMED_KINDS.map((kind) => [kind, new Set<string>()]));
+    const organizationIds = new Set<string>();
+    for (const { organizationId, rows } of requests) {
+      for (const row of rows) {
+        if (row.actorUserId) userIds.add(row.actorUserId);
+        if (row.targetType === 'user') userIds.add(row.targetId);
+        if (row.targetType === 'organization' || row.targetType === 'subscription')
+          organizationIds.add(organizationId);
+        // A NUL never occurs in an id: the pair's two halves split back apart exactly.
+        pairs[row.targetType]?.add(`${organizationId}\u0000${row.targetId}`);
+      }
+    }
+    const values: Record<string, string[]> = {
+      userIds: [...userIds],
+      organizationIds: [...organizationIds],
+    };
+    for (const kind of NAMED_KINDS) {
+      const split = [...pairs[kind]!].map((pair) => pair.split('\u0000') as [string, string]);
+      values[`${kind}Organizations`] = split.map(([organizationId]) => organizationId);
+      values[`${kind}Ids`] = split.map(([, id]) => id);
+    }
+    const found = await statement.execute(values);
+    return requests.map(() => found);
+  }, database.connections);
+
   return async (organizationId: string, rows: AuditEventRow[]): Promise<AuditNames> => {
-    const userIds = [
-      ...new Set([
-        ...rows.flatMap((row) => (row.actorUserId ? [row.actorUserId] : [])),
-        ...idsOf(rows, 'user'),
-      ]),
-    ];
-    const found = await statement.execute({
-      organizationId,
-      userIds,
-      keyIds: idsOf(rows, 'apiKey'),
-      projectIds: idsOf(rows, 'project'),
-      environmentIds: idsOf(rows, 'environment'),
-      agentIds: idsOf(rows, 'agent'),
-      withOrganization: rows.some(
-        (row) => row.targetType === 'organization' || row.targetType === 'subscription',
-      ),
-    });
+    const found = await loader.load({ organizationId, rows });
     const byId = new Map<string, string>();
     const people = new Map<string, string>();
     for (const row of found) {
       if (row.kind === 'user') people.set(row.id, row.name?.trim() || (row.email ?? ''));
-      else if (row.name) byId.set(row.id, row.name);
+      else if (row.organizationId === organizationId && row.name) byId.set(row.id, row.name);
     }
     return {
       actor: (row) => (row.actorUserId ? (people.get(row.actorUserId) ?? null) : null),

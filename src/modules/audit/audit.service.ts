@@ -38,9 +38,8 @@ const presentAuditEvent = (row: AuditEventRow, names: AuditNames): AuditEventRec
 
 /** The organization's own audit trail, for its owners and admins (docs/organization-api.md). */
 export function createAuditService({ database, tenancy }: AuditServiceDeps) {
-  const { db } = database;
   const listAuditEventRows = createAuditEventReads(database);
-  const resolveAuditNames = createAuditNameReader(db);
+  const resolveAuditNames = createAuditNameReader(database);
 
   /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */
   async function readable(principal: Principal, organizationIdOrSlug: string) {
