@@ -71,6 +71,21 @@ app.get('/events', async (request) => ({
   ]),
 }));
 
+// The registry list's page and total, as Cadre's list reads them (digest columns, the owner's slug).
+app.get('/registry', async (request) => {
+  const [experts, [count]] = await Promise.all([
+    db.query(
+      `SELECT e.id, e.name, e.version, e.min_runtime_version, e.description, e.tags, e.is_latest,
+              e.organization_id, e.created_at, e.updated_at, o.slug AS owner_slug, o.created_at AS owner_created_at
+       FROM registry_experts e JOIN organizations o ON o.id = e.organization_id
+       WHERE e.is_latest ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2`,
+      [Number(request.query.take ?? 100), Number(request.query.skip ?? 0)],
+    ),
+    db.query('SELECT coalesce(sum(latest), 0)::int AS total FROM registry_counts'),
+  ]);
+  return { data: { experts }, meta: { total: count.total } };
+});
+
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`${JSON.stringify({ address })}\n`);
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

@@ -2,7 +2,7 @@
 // reads on the same database (bench/anchor-server.mjs: Fastify + pg, or Fastify + PGlite on a copy of the
 // embedded database), each also against a bare node:http server sending Cadre's answer. Requests are spread
 // over many ids and organizations (never one id repeated, which batching flatters): 25 organizations with
-// 3 keys and a project each. Request logging and rate limits stay on, as deployed.
+// 3 keys, a project and 6 Experts each. Request logging and rate limits stay on, as deployed.
 //
 //   npm run build && npx tsx bench/management-reads.ts                  # embedded PGlite
 //   DATABASE_URL=postgres://… npx tsx bench/management-reads.ts        # PostgreSQL (an empty database)
@@ -26,6 +26,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 interface Tenant {
+  index: number;
   id: string;
   slug: string;
   authorization: string;
@@ -49,9 +50,21 @@ async function seed(cadre: Cadre): Promise<Tenant[]> {
     for (const name of ['deploy', 'ci'])
       await post('/api/v1/api-keys', { name, grants: { type: 'organization', permissions: ['*'] } });
     await post('/api/v1/projects', { slug: 'web', name: 'Web' });
+    // Six Experts per organization for the registry list (150 with 25 organizations).
+    for (let expert = 0; expert < 6; expert++) {
+      await post('/registry/experts', {
+        name: `${slug}-writer-${expert}`,
+        version: '1.0.0',
+        minRuntimeVersion: '0.1.0',
+        description: 'A benchmark Expert',
+        instruction: 'Write short, exact answers.',
+        skills: { '@service/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' } },
+      });
+    }
     const me = await getJson<{ data: { organization: { id: string } } }>(`${cadre.url}/api/v1/me`, headers);
     const keys = await getJson<{ apiKeys: Array<{ id: string }> }>(`${cadre.url}/api/v1/api-keys`, headers);
     tenants.push({
+      index,
       id: me.data.organization.id,
       slug,
       authorization: headers.authorization,
@@ -91,10 +104,19 @@ const ALL_SCENARIOS: Scenario[] = [
     anchor: (t) => [`/audit?org=${t.id}`],
   },
   { name: 'GET /api/v1/events', cadre: () => ['/api/v1/events'], anchor: (t) => [`/events?org=${t.id}`] },
+  {
+    // Cadre runs with its registry cache off: every list is read. Spread over 25 pages (skip 0 to 24).
+    name: 'GET /registry/experts?take=100 (cache off)',
+    cadre: (t) => [`/registry/experts?take=100&skip=${t.index}`],
+    anchor: (t) => [`/registry?take=100&skip=${t.index}`],
+  },
 ];
 
 // BENCH_ONLY=audit runs the scenarios whose route contains that text (profiling one route).
 const SCENARIOS = ALL_SCENARIOS.filter((scenario) => scenario.name.includes(process.env.BENCH_ONLY ?? ''));
+
+// The registry's read cache off, so its list scenario reads the database; the management routes have none.
+const CADRE_ENV = { CADRE_REGISTRY_CACHE_ENTRIES: '0' };
 
 /** Cadre with its data, and the anchor on the same data (a copy of it, for the embedded database). */
 async function startServers(): Promise<{
@@ -104,7 +126,7 @@ async function startServers(): Promise<{
   done: () => void;
 }> {
   if (onPostgres) {
-    const cadre = await startCadre();
+    const cadre = await startCadre(CADRE_ENV);
     const tenants = await seed(cadre);
     const anchor = await startProcess(['bench/anchor-server.mjs'], {
       DATABASE_URL: process.env.DATABASE_URL!,
@@ -114,11 +136,11 @@ async function startServers(): Promise<{
   // PGlite is one process's: seed, stop, copy the directory for the anchor, and start Cadre on it again.
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-reads-'));
   const copy = `${dataDir}-anchor`;
-  const seeding = await startCadre({ CADRE_DATA_DIR: dataDir });
+  const seeding = await startCadre({ CADRE_DATA_DIR: dataDir, ...CADRE_ENV });
   const tenants = await seed(seeding);
   await seeding.stop();
   cpSync(join(dataDir, 'pgdata'), copy, { recursive: true });
-  const cadre = await startCadre({ CADRE_DATA_DIR: dataDir });
+  const cadre = await startCadre({ CADRE_DATA_DIR: dataDir, ...CADRE_ENV });
   const anchor = await startProcess(['bench/anchor-server.mjs'], { ANCHOR_PGLITE_DIR: copy });
   const done = () => {
     for (const dir of [dataDir, copy]) rmSync(dir, { recursive: true, force: true });

@@ -434,8 +434,12 @@ export function listCountQuery(executor: Executor, shape: ListQueryShape) {
   return executor.select({ total }).from(registryCounts).where(ofOrganization(registryCounts.organizationId));
 }
 
-/** List Experts' page and total, each a statement prepared once per shape (docs/performance.md). */
-export function createListReader(db: Db) {
+/**
+ * List Experts' page and total, each a statement prepared once per shape (docs/performance.md). Identical
+ * lists asked for in one event-loop turn are read once, after every one of them was asked (batchedReads), so
+ * each answer is as fresh as a read of its own; different lists of the turn are read side by side.
+ */
+export function createListReader(db: Db, connections: number) {
   // The count leaves sort and order out of its name: they do not change it.
   const pages = preparedShapes('registry_list', (shape: ListQueryShape, name) =>
     listPageQuery(db, shape).prepare(name),
@@ -445,15 +449,24 @@ export function createListReader(db: Db) {
     (shape: Omit<ListQueryShape, 'sort' | 'order' | 'records'>, name) =>
       listCountQuery(db, { ...shape, records: false, sort: 'createdAt', order: 'desc' }).prepare(name),
   );
-  return async (query: ListExpertsQuery, listShape: ListShape = DIGESTS) => {
-    const { sort: _sort, order: _order, records: _records, ...counted } = shapeOf(query, listShape);
+  const read = async ({ query, listShape }: { query: ListExpertsQuery; listShape: ListShape }) => {
+    const shape = shapeOf(query, listShape);
+    const { sort: _sort, order: _order, records: _records, ...counted } = shape;
     const values = listValues(query);
     const [rows, [total]] = await Promise.all([
-      pages(shapeOf(query, listShape)).execute(values),
+      pages(shape).execute(values),
       counts(counted).execute(values),
     ]);
     return { rows, total: total?.total ?? 0 };
   };
+  type Asked = { key: string; query: ListExpertsQuery; listShape: ListShape };
+  const loader = batchedReads(async (asked: readonly Asked[]) => {
+    const reads = new Map<string, ReturnType<typeof read>>();
+    for (const one of asked) if (!reads.has(one.key)) reads.set(one.key, read(one));
+    return Promise.all(asked.map((one) => reads.get(one.key)!));
+  }, connections);
+  return (query: ListExpertsQuery, listShape: ListShape = DIGESTS) =>
+    loader.load({ key: JSON.stringify([shapeOf(query, listShape), listValues(query)]), query, listShape });
 }
 
 /** The shape of a list query, for bench/explain-registry.ts. */

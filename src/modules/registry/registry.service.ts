@@ -125,7 +125,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
   /** The accepted base-skill names, read-only: every face publishing through this service checks these. */
   const baseSkillNames = acceptedBaseSkillNames(deps.baseSkillNames);
   const reads = repo.createRecordReader(db, deps.database.connections);
-  const listLatest = repo.createListReader(db);
+  const listLatest = repo.createListReader(db, deps.database.connections);
 
   /**
    * Runs a write to `name` in a transaction, tells every instance after commit, forgets it here at once.
