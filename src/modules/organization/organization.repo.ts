@@ -33,6 +33,12 @@ const MEMBER_PAGE_CALLERS = {
 /** What each caller of a projects page gives: the same as a members page. */
 const PROJECT_PAGE_CALLERS = MEMBER_PAGE_CALLERS;
 
+/** A batched page's cursor, read from its caller's row. */
+const callerCursor = (caller: (column: keyof typeof MEMBER_PAGE_CALLERS) => SQL) => ({
+  micros: caller('cursor_micros'),
+  id: caller('cursor_id'),
+});
+
 interface ProjectPageRow {
   id: string;
   organizationId: string;
@@ -57,6 +63,14 @@ const pageValues = ({ organizationId, limit, position }: Page) => ({
   limit,
   micros: position?.micros,
   afterId: position?.id,
+});
+
+/** A page's values as a caller of a batched members or projects page gives them. */
+const keysetCallerValues = ({ organizationId, limit, position }: Page) => ({
+  organization_id: organizationId,
+  cursor_micros: position?.micros,
+  cursor_id: position?.id,
+  page_limit: limit,
 });
 
 /**
@@ -88,10 +102,7 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
             and(
               eq(memberships.organizationId, caller('organization_id')),
               after
-                ? afterCursor(memberships.createdAt, memberships.userId, {
-                    micros: caller('cursor_micros'),
-                    id: caller('cursor_id'),
-                  })
+                ? afterCursor(memberships.createdAt, memberships.userId, callerCursor(caller))
                 : undefined,
             ),
           )
@@ -128,12 +139,7 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
           .where(
             and(
               eq(projects.organizationId, caller('organization_id')),
-              after
-                ? afterCursor(projects.createdAt, projects.id, {
-                    micros: caller('cursor_micros'),
-                    id: caller('cursor_id'),
-                  })
-                : undefined,
+              after ? afterCursor(projects.createdAt, projects.id, callerCursor(caller)) : undefined,
             ),
           )
           .orderBy(asc(projects.createdAt), asc(projects.id))
@@ -209,24 +215,13 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
     });
 
   return {
-    memberPage: (page: Page) =>
-      memberPages[page.position ? 'after' : 'first']({
-        organization_id: page.organizationId,
-        cursor_micros: page.position?.micros,
-        cursor_id: page.position?.id,
-        page_limit: page.limit,
-      }),
+    memberPage: (page: Page) => memberPages[page.position ? 'after' : 'first'](keysetCallerValues(page)),
 
     /** `only` narrows to the projects a grant names. */
     projectPage: (page: Page & { only?: string[] | undefined }) => {
       const shape = page.position ? 'after' : 'first';
       if (page.only) return grantedPages[shape].execute({ ...pageValues(page), only: page.only });
-      return projectPages[shape]({
-        organization_id: page.organizationId,
-        cursor_micros: page.position?.micros,
-        cursor_id: page.position?.id,
-        page_limit: page.limit,
-      });
+      return projectPages[shape](keysetCallerValues(page));
     },
 
     findProject: async (organizationId: string, id: string) =>
