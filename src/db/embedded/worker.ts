@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction, types } from '@electric-sql/pglite';
 import { createTenantTurns } from '../../lib/tenant-turns.js';
+import { createNamedStatements } from './named-statements.js';
 import type { Reply, Request, RowMode, WireError, WorkerData } from './protocol.js';
 
 if (!parentPort) throw new Error('the embedded database worker runs in a worker thread');
@@ -35,6 +36,7 @@ const database = await PGlite.create({ ...(dataDir ? { dataDir } : {}), parsers:
 // Start-up registers a parser for every array type (elements through the scalar's parser); these arrays
 // stay text as a whole, as drizzle expects.
 Object.assign(database.parsers, textParsers);
+const statements = createNamedStatements(database);
 
 /** PGlite's own parse of a type in the text set, for a caller that did not ask for text. */
 function parseAsPglite(value: string, type: number): unknown {
@@ -174,7 +176,10 @@ async function handle(request: Request): Promise<unknown> {
       const options = extra.length
         ? { rowMode, parsers: Object.fromEntries(extra.map((type) => [type, keepText])) }
         : { rowMode };
-      const result = await target(request.tx).query(request.sql, request.params, options);
+      const on = target(request.tx);
+      const result = await statements.query(request.sql, request.params, options, on !== database, () =>
+        on.query(request.sql, request.params, options),
+      );
       const { rows, fields, affectedRows } = result;
       parseTextColumns(rows as Array<Record<string | number, unknown>>, fields, rowMode, rawTypes);
       return { rows, fields, affectedRows };
