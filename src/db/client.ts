@@ -7,6 +7,7 @@ import pg from 'pg';
 import { openEmbedded } from './embedded/client.js';
 import { shareCheckoutsByTenant } from './fair-pool.js';
 import * as schema from './schema.js';
+import { createStatementNames, nameStatements } from './statement-names.js';
 
 type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -153,9 +154,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // transaction (no query active) that loses its connection (server shutdown, 57P01) would emit an unhandled
   // 'error' and crash the process; the transaction's next statement fails instead, with this listener.
   let observer: QueryObserver | undefined;
+  const nameOf = createStatementNames();
   pool.on('connect', (client) => {
     client.on('error', (error) => options.onError?.(error));
     // pool.query and transactions both run their statements on a pooled client's `query`.
+    nameStatements(client, nameOf);
     timeQueries(client, () => observer);
   });
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;

@@ -38,12 +38,17 @@ export function eventWrites(events: NewEvent[], name: string): SQL {
         ${JSON.stringify(event.payload)}::jsonb, ${event.dedupeKey ?? null}, ${event.at}::timestamptz)`;
   });
   const inserted = sql.identifier(name);
+  // Only a sweep's events carry a dedupe key; without one nothing can conflict, and an insert that names no
+  // conflict skips the speculative insertion ON CONFLICT costs on every row.
+  const onConflict = events.some((event) => event.dedupeKey !== undefined)
+    ? sql`ON CONFLICT (dedupe_key) DO NOTHING`
+    : sql``;
   // One multi-row VALUES: rows take their seq in this order (CTEs of one statement run in no set order).
   return sql`${inserted} AS (
       INSERT INTO events (id, organization_id, type, actor_kind, actor_user_id, actor_api_key_id,
         resource_type, resource_id, payload, dedupe_key, created_at)
       VALUES ${sql.join(rows, sql`, `)}
-      ON CONFLICT (dedupe_key) DO NOTHING
+      ${onConflict}
       RETURNING id, organization_id, type, created_at
     ), ${sql.identifier(`${name}_queued`)} AS (${queueDeliveriesOfEvents(inserted)} RETURNING 1)`;
 }
