@@ -3,7 +3,7 @@
 // (src/db/embedded/named-statements.ts).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStatementNames } from '../src/db/statement-names.js';
+import { createStatementNames, nameStatements } from '../src/db/statement-names.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 let testDb: TestDatabase;
@@ -35,23 +35,16 @@ describe('statements prepared once by name', () => {
     expect(counts).toEqual({ before: 0, after: 1 });
   });
 
-  it('runs a statement PostgreSQL refuses with its own error, and the same text again after a fix elsewhere', async () => {
+  it('answers a statement PostgreSQL refuses with its own error, and keeps serving', async () => {
     const { db } = testDb.database;
-    await expect(
-      db.execute(sql`SELECT no_such_column FROM audit_events WHERE id = ${'x'}`),
-    ).rejects.toMatchObject({
-      cause: expect.objectContaining({ code: '42703' }),
-    });
-    // A refused statement leaves no name behind that a later statement could trip over.
+    // Twice: a refused statement leaves no name behind that its next run could trip over.
+    for (let run = 0; run < 2; run++) {
+      await expect(
+        db.execute(sql`SELECT no_such_column FROM audit_events WHERE id = ${'x'}`),
+      ).rejects.toMatchObject({ cause: expect.objectContaining({ code: '42703' }) });
+    }
     const rows = await db.execute(sql`SELECT ${'fine'}::text AS word`);
     expect((rows as unknown as { rows: unknown[] }).rows).toEqual([{ word: 'fine' }]);
-  });
-
-  it('keeps a statement without parameters a simple query: several statements in one text still run', async () => {
-    await testDb.database.exec(
-      'CREATE TEMP TABLE IF NOT EXISTS scratch (n int); INSERT INTO scratch VALUES (1)',
-    );
-    await testDb.database.exec('DROP TABLE IF EXISTS scratch');
   });
 });
 
@@ -64,5 +57,24 @@ describe('statement names on PostgreSQL', () => {
     expect(second).not.toBe(first);
     expect(nameOf('SELECT $1, $2, $3')).toBeUndefined();
     expect(nameOf('SELECT $1')).toBe(first);
+  });
+
+  it('names only statements with parameters and no name of their own, in both forms of values', () => {
+    const sent: unknown[] = [];
+    const client = { query: (config: unknown) => sent.push(config) };
+    nameStatements(client as never, () => 'cadre_s1');
+    const call = client.query as (...args: unknown[]) => unknown;
+    call({ text: 'SELECT $1', values: [1] });
+    call({ text: 'SELECT $1', name: undefined }, [1]); // drizzle's form
+    call({ text: 'SELECT $1', name: 'mine' }, [1]);
+    call({ text: 'CREATE TABLE a (n int); DROP TABLE a', values: [] }); // a simple query: may hold several
+    call('SELECT $1', [1]);
+    expect(sent).toEqual([
+      { text: 'SELECT $1', values: [1], name: 'cadre_s1' },
+      { text: 'SELECT $1', name: 'cadre_s1' },
+      { text: 'SELECT $1', name: 'mine' },
+      { text: 'CREATE TABLE a (n int); DROP TABLE a', values: [] },
+      'SELECT $1',
+    ]);
   });
 });

@@ -177,7 +177,8 @@ async function handle(request: Request): Promise<unknown> {
         ? { rowMode, parsers: Object.fromEntries(extra.map((type) => [type, keepText])) }
         : { rowMode };
       const on = target(request.tx);
-      const result = await statements.query(request.sql, request.params, options, on !== database, () =>
+      const inTransaction = request.tx !== undefined;
+      const result = await statements.query(request.sql, request.params, options, inTransaction, () =>
         on.query(request.sql, request.params, options),
       );
       const { rows, fields, affectedRows } = result;

@@ -449,24 +449,26 @@ export function createListReader(db: Db, connections: number) {
     (shape: Omit<ListQueryShape, 'sort' | 'order' | 'records'>, name) =>
       listCountQuery(db, { ...shape, records: false, sort: 'createdAt', order: 'desc' }).prepare(name),
   );
-  const read = async ({ query, listShape }: { query: ListExpertsQuery; listShape: ListShape }) => {
-    const shape = shapeOf(query, listShape);
+  type Asked = { key: string; shape: ListQueryShape; values: ReturnType<typeof listValues> };
+  const read = async ({ shape, values }: Asked) => {
     const { sort: _sort, order: _order, records: _records, ...counted } = shape;
-    const values = listValues(query);
     const [rows, [total]] = await Promise.all([
       pages(shape).execute(values),
       counts(counted).execute(values),
     ]);
     return { rows, total: total?.total ?? 0 };
   };
-  type Asked = { key: string; query: ListExpertsQuery; listShape: ListShape };
   const loader = batchedReads(async (asked: readonly Asked[]) => {
     const reads = new Map<string, ReturnType<typeof read>>();
     for (const one of asked) if (!reads.has(one.key)) reads.set(one.key, read(one));
     return Promise.all(asked.map((one) => reads.get(one.key)!));
   }, connections);
-  return (query: ListExpertsQuery, listShape: ListShape = DIGESTS) =>
-    loader.load({ key: JSON.stringify([shapeOf(query, listShape), listValues(query)]), query, listShape });
+  return (query: ListExpertsQuery, listShape: ListShape = DIGESTS) => {
+    // The shape and values are what the statement reads: equal ones are the same list.
+    const shape = shapeOf(query, listShape);
+    const values = listValues(query);
+    return loader.load({ key: JSON.stringify([shape, values]), shape, values });
+  };
 }
 
 /** The shape of a list query, for bench/explain-registry.ts. */
