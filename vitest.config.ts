@@ -13,6 +13,8 @@ const common = {
   // 2-core machine (a navigation that runs scrypt and loads a page's chunk). A poll that never matches
   // still fails, after this.
   expect: { poll: { timeout: 10_000 } },
+  // Services the suite starts as processes hold every answer to its schema too (src/http/serializer.ts).
+  env: { CADRE_CHECK_RESPONSES: 'true' },
 };
 
 // Each project is a database, and vitest labels each file's line with it (`|PGlite| test/…`): with

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { warnOfEmbeddedContention } from './db/embedded/contention-warning.js';
@@ -34,6 +34,7 @@ import {
 import { createMemoryStore, type RateLimitStore } from './http/rate-limit/store.js';
 import { requestId } from './http/request-id.js';
 import type { App } from './http/route-kit.js';
+import { responseSerializer } from './http/serializer.js';
 import { boundTlsServer, type ServedTls, tlsServerOptions } from './http/tls.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
@@ -105,6 +106,11 @@ export interface AppDeps {
   allowedReturnOrigins?: string[];
   /** How OAuth providers are reached (tests allow http on loopback). */
   oauthHttp?: OAuthHttpOptions;
+  /**
+   * Encode every answer through its schema as well, and fail one the schema would change (the test suite;
+   * CADRE_CHECK_RESPONSES): src/http/serializer.ts.
+   */
+  checkResponses?: boolean;
   /** Entries of the registry's per-instance read cache; 0 disables it (benchmarks). */
   registryCacheEntries?: number;
   /** Base-skill names accepted besides Cadre's and Perstack's (CADRE_BASE_SKILL_NAMES, docs/registry.md). */
@@ -208,7 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   }).withTypeProvider<ZodTypeProvider>();
   if (deps.tls) boundTlsServer(app, deps.tls, timeouts);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializer(deps.checkResponses ?? false));
 
   const clock = deps.clock ?? systemClock;
   const { database } = deps;

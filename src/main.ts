@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     },
     billing: plans ? { ...env.billing, plans } : env.billing,
     registryCacheEntries: env.CADRE_REGISTRY_CACHE_ENTRIES,
+    checkResponses: env.CADRE_CHECK_RESPONSES,
     baseSkillNames: env.CADRE_BASE_SKILL_NAMES,
     publishPolicyDefault: env.CADRE_PUBLISH_POLICY_DEFAULT,
     webhooks: {

@@ -110,6 +110,11 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
+  /** Encode every answer through its schema and refuse one it would change (src/http/serializer.ts). */
+  CADRE_CHECK_RESPONSES: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
   /** Entries of the registry's per-instance read cache; 0 disables it. */
   CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
   /** Base-skill names a publish may use besides "@service/base" and "@perstack/base" (docs/registry.md). */

@@ -32,6 +32,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const { app, context } = await buildApp({
     adminToken: ADMIN_TOKEN,
     lastUsedFlushMs: 50,
+    // Every answer the suite produces is held to its schema (src/http/serializer.ts).
+    checkResponses: true,
     ...options,
     // Test machines stall (two cores, PGlite compiling WebAssembly next door): a 1 s event-loop lag there is
     // not overload. Overload tests pass their own thresholds.

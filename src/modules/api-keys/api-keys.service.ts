@@ -284,7 +284,8 @@ export function createApiKeysService({
         .where(eq(auditEvents.organizationId, organizationId))
         .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
         .limit(limit);
-      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+      // The admin API's shape: every column but the keyset position.
+      return rows.map(({ seq: _seq, ...row }) => ({ ...row, createdAt: row.createdAt.toISOString() }));
     },
   };
 }
