@@ -1,7 +1,8 @@
-import { getTableColumns, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn, PgTable, SubqueryWithSelection } from 'drizzle-orm/pg-core';
+import { getTableColumns, is, type SQL, sql, Table } from 'drizzle-orm';
+import type { PgTable, SubqueryWithSelection } from 'drizzle-orm/pg-core';
 import { batchedReads } from './batched-reads.js';
 import type { Db } from './client.js';
+import { prepareArrays, rowDecoder, type SelectedField } from './decoded-rows.js';
 
 /** What each caller gives a page: its values, by the column names of `callers`. */
 type CallerTypes = Record<string, 'text' | 'int' | 'bigint' | 'timestamptz'>;
@@ -12,7 +13,7 @@ interface PageDefinition {
   // biome-ignore lint/suspicious/noExplicitAny: a subquery of any selection; its fields are picked by `fields`.
   subquery: SubqueryWithSelection<any, 'page'>;
   /** The page's columns, as the subquery exposes them (`page.id`…): what each row carries. */
-  fields: Record<string, PgColumn | SQL.Aliased>;
+  fields: Record<string, SelectedField>;
   /** The page's order, on the subquery's columns: rows come back per caller in this order. */
   order: SQL[];
 }
@@ -38,31 +39,39 @@ export function batchedPages<C extends CallerTypes, Row>(
   const from = sql`unnest(${arrays}) WITH ORDINALITY AS callers(${list})`;
   // Column names are this module's own identifiers, never a caller's text.
   const page = define((column) => sql.raw(`callers.${column}`));
-  const statement = db
-    .select({ caller: sql<number>`callers.caller`.mapWith(Number), ...page.fields })
+  const query = db
+    .select({ caller: sql<number>`callers.caller`, ...page.fields })
     .from(from)
     .crossJoinLateral(page.subquery)
-    .orderBy(sql`callers.caller`, ...page.order)
-    .prepare(name);
+    .orderBy(sql`callers.caller`, ...page.order);
+  // The caller's ordinal leads each row; the page's own columns follow it.
+  const decode = rowDecoder<Row>(page.fields, 1);
+  const statement = prepareArrays(db, name, query, (rows) => rows);
 
   const loader = batchedReads(async (asked: readonly CallerValues<C>[]) => {
     const values = Object.fromEntries(
       columns.map((column) => [column, asked.map((one) => one[column] ?? null)]),
     );
-    const rows = (await statement.execute(values)) as Array<{ caller: number } & Record<string, unknown>>;
     const pages: Row[][] = asked.map(() => []);
-    for (const { caller, ...row } of rows) pages[caller - 1]!.push(row as Row);
+    for (const row of await statement.execute(values)) pages[Number(row[0]) - 1]!.push(decode(row));
     return pages;
   }, connections);
   return (values: CallerValues<C>): Promise<Row[]> => loader.load(values);
 }
 
-/** Every column of `table` as `subquery` (a page selecting the whole table) exposes it. */
-export function columnsOf(
-  // biome-ignore lint/suspicious/noExplicitAny: any subquery selecting the whole of `table`.
+/**
+ * Every field of `selection` (a table's columns, or the object a page selects) as `subquery`, a page
+ * selecting it, exposes it.
+ */
+export function columnsOf<Selection extends Record<string, unknown>>(
+  // biome-ignore lint/suspicious/noExplicitAny: any subquery selecting the whole of `selection`.
   subquery: SubqueryWithSelection<any, 'page'>,
-  table: PgTable,
-): Record<string, PgColumn> {
-  const exposed = subquery as unknown as Record<string, PgColumn>;
-  return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, exposed[key]!]));
+  selection: PgTable | Selection,
+): Record<keyof Selection & string, SelectedField> {
+  const keys = Object.keys(is(selection, Table) ? getTableColumns(selection) : selection);
+  const exposed = subquery as unknown as Record<string, SelectedField>;
+  return Object.fromEntries(keys.map((key) => [key, exposed[key]!])) as Record<
+    keyof Selection & string,
+    SelectedField
+  >;
 }

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
 import { migrate } from '../../db/migrate.js';
-import type { AuditEventRow } from './audit.repo.js';
-import { createAuditNameReader } from './audit-names.js';
+import { createAuditEventReads } from './audit.repo.js';
+import { actorName, targetName } from './audit-names.js';
 
 let database: Database;
 let statements = 0;
@@ -19,40 +19,42 @@ beforeAll(async () => {
   await db.execute(sql`INSERT INTO api_keys (id, organization_id, user_id, name, start, digest, grants) VALUES
     ('key-a', 'org-a', 'user-a', 'deploy A', 's', 'd-a', '{}'::jsonb),
     ('key-b', 'org-b', 'user-b', 'secret name of B', 's', 'd-b', '{}'::jsonb)`);
+  // Organization A's trail names B's key (an id it cannot own: it must not learn B's name for it), a
+  // project deleted since (named by its metadata), a user, and a user who is gone.
+  const events: Array<[string, string, string, string | null, string | null]> = [
+    ['a1', 'org-a', 'apiKey', 'key-a', null],
+    ['a2', 'org-a', 'apiKey', 'key-b', null],
+    ['a3', 'org-a', 'project', 'gone-project', '{"name":"Old site"}'],
+    ['a4', 'org-a', 'user', 'user-b', null],
+    ['a5', 'org-a', 'user', 'gone-user', null],
+    ['b1', 'org-b', 'apiKey', 'key-b', null],
+    ['b2', 'org-b', 'organization', 'org-b', null],
+  ].map(([id, org, type, target, metadata]) => [id!, org!, type!, target ?? null, metadata ?? null]);
+  for (const [id, organizationId, targetType, targetId, metadata] of events) {
+    const actor = organizationId === 'org-a' ? 'user-a' : 'user-b';
+    await db.execute(sql`INSERT INTO audit_events (id, organization_id, action, actor_kind, actor_user_id,
+      target_type, target_id, metadata) VALUES (${id}, ${organizationId}, 'test', 'session', ${actor},
+      ${targetType}, ${targetId}, ${metadata}::jsonb)`);
+  }
   database.observeQueries(() => statements++);
 });
 afterAll(() => database.close());
 
-const event = (organizationId: string, targetType: string, targetId: string, actorUserId: string) =>
-  ({
-    id: `${organizationId}-${targetId}`,
-    seq: 1,
-    organizationId,
-    action: 'test',
-    actorUserId,
-    actorApiKeyId: null,
-    actorSessionId: null,
-    actorKind: 'session',
-    targetType,
-    targetId,
-    metadata: null,
-    createdAt: new Date(),
-  }) satisfies AuditEventRow;
-
-it('names the pages of one turn in one statement, each only from its own organization', async () => {
-  const names = createAuditNameReader(database);
+it("reads each page with its names in one statement, each name only from the event's own organization", async () => {
+  const read = createAuditEventReads(database);
   statements = 0;
-  // Organization A's page names B's key (an id it cannot own): it must not learn B's name for it.
-  const pageA = [event('org-a', 'apiKey', 'key-a', 'user-a'), event('org-a', 'apiKey', 'key-b', 'user-a')];
-  const pageB = [
-    event('org-b', 'apiKey', 'key-b', 'user-b'),
-    event('org-b', 'organization', 'org-b', 'user-b'),
-  ];
-  const [a, b] = await Promise.all([names('org-a', pageA), names('org-b', pageB)]);
+  const [a, b] = await Promise.all([read('org-a', { limit: 10 }), read('org-b', { limit: 10 })]);
   expect(statements).toBe(1);
-  expect(pageA.map((row) => a.target(row))).toEqual(['deploy A', null]);
-  expect(pageB.map((row) => b.target(row))).toEqual(['secret name of B', 'Org B']);
+  const targets = (rows: typeof a) => Object.fromEntries(rows.map((row) => [row.id, targetName(row)]));
+  expect(targets(a)).toEqual({
+    a1: 'deploy A',
+    a2: null,
+    a3: 'Old site',
+    a4: 'b@example.test',
+    a5: null,
+  });
+  expect(targets(b)).toEqual({ b1: 'secret name of B', b2: 'Org B' });
   // People by name, or by email when the name is blank.
-  expect(a.actor(pageA[0]!)).toBe('Ada');
-  expect(b.actor(pageB[0]!)).toBe('b@example.test');
+  expect(actorName(a[0]!)).toBe('Ada');
+  expect(actorName(b[0]!)).toBe('b@example.test');
 });

@@ -1,12 +1,14 @@
-import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { batchedPages, columnsOf } from '../../db/batched-pages.js';
 import type { Database, Executor } from '../../db/client.js';
+import { isoText } from '../../db/columns.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Principal } from '../auth/permissions.js';
 import { eventWrites } from '../events/events.repo.js';
 import { type DerivedEvent, eventsForAuditChange } from '../events/from-audit.js';
 import { type AuditMetadata, auditEvents } from './audit.tables.js';
+import { type ReadNames, readNames } from './audit-names.js';
 
 /**
  * Who performed a change, for the audit trail: a member's credential, the operator (admin token), or Cadre
@@ -16,6 +18,17 @@ import { type AuditMetadata, auditEvents } from './audit.tables.js';
 export type Actor = { kind: 'admin' } | { kind: 'system'; userId?: string | null } | Principal;
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;
+/**
+ * An event as a page reads it: its time as the answer writes it, and the current names of who made the change
+ * and what it was made to.
+ */
+export type AuditPageRow = Omit<AuditEventRow, 'createdAt'> & { createdAt: string } & ReadNames;
+
+const pageSelection = {
+  ...getTableColumns(auditEvents),
+  createdAt: isoText(auditEvents.createdAt).as('created_at'),
+  ...readNames,
+};
 
 /**
  * Records one audit event. Call it inside the transaction of the change it records, so the trail holds
@@ -84,18 +97,18 @@ const AUDIT_PAGE_CALLERS = {
 } as const;
 
 /**
- * Pages of an organization's audit events, newest first (one more than `limit` when there is a next page):
- * a statement per combination of filters, built on first use, each answering every page of its shape asked
- * for in one event-loop turn.
+ * Pages of an organization's audit events, newest first (one more than `limit` when there is a next page),
+ * each event with the names it shows (./audit-names.ts): a statement per combination of filters, built on
+ * first use, each answering every page of its shape asked for in one event-loop turn.
  */
 export function createAuditEventReads(database: Pick<Database, 'db' | 'connections'>) {
   const { db } = database;
   const pages = preparedShapes(
     'audit_pages',
     (shape: { before: boolean; action: boolean; actor: boolean; from: boolean; to: boolean }, name) =>
-      batchedPages<typeof AUDIT_PAGE_CALLERS, AuditEventRow>(database, name, AUDIT_PAGE_CALLERS, (caller) => {
+      batchedPages<typeof AUDIT_PAGE_CALLERS, AuditPageRow>(database, name, AUDIT_PAGE_CALLERS, (caller) => {
         const subquery = db
-          .select()
+          .select(pageSelection)
           .from(auditEvents)
           .where(
             and(
@@ -115,10 +128,10 @@ export function createAuditEventReads(database: Pick<Database, 'db' | 'connectio
           .orderBy(desc(auditEvents.seq))
           .limit(caller('page_limit') as unknown as number)
           .as('page');
-        return { subquery, fields: columnsOf(subquery, auditEvents), order: [desc(subquery.seq)] };
+        return { subquery, fields: columnsOf(subquery, pageSelection), order: [desc(subquery.seq)] };
       }),
   );
-  return (organizationId: string, query: AuditEventQuery): Promise<AuditEventRow[]> =>
+  return (organizationId: string, query: AuditEventQuery): Promise<AuditPageRow[]> =>
     pages({
       before: query.before !== undefined,
       action: query.action !== undefined,

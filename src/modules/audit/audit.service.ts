@@ -4,14 +4,14 @@ import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { can, type Principal } from '../auth/permissions.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { type AuditEventRow, createAuditEventReads } from './audit.repo.js';
+import { type AuditPageRow, createAuditEventReads } from './audit.repo.js';
 import {
   AUDIT_EXPORT_LIMIT,
   type AuditEventRecord,
   type ExportAuditEventsQuery,
   type ListAuditEventsQuery,
 } from './audit.schemas.js';
-import { type AuditNames, createAuditNameReader } from './audit-names.js';
+import { actorName, targetName } from './audit-names.js';
 
 export interface AuditServiceDeps {
   database: Database;
@@ -22,24 +22,23 @@ export type AuditService = ReturnType<typeof createAuditService>;
 
 const EXPORT_BATCH = 500;
 
-const presentAuditEvent = (row: AuditEventRow, names: AuditNames): AuditEventRecord => ({
+const presentAuditEvent = (row: AuditPageRow): AuditEventRecord => ({
   id: row.id,
   action: row.action,
   actor: {
     kind: row.actorKind,
     userId: row.actorUserId,
     apiKeyId: row.actorApiKeyId,
-    name: names.actor(row),
+    name: actorName(row),
   },
-  target: { type: row.targetType, id: row.targetId, name: names.target(row) },
+  target: { type: row.targetType, id: row.targetId, name: targetName(row) },
   metadata: row.metadata,
-  createdAt: row.createdAt.toISOString(),
+  createdAt: row.createdAt,
 });
 
 /** The organization's own audit trail, for its owners and admins (docs/organization-api.md). */
 export function createAuditService({ database, tenancy }: AuditServiceDeps) {
   const listAuditEventRows = createAuditEventReads(database);
-  const resolveAuditNames = createAuditNameReader(database);
 
   /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */
   async function readable(principal: Principal, organizationIdOrSlug: string) {
@@ -65,13 +64,7 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
         before: query.cursor ? decodeCursor(query.cursor) : undefined,
         ...filtersOf(query),
       });
-      const names = await resolveAuditNames(organizationId, rows.slice(0, query.limit));
-      const page = cursorPage(
-        rows,
-        query.limit,
-        (last) => encodeCursor(last.seq),
-        (row) => presentAuditEvent(row, names),
-      );
+      const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), presentAuditEvent);
       return { data: page.items, pagination: page.pagination };
     },
 
@@ -93,8 +86,7 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
             limit,
           );
           if (rows.length === 0) return;
-          const names = await resolveAuditNames(organizationId, rows);
-          for (const row of rows) yield presentAuditEvent(row, names);
+          for (const row of rows) yield presentAuditEvent(row);
           sent += rows.length;
           if (rows.length < limit) return;
           before = rows[rows.length - 1]?.seq;

@@ -1,6 +1,8 @@
-import { and, asc, desc, eq, gt, lt, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, lt, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { batchedPages, columnsOf } from '../../db/batched-pages.js';
 import type { Database, Executor } from '../../db/client.js';
+import { isoText } from '../../db/columns.js';
+import { prepareDecoded } from '../../db/decoded-rows.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repo.js';
@@ -9,6 +11,10 @@ import type { EventType } from './event-types.js';
 import { type EventPayload, events } from './events.tables.js';
 
 export type EventRow = typeof events.$inferSelect;
+/** An event as a page reads it: its time as the answer writes it (docs/performance.md, "Answers"). */
+export type EventPageRow = Omit<EventRow, 'createdAt'> & { createdAt: string };
+
+const pageSelection = { ...getTableColumns(events), createdAt: isoText(events.createdAt).as('created_at') };
 
 export interface NewEvent {
   /** Its id when the caller needs to know it (default: a new one). */
@@ -94,33 +100,37 @@ function eventsWhere(shape: EventShape, organizationId: SQL | Placeholder, after
 export function createEventReads(database: Pick<Database, 'db' | 'connections'>) {
   const { db } = database;
   const pages = preparedShapes('event_pages', (shape: EventShape, name) =>
-    batchedPages<typeof EVENT_PAGE_CALLERS, EventRow>(database, name, EVENT_PAGE_CALLERS, (caller) => {
+    batchedPages<typeof EVENT_PAGE_CALLERS, EventPageRow>(database, name, EVENT_PAGE_CALLERS, (caller) => {
       const subquery = db
-        .select()
+        .select(pageSelection)
         .from(events)
         .where(eventsWhere(shape, caller('organization_id'), caller('after_seq')))
         .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
         .limit(caller('page_limit') as unknown as number)
         .as('page');
       const order = shape.oldest ? asc(subquery.seq) : desc(subquery.seq);
-      return { subquery, fields: columnsOf(subquery, events), order: [order] };
+      return { subquery, fields: columnsOf(subquery, pageSelection), order: [order] };
     }),
   );
   const typed = preparedShapes('event_page_typed', (shape: EventShape, name) =>
-    db
-      .select()
-      .from(events)
-      .where(
-        and(
-          eventsWhere(shape, sql.placeholder('organizationId'), sql.placeholder('after')),
-          sql`${events.type} = ANY(${sql.placeholder('types')}::text[])`,
-        ),
-      )
-      .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
-      .limit(sql.placeholder('limit'))
-      .prepare(name),
+    prepareDecoded<EventPageRow>(
+      db,
+      name,
+      db
+        .select(pageSelection)
+        .from(events)
+        .where(
+          and(
+            eventsWhere(shape, sql.placeholder('organizationId'), sql.placeholder('after')),
+            sql`${events.type} = ANY(${sql.placeholder('types')}::text[])`,
+          ),
+        )
+        .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
+        .limit(sql.placeholder('limit')),
+      pageSelection,
+    ),
   );
-  return (organizationId: string, query: EventQuery): Promise<EventRow[]> => {
+  return (organizationId: string, query: EventQuery): Promise<EventPageRow[]> => {
     const shape = { oldest: query.order === 'oldest', after: query.after !== undefined };
     if (query.types?.length) {
       return typed(shape).execute({

@@ -2,7 +2,7 @@ import type { Database } from '../../db/client.js';
 import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
-import { createEventReads, type EventRow } from './events.repo.js';
+import { createEventReads, type EventPageRow } from './events.repo.js';
 import type { EventRecord, ListEventsQuery } from './events.schemas.js';
 
 export interface EventsServiceDeps {
@@ -12,14 +12,14 @@ export interface EventsServiceDeps {
 export type EventsService = ReturnType<typeof createEventsService>;
 
 /** An event as the API answers it and as every delivery's body carries it. */
-export const presentEvent = (row: EventRow): EventRecord => ({
+export const presentEvent = (row: EventPageRow): EventRecord => ({
   id: row.id,
   type: row.type as EventRecord['type'],
   organizationId: row.organizationId,
   actor: { kind: row.actorKind, userId: row.actorUserId, apiKeyId: row.actorApiKeyId },
   resource: { type: row.resourceType, id: row.resourceId },
   data: row.payload,
-  createdAt: row.createdAt.toISOString(),
+  createdAt: row.createdAt,
 });
 
 /** The organization's events, for clients that pull them instead of receiving webhooks (docs/webhooks.md). */

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/client.js';
+import { isoText } from '../../db/columns.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
@@ -385,12 +385,7 @@ function listWhere(shape: ListQueryShape): SQL | undefined {
   return and(...conditions);
 }
 
-/**
- * A list's times as the answer writes them (ISO 8601, UTC, milliseconds), formatted by PostgreSQL: a page of
- * 100 made 300 Dates from text only to turn each back into text.
- */
-const isoText = (column: AnyPgColumn) =>
-  sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A list's times as text (a page of 100 made 300 Dates only to turn each back into text). */
 const listTimes = {
   createdAt: isoText(e.createdAt),
   updatedAt: isoText(e.updatedAt),

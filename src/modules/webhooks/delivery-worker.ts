@@ -108,7 +108,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     // Disabled or deleted since the claim: it waits (a disabled endpoint's deliveries resume when enabled).
     if (!found?.endpoint.enabled) return release(claim, token);
     const { endpoint, event } = found;
-    const body = JSON.stringify(presentEvent(event));
+    const body = JSON.stringify(presentEvent({ ...event, createdAt: event.createdAt.toISOString() }));
     // The signed timestamp is the wall clock's, whatever clock schedules retries: receivers check it
     // against theirs (Standard Webhooks: within five minutes).
     const sentAt = new Date();
