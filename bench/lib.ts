@@ -293,3 +293,58 @@ async function liftPlanLimits(url: string, adminToken: string, organization: str
     },
   );
 }
+
+/** An organization of the database-bound read benchmarks, with its owner key and its keys' ids. */
+export interface ReadTenant {
+  index: number;
+  id: string;
+  slug: string;
+  authorization: string;
+  keyIds: string[];
+}
+
+/**
+ * The data of the database-bound read benchmarks (issue 32): `organizations` organizations with 3 keys, a
+ * project and 6 Experts each (150 Experts for the registry list with 25), made through Cadre's API.
+ */
+export async function seedReadTenants(
+  url: string,
+  adminToken: string,
+  organizations: number,
+): Promise<ReadTenant[]> {
+  const tenants: ReadTenant[] = [];
+  const run = Date.now().toString(36);
+  for (let index = 0; index < organizations; index++) {
+    const slug = `reads-${run}-${index}`;
+    const key = await createBenchOrganization(url, adminToken, slug);
+    const headers = { authorization: `Bearer ${key}` };
+    const post = (path: string, body: unknown) =>
+      getJson<{ data: { id: string } }>(`${url}${path}`, headers, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+    for (const name of ['deploy', 'ci'])
+      await post('/api/v1/api-keys', { name, grants: { type: 'organization', permissions: ['*'] } });
+    await post('/api/v1/projects', { slug: 'web', name: 'Web' });
+    for (let expert = 0; expert < 6; expert++) {
+      await post('/registry/experts', {
+        name: `${slug}-writer-${expert}`,
+        version: '1.0.0',
+        minRuntimeVersion: '0.1.0',
+        description: 'A benchmark Expert',
+        instruction: 'Write short, exact answers.',
+        skills: { '@service/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' } },
+      });
+    }
+    const me = await getJson<{ data: { organization: { id: string } } }>(`${url}/api/v1/me`, headers);
+    const keys = await getJson<{ apiKeys: Array<{ id: string }> }>(`${url}/api/v1/api-keys`, headers);
+    tenants.push({
+      index,
+      id: me.data.organization.id,
+      slug,
+      authorization: headers.authorization,
+      keyIds: keys.apiKeys.map((row) => row.id),
+    });
+  }
+  return tenants;
+}

@@ -10,12 +10,12 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createBenchOrganization,
-  getJson,
   type LoadResult,
   loadAlternating,
+  type ReadTenant,
   ratio,
   type Server,
+  seedReadTenants,
   startBare,
   startCadre,
   startProcess,
@@ -25,54 +25,8 @@ const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 25);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
-interface Tenant {
-  index: number;
-  id: string;
-  slug: string;
-  authorization: string;
-  keyIds: string[];
-}
-
+type Tenant = ReadTenant;
 type Cadre = Awaited<ReturnType<typeof startCadre>>;
-
-async function seed(cadre: Cadre): Promise<Tenant[]> {
-  const tenants: Tenant[] = [];
-  const run = Date.now().toString(36);
-  for (let index = 0; index < ORGANIZATIONS; index++) {
-    const slug = `reads-${run}-${index}`;
-    const key = await createBenchOrganization(cadre.url, cadre.bootstrap.adminToken, slug);
-    const headers = { authorization: `Bearer ${key}` };
-    const post = (path: string, body: unknown) =>
-      getJson<{ data: { id: string } }>(`${cadre.url}${path}`, headers, {
-        method: 'POST',
-        body: JSON.stringify(body),
-      });
-    for (const name of ['deploy', 'ci'])
-      await post('/api/v1/api-keys', { name, grants: { type: 'organization', permissions: ['*'] } });
-    await post('/api/v1/projects', { slug: 'web', name: 'Web' });
-    // Six Experts per organization for the registry list (150 with 25 organizations).
-    for (let expert = 0; expert < 6; expert++) {
-      await post('/registry/experts', {
-        name: `${slug}-writer-${expert}`,
-        version: '1.0.0',
-        minRuntimeVersion: '0.1.0',
-        description: 'A benchmark Expert',
-        instruction: 'Write short, exact answers.',
-        skills: { '@service/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' } },
-      });
-    }
-    const me = await getJson<{ data: { organization: { id: string } } }>(`${cadre.url}/api/v1/me`, headers);
-    const keys = await getJson<{ apiKeys: Array<{ id: string }> }>(`${cadre.url}/api/v1/api-keys`, headers);
-    tenants.push({
-      index,
-      id: me.data.organization.id,
-      slug,
-      authorization: headers.authorization,
-      keyIds: keys.apiKeys.map((row) => row.id),
-    });
-  }
-  return tenants;
-}
 
 /** A route as Cadre and the anchor serve it, one request per id or organization. */
 interface Scenario {
@@ -127,7 +81,7 @@ async function startServers(): Promise<{
 }> {
   if (onPostgres) {
     const cadre = await startCadre(CADRE_ENV);
-    const tenants = await seed(cadre);
+    const tenants = await seedReadTenants(cadre.url, cadre.bootstrap.adminToken, ORGANIZATIONS);
     const anchor = await startProcess(['bench/anchor-server.mjs'], {
       DATABASE_URL: process.env.DATABASE_URL!,
     });
@@ -137,7 +91,7 @@ async function startServers(): Promise<{
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-reads-'));
   const copy = `${dataDir}-anchor`;
   const seeding = await startCadre({ CADRE_DATA_DIR: dataDir, ...CADRE_ENV });
-  const tenants = await seed(seeding);
+  const tenants = await seedReadTenants(seeding.url, seeding.bootstrap.adminToken, ORGANIZATIONS);
   await seeding.stop();
   cpSync(join(dataDir, 'pgdata'), copy, { recursive: true });
   const cadre = await startCadre({ CADRE_DATA_DIR: dataDir, ...CADRE_ENV });
