@@ -44,8 +44,8 @@ export function rowDecoder<Row>(fields: Record<string, SelectedField>, from = 0)
 /**
  * A named prepared select whose rows come back as arrays, handed to `map` as they are. Drizzle's own
  * mapping works out each field's kind for every value of every row (prototype walks, through a proxy for a
- * subquery's columns): 10 % of the CPU of an audit page request (bench/README.md, "Where a page's time
- * goes"); a `rowDecoder` works that out once.
+ * subquery's columns): 10 % of the CPU of an audit page request (bench/README.md, "Where the time
+ * went"); a `rowDecoder` works that out once.
  */
 export function prepareArrays<Result>(
   db: Db,
