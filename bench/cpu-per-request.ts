@@ -45,7 +45,7 @@ function postgresTicks(): number {
 }
 
 const seeder = await startCadre();
-const tenants = await seedReadTenants(seeder.url, seeder.bootstrap.adminToken, ORGANIZATIONS);
+const tenants = await seedReadTenants(seeder, ORGANIZATIONS);
 await seeder.stop();
 if (process.env.BENCH_CADRE_NODE_ARGS) process.env.BENCH_NODE_ARGS = process.env.BENCH_CADRE_NODE_ARGS;
 const cadre = await startCadre();

@@ -305,13 +305,22 @@ export interface ReadTenant {
 
 /**
  * The data of the database-bound read benchmarks (issue 32): `organizations` organizations with 3 keys, a
- * project and 6 Experts each (150 Experts for the registry list with 25), made through Cadre's API.
+ * project and 6 Experts each (150 Experts for the registry list with 25), made through `cadre`'s API. If
+ * seeding fails, `cadre` is stopped before the error is thrown: no service outlives the benchmark.
  */
 export async function seedReadTenants(
-  url: string,
-  adminToken: string,
+  cadre: Awaited<ReturnType<typeof startCadre>>,
   organizations: number,
 ): Promise<ReadTenant[]> {
+  try {
+    return await seedTenants(cadre.url, cadre.bootstrap.adminToken, organizations);
+  } catch (error) {
+    await cadre.stop();
+    throw error;
+  }
+}
+
+async function seedTenants(url: string, adminToken: string, organizations: number): Promise<ReadTenant[]> {
   const tenants: ReadTenant[] = [];
   const run = Date.now().toString(36);
   for (let index = 0; index < organizations; index++) {

@@ -81,7 +81,7 @@ async function startServers(): Promise<{
 }> {
   if (onPostgres) {
     const cadre = await startCadre(CADRE_ENV);
-    const tenants = await seedReadTenants(cadre.url, cadre.bootstrap.adminToken, ORGANIZATIONS);
+    const tenants = await seedReadTenants(cadre, ORGANIZATIONS);
     const anchor = await startProcess(['bench/anchor-server.mjs'], {
       DATABASE_URL: process.env.DATABASE_URL!,
     });
@@ -91,7 +91,7 @@ async function startServers(): Promise<{
   const dataDir = mkdtempSync(join(tmpdir(), 'cadre-bench-reads-'));
   const copy = `${dataDir}-anchor`;
   const seeding = await startCadre({ CADRE_DATA_DIR: dataDir, ...CADRE_ENV });
-  const tenants = await seedReadTenants(seeding.url, seeding.bootstrap.adminToken, ORGANIZATIONS);
+  const tenants = await seedReadTenants(seeding, ORGANIZATIONS);
   await seeding.stop();
   cpSync(join(dataDir, 'pgdata'), copy, { recursive: true });
   const cadre = await startCadre({ CADRE_DATA_DIR: dataDir, ...CADRE_ENV });
