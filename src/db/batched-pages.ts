@@ -4,6 +4,12 @@ import { batchedReads } from './batched-reads.js';
 import type { Db } from './client.js';
 import { prepareArrays, rowDecoder, type SelectedField } from './decoded-rows.js';
 
+/**
+ * A caller's value as a page's LIMIT: drizzle types `.limit()` for numbers and placeholders only, and renders
+ * any SQL given to it, a caller's column included.
+ */
+export const asLimit = (value: SQL): number => value as unknown as number;
+
 /** What each caller gives a page: its values, by the column names of `callers`. */
 type CallerTypes = Record<string, 'text' | 'int' | 'bigint' | 'timestamptz'>;
 type CallerValues<C extends CallerTypes> = { [K in keyof C]: unknown };

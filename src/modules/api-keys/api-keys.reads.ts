@@ -1,5 +1,5 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import { batchedPages, columnsOf } from '../../db/batched-pages.js';
+import { asLimit, batchedPages, columnsOf } from '../../db/batched-pages.js';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Database } from '../../db/client.js';
 import { preparedShapes } from '../../db/prepared.js';
@@ -42,7 +42,7 @@ export function createApiKeyReads(database: Pick<Database, 'db' | 'connections'>
           ),
         )
         .orderBy(desc(apiKeys.seq))
-        .limit(caller('page_limit') as unknown as number)
+        .limit(asLimit(caller('page_limit')))
         .as('page');
       return { subquery, fields: columnsOf(subquery, apiKeys), order: [desc(subquery.seq)] };
     }),

@@ -1,5 +1,5 @@
 import { and, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from 'drizzle-orm';
-import { batchedPages, columnsOf } from '../../db/batched-pages.js';
+import { asLimit, batchedPages, columnsOf } from '../../db/batched-pages.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isoText } from '../../db/columns.js';
 import { preparedShapes } from '../../db/prepared.js';
@@ -126,7 +126,7 @@ export function createAuditEventReads(database: Pick<Database, 'db' | 'connectio
             ),
           )
           .orderBy(desc(auditEvents.seq))
-          .limit(caller('page_limit') as unknown as number)
+          .limit(asLimit(caller('page_limit')))
           .as('page');
         return { subquery, fields: columnsOf(subquery, pageSelection), order: [desc(subquery.seq)] };
       }),

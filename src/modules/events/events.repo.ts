@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, gt, lt, type Placeholder, type SQL, sql } from 'drizzle-orm';
-import { batchedPages, columnsOf } from '../../db/batched-pages.js';
+import { asLimit, batchedPages, columnsOf } from '../../db/batched-pages.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isoText } from '../../db/columns.js';
 import { prepareDecoded } from '../../db/decoded-rows.js';
@@ -106,7 +106,7 @@ export function createEventReads(database: Pick<Database, 'db' | 'connections'>)
         .from(events)
         .where(eventsWhere(shape, caller('organization_id'), caller('after_seq')))
         .orderBy(shape.oldest ? asc(events.seq) : desc(events.seq))
-        .limit(caller('page_limit') as unknown as number)
+        .limit(asLimit(caller('page_limit')))
         .as('page');
       const order = shape.oldest ? asc(subquery.seq) : desc(subquery.seq);
       return { subquery, fields: columnsOf(subquery, pageSelection), order: [order] };

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { batchedPages } from '../../db/batched-pages.js';
+import { asLimit, batchedPages } from '../../db/batched-pages.js';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { KeysetPosition } from '../../lib/keyset-cursor.js';
@@ -107,7 +107,7 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
             ),
           )
           .orderBy(asc(memberships.createdAt), asc(memberships.userId))
-          .limit(caller('page_limit') as unknown as number)
+          .limit(asLimit(caller('page_limit')))
           .as('page');
         const { userId, role, createdAt, micros: at, name, email } = subquery;
         return {
@@ -143,7 +143,7 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
             ),
           )
           .orderBy(asc(projects.createdAt), asc(projects.id))
-          .limit(caller('page_limit') as unknown as number)
+          .limit(asLimit(caller('page_limit')))
           .as('page');
         const { id, organizationId, slug, name, createdAt, micros: at } = subquery;
         return {
