@@ -14,6 +14,11 @@ const commaList = z.string().transform((value) =>
 );
 
 const positiveInt = z.coerce.number().int().positive();
+/** A switch, off unless set to `true` or `1`. */
+const offByDefault = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((value) => value === 'true' || value === '1');
 
 /**
  * CADRE_PUBLISH_POLICY_DEFAULT: a JSON object of publish-policy rules and/or a preset (the body of PUT
@@ -106,15 +111,9 @@ const envSchema = z.object({
     )
     .default([]),
   /** Lets integrations name plain-http providers on loopback (a local OpenID provider). Never in production. */
-  CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((value) => value === 'true' || value === '1'),
+  CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: offByDefault,
   /** Encode every answer through its schema and refuse one it would change (src/http/serializer.ts). */
-  CADRE_CHECK_RESPONSES: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((value) => value === 'true' || value === '1'),
+  CADRE_CHECK_RESPONSES: offByDefault,
   /** Entries of the registry's per-instance read cache; 0 disables it. */
   CADRE_REGISTRY_CACHE_ENTRIES: z.coerce.number().int().min(0).default(10_000),
   /** Base-skill names a publish may use besides "@service/base" and "@perstack/base" (docs/registry.md). */

@@ -9,7 +9,7 @@ type Compiler = FastifySerializerCompiler<ZodType> &
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 /**
- * How answers become JSON (docs/performance.md, "Answers are written as presented"). Presenters build every
+ * How answers become JSON (docs/performance.md, "Answers"). Presenters build every
  * answer in its schema's shape, and TypeScript holds them to it, so an answer is written as it is: encoding
  * it through its zod schema again was 13 % of the CPU of an audit page request (bench/README.md).
  *

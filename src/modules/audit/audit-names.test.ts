@@ -21,7 +21,7 @@ beforeAll(async () => {
     ('key-b', 'org-b', 'user-b', 'secret name of B', 's', 'd-b', '{}'::jsonb)`);
   // Organization A's trail names B's key (an id it cannot own: it must not learn B's name for it), a
   // project deleted since (named by its metadata), a user, and a user who is gone.
-  const events: Array<[string, string, string, string | null, string | null]> = [
+  const events: Array<[string, string, string, string, string | null]> = [
     ['a1', 'org-a', 'apiKey', 'key-a', null],
     ['a2', 'org-a', 'apiKey', 'key-b', null],
     ['a3', 'org-a', 'project', 'gone-project', '{"name":"Old site"}'],
@@ -29,7 +29,7 @@ beforeAll(async () => {
     ['a5', 'org-a', 'user', 'gone-user', null],
     ['b1', 'org-b', 'apiKey', 'key-b', null],
     ['b2', 'org-b', 'organization', 'org-b', null],
-  ].map(([id, org, type, target, metadata]) => [id!, org!, type!, target ?? null, metadata ?? null]);
+  ];
   for (const [id, organizationId, targetType, targetId, metadata] of events) {
     const actor = organizationId === 'org-a' ? 'user-a' : 'user-b';
     await db.execute(sql`INSERT INTO audit_events (id, organization_id, action, actor_kind, actor_user_id,

@@ -1,4 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { findPreset } from '../oauth/presets/index.js';
 import { agents, environments, organizations, projects, users } from '../tenancy/tenancy.tables.js';
@@ -51,7 +52,7 @@ function nameFromMetadata(row: Named): string | null {
   }
 }
 
-const user = (column: 'name' | 'email', id: SQL) =>
+const user = (column: 'name' | 'email', id: AnyPgColumn) =>
   sql<string | null>`(SELECT ${users[column]} FROM ${users} WHERE ${users.id} = ${id})`;
 
 /** A named row of the event's own organization: another organization's row of the same id is never read. */
@@ -67,10 +68,10 @@ const organizationName = sql`(SELECT ${organizations.name} FROM ${organizations}
  * run for the rows a page returns only, after its limit.
  */
 export const readNames = {
-  actorName: user('name', sql`${auditEvents.actorUserId}`).as('actor_name'),
-  actorEmail: user('email', sql`${auditEvents.actorUserId}`).as('actor_email'),
+  actorName: user('name', auditEvents.actorUserId).as('actor_name'),
+  actorEmail: user('email', auditEvents.actorUserId).as('actor_email'),
   targetName: sql<string | null>`CASE ${auditEvents.targetType}
-    WHEN 'user' THEN ${user('name', sql`${auditEvents.targetId}`)}
+    WHEN 'user' THEN ${user('name', auditEvents.targetId)}
     WHEN 'apiKey' THEN ${ownNamed(apiKeys)}
     WHEN 'project' THEN ${ownNamed(projects)}
     WHEN 'environment' THEN ${ownNamed(environments)}
@@ -79,7 +80,7 @@ export const readNames = {
     WHEN 'subscription' THEN ${organizationName}
   END`.as('target_name'),
   targetEmail: sql<string | null>`CASE WHEN ${auditEvents.targetType} = 'user'
-    THEN ${user('email', sql`${auditEvents.targetId}`)} END`.as('target_email'),
+    THEN ${user('email', auditEvents.targetId)} END`.as('target_email'),
 };
 
 /** A person by name, or by email when the name is blank; null when no such user is left. */
