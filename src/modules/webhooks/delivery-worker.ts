@@ -146,6 +146,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const delay = succeeded || gone ? undefined : retryDelayMs(attempts);
     const status = succeeded ? 'succeeded' : delay === undefined ? 'failed' : 'pending';
     await db.transaction(async (tx) => {
+      // The endpoint first, as its deletion locks it before (cascading) its deliveries: taken the other way
+      // round, each transaction would hold what the other waits for. KEY SHARE only keeps it from being deleted
+      // meanwhile; deleted already, its deliveries went with it and there is nothing to record.
+      const [stillThere] = await tx
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, endpoint.id))
+        .for('key share');
+      if (!stillThere) return;
       await tx.insert(webhookDeliveryAttempts).values({
         id: newId(),
         deliveryId: claim.id,
