@@ -6,9 +6,15 @@
 //
 //   npm run build && npx tsx bench/management-reads.ts                  # embedded PGlite
 //   DATABASE_URL=postgres://… npx tsx bench/management-reads.ts        # PostgreSQL (an empty database)
+//   BENCH_HISTORY=8000 DATABASE_URL=… npx tsx bench/management-reads.ts # each organization with a long trail
+//
+// BENCH_HISTORY (PostgreSQL only) gives each organization that many more audit events and events, copies of
+// its own, before the load: the pages then read from tables the size of a service in use, whose plans (and
+// PostgreSQL's JIT, docs/performance.md) differ from a fresh database's.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import {
   type LoadResult,
   loadAlternating,
@@ -24,6 +30,8 @@ import {
 const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 25);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const onPostgres = Boolean(process.env.DATABASE_URL);
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 0);
+if (HISTORY > 0 && !onPostgres) throw new Error('BENCH_HISTORY needs DATABASE_URL (PostgreSQL)');
 
 type Tenant = ReadTenant;
 type Cadre = Awaited<ReturnType<typeof startCadre>>;
@@ -72,6 +80,44 @@ const SCENARIOS = ALL_SCENARIOS.filter((scenario) => scenario.name.includes(proc
 // The registry's read cache off, so its list scenario reads the database; the management routes have none.
 const CADRE_ENV = { CADRE_REGISTRY_CACHE_ENTRIES: '0' };
 
+/**
+ * Copies of each organization's audit events and events until it has about `perOrganization` more of each
+ * (newer by `seq`, so the pages show copies; each copy keeps its original's shape, names and targets).
+ */
+async function addHistory(url: string, perOrganization: number) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO audit_events (id, organization_id, action, actor_kind, actor_user_id, actor_api_key_id,
+         actor_session_id, target_type, target_id, metadata, created_at)
+       SELECT a.id || '_' || g, a.organization_id, a.action, a.actor_kind, a.actor_user_id, a.actor_api_key_id,
+         a.actor_session_id, a.target_type, a.target_id, a.metadata, a.created_at
+       FROM audit_events a
+       CROSS JOIN generate_series(1, ceil($1::numeric /
+         (SELECT count(*) FROM audit_events b WHERE b.organization_id = a.organization_id))::int) g`,
+      [perOrganization],
+    );
+    await client.query(
+      `INSERT INTO events (id, organization_id, type, actor_kind, actor_user_id, actor_api_key_id,
+         resource_type, resource_id, payload, created_at)
+       SELECT e.id || '_' || g, e.organization_id, e.type, e.actor_kind, e.actor_user_id, e.actor_api_key_id,
+         e.resource_type, e.resource_id, e.payload, e.created_at
+       FROM events e
+       CROSS JOIN generate_series(1, ceil($1::numeric /
+         (SELECT count(*) FROM events f WHERE f.organization_id = e.organization_id))::int) g`,
+      [perOrganization],
+    );
+    await client.query('ANALYZE audit_events, events');
+    const { rows } = await client.query<{ audit: string; events: string }>(
+      'SELECT (SELECT count(*) FROM audit_events) AS audit, (SELECT count(*) FROM events) AS events',
+    );
+    console.error(`history: ${rows[0]!.audit} audit events, ${rows[0]!.events} events`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Cadre with its data, and the anchor on the same data (a copy of it, for the embedded database). */
 async function startServers(): Promise<{
   cadre: Cadre;
@@ -82,6 +128,7 @@ async function startServers(): Promise<{
   if (onPostgres) {
     const cadre = await startCadre(CADRE_ENV);
     const tenants = await seedReadTenants(cadre, ORGANIZATIONS);
+    if (HISTORY > 0) await addHistory(process.env.DATABASE_URL!, HISTORY);
     const anchor = await startProcess(['bench/anchor-server.mjs'], {
       DATABASE_URL: process.env.DATABASE_URL!,
     });
