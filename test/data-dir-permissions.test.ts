@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCadre } from './support/process.js';
+import { type CadreProcess, startCadre } from './support/process.js';
 
 /** Every path under `dir` whose mode lets group or others in, with its mode. */
 function openToOthers(dir: string): string[] {
@@ -18,6 +18,15 @@ function openToOthers(dir: string): string[] {
   return found;
 }
 
+/** SIGTERM, then exit 0; otherwise the failure shows how it ended (a signal is a crash) and what it printed. */
+async function expectCleanStop(cadre: CadreProcess) {
+  const code = await cadre.stop();
+  expect({ code, signal: cadre.child.signalCode }, cadre.output().slice(-4000)).toEqual({
+    code: 0,
+    signal: null,
+  });
+}
+
 describe('the embedded data directory is private', () => {
   let root: string;
   beforeAll(async () => {
@@ -30,7 +39,7 @@ describe('the embedded data directory is private', () => {
     const previous = process.umask(0o022); // a common umask: files would be world-readable by default
     try {
       const cadre = await startCadre({ CADRE_DATA_DIR: dataDir });
-      expect(await cadre.stop()).toBe(0);
+      await expectCleanStop(cadre);
     } finally {
       process.umask(previous);
     }
@@ -47,7 +56,7 @@ describe('the embedded data directory is private', () => {
     chmodSync(join(dataDir, 'pgdata'), 0o777);
     chmodSync(dataDir, 0o755);
     const cadre = await startCadre({ CADRE_DATA_DIR: dataDir });
-    expect(await cadre.stop()).toBe(0);
+    await expectCleanStop(cadre);
     expect(openToOthers(dataDir)).toEqual([]);
     expect(lstatSync(join(dataDir, 'notes.txt')).mode & 0o777).toBe(0o600);
   });
