@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type TestOrganization } from './support/fixtures.js';
+import { until, waitingOnLocks } from './support/locks.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // A key created while its project is being deleted (docs/api-keys.md, "Grants"): on PostgreSQL, where the two
@@ -14,21 +15,6 @@ beforeAll(async () => {
   org = await createOrganization(server, 'team');
 });
 afterAll(() => server.close());
-
-async function waitingOnLocks(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ n: string }>(
-    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-  );
-  return Number(rows[0]!.n);
-}
-
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('timed out waiting');
-}
 
 describe('creating a key whose grant names a project being deleted', () => {
   it('waits for the delete and is refused (422): no live key names the deleted project', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
 import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
+import { until, waitingOnLocks } from './support/locks.js';
 import { captureLogs } from './support/log-capture.js';
 import { startServer, type TestServer } from './support/server.js';
 import { type Receiver, startReceiver } from './support/webhook-receiver.js';
@@ -36,14 +37,6 @@ afterAll(async () => {
   await receiver.close();
 });
 
-async function until(check: () => Promise<boolean> | boolean, what: string) {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('deleting an endpoint while the worker records a failed attempt to it', () => {
   it('the deletion goes through at once, and the worker lets the delivery go without an error', async () => {
     // The answer (a 500) waits until the test holds the endpoint's lock.
@@ -73,12 +66,7 @@ describe('deleting an endpoint while the worker records a failed attempt to it',
       await holder.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE', [endpointId]);
       answer();
       // The worker got its 500 and now waits on the endpoint's lock to record it.
-      await until(async () => {
-        const { rows } = await observer.query<{ n: string }>(
-          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-        );
-        return Number(rows[0]!.n) >= 1;
-      }, 'the worker to wait on the endpoint');
+      await until(async () => (await waitingOnLocks(observer)) >= 1, 'the worker to wait on the endpoint');
 
       // Were the worker holding the delivery's row, this would wait on it, and PostgreSQL would detect the
       // deadlock after its deadlock_timeout (1 s) and abort one side.
