@@ -87,6 +87,23 @@ describe('redactUrl', () => {
       expect(redactUrl(url)).toBe(url);
     }
   });
+
+  it('replaces an API key a client put in the path or a query value, whatever the parameter is called', () => {
+    const key = 'cadre_Q2x9TzR4mK7pV1bN8cW3yH6jF0dL5sA2eG9uXkMn';
+    const cases: Array<[string, string]> = [
+      [`/api/v1/api-keys/${key}`, '/api/v1/api-keys/cadre_[redacted]'],
+      [`/registry/experts/${key}/versions`, '/registry/experts/cadre_[redacted]/versions'],
+      [`/api/v1/events?q=${key}&limit=5`, '/api/v1/events?q=cadre_[redacted]&limit=5'],
+      [`/api/v1/events?auth=Bearer%20${key}`, '/api/v1/events?auth=cadre_[redacted]'],
+      [`/api/v1/events?x=${key.toUpperCase()}`, '/api/v1/events?x=cadre_[redacted]'],
+      [`/a/%63adre_${key.slice(6)}`, '/a/cadre_[redacted]'],
+    ];
+    for (const [url, logged] of cases) expect(redactUrl(url), url).toBe(logged);
+    // Not a key: an Expert or a word that merely starts like one.
+    for (const url of ['/registry/experts/cadre_helper', '/registry/experts/mycadre_0123456789abcdefghij']) {
+      expect(redactUrl(url)).toBe(url);
+    }
+  });
 });
 
 describe('redactSecrets', () => {

@@ -12,13 +12,14 @@ export const REDACTED = '[redacted]';
 const SECRET_NAME = /^(code|state|key)$|token|secret|passw|authoriz|apikey|session|signature|credential/;
 
 // The secrets the service mints to travel in URLs, by their prefix: local checkout (`lcs_`) and portal
-// (`lps_`) sessions, invitation links (`inv_`). Found by what they look like, on any route or none: in a path
-// segment or a query value,
-// decoded, in any case, at its start or after a separator (`x%2Flcs_…`). The hint, on the raw URL, spares the
-// common URL the decoding.
-const CAPABILITY = /(?:^|[^a-z0-9])(lcs|lps|inv)_/;
+// (`lps_`) sessions, invitation links (`inv_`); and API keys (`cadre_` and at least 16 letters or digits),
+// which belong in the Authorization header but which a client may put in a URL all the same. Found by what
+// they look like, on any route or none: in a path segment or a query value,
+// decoded, in any case, at its start or after a separator (`x%2Flcs_…`, `Bearer%20cadre_…`). The hint, on the
+// raw URL, spares the common URL the decoding.
+const CAPABILITY = /(?:^|[^a-z0-9])(?:(lcs|lps|inv)_|(cadre)_[0-9a-z]{16})/;
 const CAPABILITY_HINT =
-  /(?:l|%[46]c)(?:c|p|%[46]3|%[57]0)(?:s|%[57]3)(?:_|%5f)|(?:i|%[46]9)(?:n|%[46]e)(?:v|%[57]6)(?:_|%5f)/i;
+  /(?:l|%[46]c)(?:c|p|%[46]3|%[57]0)(?:s|%[57]3)(?:_|%5f)|(?:i|%[46]9)(?:n|%[46]e)(?:v|%[57]6)(?:_|%5f)|(?:c|%[46]3)(?:a|%[46]1)(?:d|%[46]4)(?:r|%[57]2)(?:e|%[46]5)(?:_|%5f)/i;
 
 function decoded(raw: string): string {
   try {
@@ -33,7 +34,7 @@ const normalizedName = (raw: string): string => decoded(raw).replace(/[-_]/g, ''
 /** `lcs_[redacted]` for a path segment or query value holding a capability token, else the part as is. */
 function withoutCapability(part: string): string {
   const found = CAPABILITY.exec(decoded(part));
-  return found ? `${found[1]}_${REDACTED}` : part;
+  return found ? `${found[1] ?? found[2]}_${REDACTED}` : part;
 }
 
 /**
