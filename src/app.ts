@@ -58,7 +58,7 @@ import type { IntegrationsService } from './modules/oauth/integrations.service.j
 import type { createKeyRotation } from './modules/oauth/key-rotation.js';
 import { createOAuthModule } from './modules/oauth/oauth.module.js';
 import type { OAuthService } from './modules/oauth/oauth.service.js';
-import type { OAuthHttpOptions } from './modules/oauth/oauth-http.js';
+import type { OAuthNetworkOptions } from './modules/oauth/oauth-http.js';
 import type { KeyRing } from './modules/oauth/token-vault.js';
 import { createOrganizationModule } from './modules/organization/organization.module.js';
 import { seedPublishPolicy } from './modules/registry/policy.service.js';
@@ -105,7 +105,7 @@ export interface AppDeps {
   smtp?: SmtpOptions | undefined;
   allowedReturnOrigins?: string[];
   /** How OAuth providers are reached (tests allow http on loopback). */
-  oauthHttp?: OAuthHttpOptions;
+  oauthHttp?: OAuthNetworkOptions;
   /**
    * Encode every answer through its schema as well, and fail one the schema would change (the test suite;
    * CADRE_CHECK_RESPONSES): src/http/serializer.ts.

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
-import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { runCli } from './support/cli-harness.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
     keyRing: parseKeyRing(generateKeyEntry('k1')),
     // The receiver listens on loopback: allowed as an operator allows it for local development.
     webhooks: {
-      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance,
       worker: { pollIntervalMs: 50 },
     },
   });

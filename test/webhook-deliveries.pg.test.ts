@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
-import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 import { type Receiver, startReceiver, verify } from './support/webhook-receiver.js';
@@ -22,7 +22,7 @@ describe('three instances on PostgreSQL deliver each event exactly once between 
     const options = {
       keyRing,
       webhooks: {
-        allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+        allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance,
         worker: { pollIntervalMs: 20 },
       },
     };

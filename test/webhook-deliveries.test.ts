@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/lib/clock.js';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
 import { FAILING_DISABLE_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/modules/webhooks/retry-schedule.js';
-import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { secretAad } from '../src/modules/webhooks/webhooks.service.js';
 import { webhookDeliveries, webhookEndpoints } from '../src/modules/webhooks/webhooks.tables.js';
 import { expectApiError } from './support/assertions.js';
@@ -50,7 +50,7 @@ beforeAll(async () => {
     keyRing,
     clock,
     webhooks: {
-      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance,
       // rebind.test: a name whose address is private, as DNS would answer it at delivery time.
       worker: {
         pollIntervalMs: 50,
@@ -527,11 +527,15 @@ describe('safe targets without CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS', () => {
       `https://mixed.test:${receiver.port}/strict`,
       `https://127.0.0.1:${receiver.port}/strict`,
       `https://[::ffff:127.0.0.1]:${receiver.port}/strict`,
+      `https://[::ffff:0:127.0.0.1]:${receiver.port}/strict`, // IPv4-translated
+      `https://[::127.0.0.1]:${receiver.port}/strict`, // IPv4-compatible
+      `https://[2002:7f00:1::]:${receiver.port}/strict`, // 6to4
       `https://[::1]:${receiver.port}/strict`,
       'https://169.254.169.254/latest/meta-data',
       'https://localhost/strict',
     ];
     const ids: string[] = [];
+    const errors: string[] = [];
     for (const url of targets) {
       const res = await create(url);
       expect(res.status, res.text).toBe(201);
@@ -551,7 +555,12 @@ describe('safe targets without CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS', () => {
         if (attempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
       }
       expect(attempts[0], id).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: /) });
+      errors.push(attempts[0]!.error!);
     }
+    // The log names the host written in the URL, never what an internal name resolves to.
+    expect(errors[0]).toMatch(/^refused: rebind\.test has no address Cadre may connect to/);
+    expect(errors[1]).toMatch(/^refused: mixed\.test has no address Cadre may connect to/);
+    for (const error of errors.slice(0, 2)) expect(error).not.toMatch(/127\.0\.0\.1|10\.0\.0\.7|93\.184/);
     expect(receiver.at('/strict')).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
-import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { until, waitingOnLocks } from './support/locks.js';
 import { captureLogs } from './support/log-capture.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
     keyRing,
     logger,
     webhooks: {
-      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance,
       worker: { pollIntervalMs: 20 },
     },
   });

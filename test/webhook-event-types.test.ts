@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { createEventSweep } from '../src/modules/events/event-sweep.js';
 import { EVENT_TYPES } from '../src/modules/events/event-types.js';
 import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
-import { parseAllowedPrivateHosts } from '../src/modules/webhooks/safe-target.js';
 import { expertBody, keyPath, published, uniqueName } from './registry/helpers.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startServer({
     keyRing: parseKeyRing(generateKeyEntry('k1')),
     webhooks: {
-      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance,
       worker: { pollIntervalMs: 50 },
     },
   });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { NO_ALLOWANCE, parseOutboundAllowance } from '../lib/outbound/address-policy.js';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
 import { skillNameSchema } from '../modules/registry/expert-definition.js';
 import { applyPolicyChange, OPEN_POLICY, publishPolicyChange } from '../modules/registry/publish-policy.js';
-import { NO_PRIVATE_HOSTS, parseAllowedPrivateHosts } from '../modules/webhooks/safe-target.js';
 import { type EnvProblem, formatProblems, problemsOf } from './env-problems.js';
 
 const commaList = z.string().transform((value) =>
@@ -58,14 +58,14 @@ const skillNameList = commaList.superRefine((names, ctx) => {
 
 /** Host names and addresses or CIDRs, comma-separated: webhook targets the operator allows although private. */
 const privateHostList = commaList.transform((entries, ctx) => {
-  const { allowed, invalid } = parseAllowedPrivateHosts(entries);
+  const { allowance, invalid } = parseOutboundAllowance(entries);
   for (const entry of invalid) {
     ctx.addIssue({
       code: 'custom',
       message: `"${entry}" is neither a host name nor an IP address or CIDR (like 127.0.0.1, hooks.internal or 10.0.0.0/8)`,
     });
   }
-  return allowed;
+  return allowance;
 });
 
 /**
@@ -121,7 +121,7 @@ const envSchema = z.object({
   /** The publish policy new organizations start with, as JSON (docs/registry.md "Publish policies"). */
   CADRE_PUBLISH_POLICY_DEFAULT: publishPolicyDefault,
   /** Webhook targets allowed although private or loopback, and the only hosts plain http may reach (docs/webhooks.md). */
-  CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: privateHostList.default(NO_PRIVATE_HOSTS),
+  CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: privateHostList.default(NO_ALLOWANCE),
   /** How long a claimed webhook delivery stays another instance's; past it (its instance died) it is sent again. */
   CADRE_WEBHOOKS_LEASE_SECONDS: z.coerce
     .number()

@@ -2,8 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
+import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
-import { parseAllowedPrivateHosts } from '../../src/modules/webhooks/safe-target.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { addMember, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
     clock,
     // The receiver listens on loopback: allowed here as an operator allows it for local development.
     webhooks: {
-      allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed,
+      allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance,
       worker: { pollIntervalMs: 50 },
     },
   });

@@ -66,7 +66,10 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
     for (const field of ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const) {
       const value = input[field];
       if (value !== undefined && !acceptableEndpoint(value, http)) {
-        throw validationFailed(field, 'must be an https URL without credentials or fragment');
+        throw validationFailed(
+          field,
+          'must be an https URL without credentials or fragment, and not on a private or loopback address',
+        );
       }
     }
     const auth = input.tokenEndpointAuth ?? preset.tokenEndpointAuth;
@@ -78,6 +81,11 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
       const tokenEndpoint = input.tokenEndpoint ?? server.token_endpoint;
       if (!authorizationEndpoint || !tokenEndpoint) {
         throw validationFailed('issuer', 'the discovery document lacks an authorization or token endpoint');
+      }
+      for (const named of [authorizationEndpoint, tokenEndpoint, server.userinfo_endpoint]) {
+        if (named !== undefined && !acceptableEndpoint(named, http)) {
+          throw validationFailed('issuer', 'the discovery document names an endpoint Cadre may not use');
+        }
       }
       const supported = server.token_endpoint_auth_methods_supported;
       return {

@@ -18,7 +18,7 @@ import { createKeyRotation } from './key-rotation.js';
 import { registerKeyRotationRoute } from './key-rotation.routes.js';
 import { registerOAuthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
-import type { OAuthHttpOptions } from './oauth-http.js';
+import { type OAuthHttpOptions, type OAuthNetworkOptions, providerFetch } from './oauth-http.js';
 import type { KeyRing } from './token-vault.js';
 
 export interface OAuthModuleDeps {
@@ -27,8 +27,8 @@ export interface OAuthModuleDeps {
   tenancy: Pick<TenancyService, 'getOrganization'>;
   /** Encrypts client secrets and tokens; without it every OAuth operation answers 503 (docs/oauth.md). */
   keyRing: KeyRing | undefined;
-  /** How providers are reached (tests allow http on loopback). */
-  http: OAuthHttpOptions | undefined;
+  /** How providers are reached (tests, and CADRE_OAUTH_ALLOW_HTTP_LOOPBACK, allow http on loopback). */
+  http: OAuthNetworkOptions | undefined;
   /** Times calls to the providers (metrics). */
   providerCall: ProviderCallTimer;
   /** Cadre's own public origin (redirect_uri); a function because tests learn their port after start-up. */
@@ -54,7 +54,11 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     }
     return deps.keyRing;
   };
-  const http = { ...deps.http, fetch: timedOAuthFetch(deps.http?.fetch ?? fetch, deps.providerCall) };
+  const network = deps.http ?? {};
+  const http: OAuthHttpOptions = {
+    ...network,
+    fetch: timedOAuthFetch(providerFetch(network), deps.providerCall),
+  };
   const integrations = createIntegrationsService({ database, tenancy: deps.tenancy, keyRing, http });
   const oauth = createOAuthService({
     planLimits: deps.planLimits,

@@ -3,13 +3,13 @@ import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import type { OutboundAllowance } from '../../lib/outbound/address-policy.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { presentEvent } from '../events/events.service.js';
 import { events } from '../events/events.tables.js';
 import type { KeyRing } from '../oauth/token-vault.js';
 import { type ClaimedDelivery, claimDue } from './deliveries.repo.js';
 import { FAILING_DISABLE_MS, retryDelayMs } from './retry-schedule.js';
-import type { AllowedPrivateHosts } from './safe-target.js';
 import { type SendResult, sendDelivery } from './sender.js';
 import { secretAad } from './webhooks.service.js';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from './webhooks.tables.js';
@@ -28,7 +28,7 @@ export interface DeliveryWorkerDeps {
   database: Database;
   clock: Clock;
   keyRing: KeyRing;
-  allowedPrivateHosts: AllowedPrivateHosts;
+  allowedPrivateHosts: OutboundAllowance;
   events: DeliveryEvents;
   onError: (error: unknown) => void;
   /** How often due deliveries are looked for (default 1 s). */
@@ -48,7 +48,7 @@ export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
 const outcomeOf = (result: SendResult): Parameters<DeliveryEvents['attempt']>[0] => {
   if (result.statusCode !== null) return isSuccess(result) ? 'succeeded' : 'http_error';
   if (result.refused) return 'refused';
-  return result.error?.startsWith('timed out') ? 'timeout' : 'network_error';
+  return result.timedOut ? 'timeout' : 'network_error';
 };
 const isSuccess = (result: SendResult) =>
   result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -130,7 +130,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       },
     );
     deps.events.attempt(outcomeOf(result));
-    await record(claim, token, endpoint, result);
+    try {
+      await record(claim, token, endpoint, result, { logged: true });
+    } catch (error) {
+      // The attempt's log line could not be written, whatever the reason: its outcome still is, without it.
+      // Otherwise the delivery would stay claimed, be sent again and again, and never fail its endpoint.
+      deps.onError(error);
+      await record(claim, token, endpoint, result, { logged: false });
+    }
   }
 
   async function record(
@@ -138,6 +145,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     token: string,
     endpoint: typeof webhookEndpoints.$inferSelect,
     result: SendResult,
+    { logged }: { logged: boolean },
   ) {
     const now = deps.clock.now();
     const succeeded = isSuccess(result);
@@ -155,15 +163,17 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         .where(eq(webhookEndpoints.id, endpoint.id))
         .for('key share');
       if (!stillThere) return;
-      await tx.insert(webhookDeliveryAttempts).values({
-        id: newId(),
-        deliveryId: claim.id,
-        attemptedAt: now,
-        statusCode: result.statusCode,
-        error: result.error,
-        latencyMs: result.latencyMs,
-        responseExcerpt: result.excerpt,
-      });
+      if (logged) {
+        await tx.insert(webhookDeliveryAttempts).values({
+          id: newId(),
+          deliveryId: claim.id,
+          attemptedAt: now,
+          statusCode: result.statusCode,
+          error: result.error,
+          latencyMs: result.latencyMs,
+          responseExcerpt: result.excerpt,
+        });
+      }
       const [updated] = await tx
         .update(webhookDeliveries)
         .set({

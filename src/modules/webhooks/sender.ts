@@ -1,9 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { type AllowedPrivateHosts, RefusedTarget, resolveSafeTarget } from './safe-target.js';
+import type { OutboundAllowance, Resolver } from '../../lib/outbound/address-policy.js';
+import { OutboundError, outboundRequest } from '../../lib/outbound/outbound-request.js';
 
-/** A delivery waits this long for a whole answer (connection, status and the body read). */
+/** A delivery waits this long for a whole answer (resolving, connection, status and the body read). */
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** At most this much of an answer is read; the rest is dropped with the connection. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -13,26 +11,27 @@ const EXCERPT_BYTES = 1024;
 export interface SendResult {
   /** The endpoint's status, when one came. */
   statusCode: number | null;
-  /** Why there is no usable answer (timeout, refused target, connection error). */
+  /** Why there is no usable answer (timeout, refused target, connection error, switched protocols). */
   error: string | null;
   latencyMs: number;
   excerpt: string | null;
-  /** The target was refused before any connection (safe-target rules). */
+  /** The target was refused before any connection (the outbound address policy). */
   refused: boolean;
+  /** The deadline passed before a whole answer came. */
+  timedOut: boolean;
 }
 
 export interface SendOptions {
-  allowedPrivateHosts: AllowedPrivateHosts;
-  timeoutMs?: number;
+  allowedPrivateHosts: OutboundAllowance;
+  timeoutMs?: number | undefined;
   /** Tests resolve names themselves. */
-  resolve?: Parameters<typeof resolveSafeTarget>[2];
+  resolve?: Resolver | undefined;
 }
 
 /**
- * POSTs one signed delivery. The host is resolved and checked here, then the connection goes to the very
- * address checked (a `lookup` that answers it), so the name cannot be re-resolved to somewhere else in
- * between. Redirects are never followed (node's http never does; a 3xx is a failed attempt). The answer is
- * read up to 64 KiB, within the same 10 s as the rest.
+ * POSTs one signed delivery through the outbound request (src/lib/outbound/): the target's address checked
+ * and pinned, redirects never followed (a 3xx is a failed attempt), the answer read up to 64 KiB, and the
+ * whole attempt ended by its deadline whatever the receiver does. Never throws: every outcome is a result.
  */
 export async function sendDelivery(
   target: string,
@@ -42,96 +41,46 @@ export async function sendDelivery(
 ): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const url = new URL(target);
-  const deadline = AbortSignal.timeout(timeoutMs);
-  let address: { address: string; family: 4 | 6 };
   try {
-    address = await Promise.race([
-      resolveSafeTarget(url, options.allowedPrivateHosts, options.resolve),
-      new Promise<never>((_, reject) =>
-        deadline.addEventListener('abort', () => reject(new Error('timeout')), { once: true }),
-      ),
-    ]);
+    const response = await outboundRequest(new URL(target), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Cadre-Webhooks/1' },
+      body,
+      allowance: options.allowedPrivateHosts,
+      timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+      maxBodyBytes: MAX_BODY_BYTES,
+      resolve: options.resolve,
+    });
+    return {
+      statusCode: response.status,
+      error: null,
+      latencyMs: elapsed(),
+      excerpt: logExcerpt(response.body),
+      refused: false,
+      timedOut: false,
+    };
   } catch (error) {
-    if (error instanceof RefusedTarget) {
-      return {
-        statusCode: null,
-        error: `refused: ${error.message}`,
-        latencyMs: elapsed(),
-        excerpt: null,
-        refused: true,
-      };
-    }
+    const kind = error instanceof OutboundError ? error.kind : 'network';
+    const message = error instanceof Error ? error.message : 'no answer';
     return {
       statusCode: null,
-      error: `timed out after ${timeoutMs} ms (resolving)`,
+      error: kind === 'refused' ? `refused: ${message}` : message,
       latencyMs: elapsed(),
       excerpt: null,
-      refused: false,
+      refused: kind === 'refused',
+      timedOut: kind === 'timeout',
     };
   }
-  const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) {
-      (callback as unknown as (e: null, list: Array<{ address: string; family: number }>) => void)(null, [
-        address,
-      ]);
-    } else callback(null, address.address, address.family);
-  };
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<SendResult>((resolve) => {
-    let settled = false;
-    const finish = (result: Omit<SendResult, 'latencyMs' | 'refused'>) => {
-      if (settled) return;
-      settled = true;
-      resolve({ ...result, latencyMs: elapsed(), refused: false });
-    };
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'user-agent': 'Cadre-Webhooks/1',
-        },
-        lookup: pinned,
-        // TLS still checks the certificate against the URL's name, not the address connected to.
-        ...(url.protocol === 'https:' ? { servername: url.hostname.replace(/^\[(.*)\]$/, '$1') } : {}),
-        agent: false,
-        signal: deadline,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let read = 0;
-        const done = () => {
-          const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-          finish({ statusCode: response.statusCode ?? null, error: null, excerpt: excerpt || null });
-          request.destroy();
-        };
-        response.on('data', (chunk: Buffer) => {
-          if (read >= MAX_BODY_BYTES) return;
-          chunks.push(chunk.subarray(0, MAX_BODY_BYTES - read));
-          read += chunk.length;
-          // Enough read: stop here rather than take in whatever the endpoint keeps sending.
-          if (read >= MAX_BODY_BYTES) done();
-        });
-        response.on('end', done);
-        response.on('error', () => done());
-      },
-    );
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      if (deadline.aborted) {
-        finish({ statusCode: null, error: `timed out after ${timeoutMs} ms`, excerpt: null });
-      } else {
-        finish({
-          statusCode: null,
-          error: `${error.code ?? 'error'}: ${error.message}`.slice(0, 500),
-          excerpt: null,
-        });
-      }
-    });
-    request.end(body);
-  });
+}
+
+/**
+ * The beginning of an answer as the delivery log keeps it: text a database column takes whatever the
+ * receiver sent. Bytes that are not UTF-8 become U+FFFD, and NUL and the other control characters (but tab
+ * and line breaks) are dropped, since PostgreSQL's text refuses NUL (SQLSTATE 22021).
+ */
+function logExcerpt(body: Buffer): string | null {
+  const text = new TextDecoder('utf-8', { fatal: false })
+    .decode(body.subarray(0, EXCERPT_BYTES))
+    .replace(/[^\P{Cc}\t\n\r]/gu, '');
+  return text === '' ? null : text;
 }

@@ -1,9 +1,9 @@
 import { serviceUnavailable } from '../../http/errors.js';
 import type { App } from '../../http/route-kit.js';
+import { NO_ALLOWANCE } from '../../lib/outbound/address-policy.js';
 import type { KeyRing } from '../oauth/token-vault.js';
 import { createDeliveriesService } from './deliveries.service.js';
 import { createDeliveryWorker, type DeliveryWorkerDeps } from './delivery-worker.js';
-import { NO_PRIVATE_HOSTS } from './safe-target.js';
 import { registerWebhookRoutes } from './webhooks.routes.js';
 import { createWebhooksService, type WebhooksServiceDeps } from './webhooks.service.js';
 
@@ -23,7 +23,7 @@ export interface WebhooksModuleDeps
 
 /** Webhook endpoints per organization and the deliveries to them (docs/webhooks.md). */
 export function createWebhooksModule(deps: WebhooksModuleDeps) {
-  const allowedPrivateHosts = deps.allowedPrivateHosts ?? NO_PRIVATE_HOSTS;
+  const allowedPrivateHosts = deps.allowedPrivateHosts ?? NO_ALLOWANCE;
   const service = createWebhooksService({
     ...deps,
     allowedPrivateHosts,

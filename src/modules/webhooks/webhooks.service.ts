@@ -4,10 +4,10 @@ import type { Database, Executor } from '../../db/client.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { isAllowedHost, type OutboundAllowance } from '../../lib/outbound/address-policy.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
 import type { KeyRing } from '../oauth/token-vault.js';
-import { type AllowedPrivateHosts, isAllowedPrivateHost } from './safe-target.js';
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookEndpointRecord } from './webhooks.schemas.js';
 import { webhookEndpoints } from './webhooks.tables.js';
 
@@ -24,7 +24,7 @@ export interface WebhooksServiceDeps {
   /** The key ring, or a 503 when none is configured. */
   keyRing: () => KeyRing;
   /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: the only hosts a plain-http URL may name. */
-  allowedPrivateHosts: AllowedPrivateHosts;
+  allowedPrivateHosts: OutboundAllowance;
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
@@ -64,7 +64,7 @@ export function createWebhooksService({
   /** Plain http only to a host the operator allows (docs/webhooks.md, "Safe targets"). */
   function checkScheme(url: string | undefined) {
     if (url === undefined || url.startsWith('https:')) return;
-    if (isAllowedPrivateHost(allowedPrivateHosts, new URL(url))) return;
+    if (isAllowedHost(allowedPrivateHosts, new URL(url))) return;
     throw new ApiError('validation_failed', 'Request validation failed', [
       {
         path: 'url',
