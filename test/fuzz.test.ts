@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersInRegistryShape } from '../src/http/faces.js';
+import { redactUrl } from '../src/http/logger.js';
+import { isPublicAddress } from '../src/lib/outbound/address-policy.js';
 import { createOrganization, createProject, type TestOrganization } from './support/fixtures.js';
 import { captureLogs } from './support/log-capture.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from './support/server.js';
@@ -262,4 +264,72 @@ describe('fuzzing every operation of /openapi.json', () => {
     expect(log).not.toContain(ADMIN_TOKEN);
     // 100 requests for every operation: the time grows with the API (about 200 operations now), not a hang.
   }, 300_000);
+});
+
+describe('fuzzing the outbound address policy and the log redaction', () => {
+  const byte = fc.integer({ min: 0, max: 255 });
+  /** An IPv4 address no request on a user's behalf may reach: loopback, private, metadata, CGNAT, "this network". */
+  const privateV4 = fc.oneof(
+    fc.tuple(fc.constant(127), byte, byte, byte),
+    fc.tuple(fc.constant(10), byte, byte, byte),
+    fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), byte, byte),
+    fc.tuple(fc.constant(192), fc.constant(168), byte, byte),
+    fc.tuple(fc.constant(169), fc.constant(254), byte, byte),
+    fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), byte, byte),
+    fc.tuple(fc.constant(0), byte, byte, byte),
+  );
+  const hex = (a: number, b: number) => ((a << 8) | b).toString(16);
+
+  it('every IPv6 form that carries a private IPv4 address is refused, however it is written', () => {
+    fc.assert(
+      fc.property(privateV4, fc.boolean(), fc.integer({ min: 0, max: 7 }), ([a, b, c, d], upper, form) => {
+        const dotted = `${a}.${b}.${c}.${d}`;
+        const low = `${hex(a, b)}:${hex(c, d)}`;
+        const teredo = `${hex(a ^ 0xff, b ^ 0xff)}:${hex(c ^ 0xff, d ^ 0xff)}`;
+        const forms = [
+          `::ffff:${dotted}`, // IPv4-mapped, judged by its IPv4 address
+          `0:0:0:0:0:ffff:${low}`,
+          `::ffff:0:${dotted}`, // IPv4-translated
+          `::${dotted}`, // IPv4-compatible
+          `64:ff9b::${low}`, // NAT64, judged by its IPv4 address
+          `64:ff9b:1::${low}`, // local-use NAT64
+          `2002:${low}::1`, // 6to4
+          `2001:0:4136:e378:8000:63bf:${teredo}`, // Teredo
+        ];
+        const address = upper ? forms[form]!.toUpperCase() : forms[form]!;
+        expect(isPublicAddress(address), address).toBe(false);
+        expect(isPublicAddress(dotted), dotted).toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('an API key anywhere in a URL never reaches the log', () => {
+    const alphanumeric = fc.constantFrom(...'0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ');
+    const key = fc
+      .array(alphanumeric, { minLength: 40, maxLength: 40 })
+      .map((chars) => `cadre_${chars.join('')}`);
+    const segment = fc.stringMatching(/^[a-z0-9-]{0,12}$/);
+    fc.assert(
+      fc.property(
+        fc.array(segment, { maxLength: 4 }),
+        key,
+        fc.constantFrom('path', 'query', 'bearer', 'encoded'),
+        (segments, secret, where) => {
+          const encoded = secret.replace(/^c/, '%63').replace('_', '%5F');
+          const url =
+            where === 'path'
+              ? `/${[...segments, secret].join('/')}`
+              : where === 'query'
+                ? `/${segments.join('/')}?x=${secret}&limit=5`
+                : where === 'bearer'
+                  ? `/${segments.join('/')}?auth=Bearer%20${secret}`
+                  : `/${segments.join('/')}/${encoded}`;
+          const logged = redactUrl(url);
+          expect(logged.toLowerCase(), url).not.toContain(secret.slice(6, 22).toLowerCase());
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
 });

@@ -306,6 +306,40 @@ describe('webhook deliveries', () => {
     expect(() => verify(oldSecret, later)).toThrow();
   });
 
+  it('a second rotation within 24 hours keeps the original secret signing for its full overlap', async () => {
+    const { endpoint, secret: original, path } = await createEndpoint(['api_key.created']);
+    const rotate = async () =>
+      (
+        await server.request<{ data: { secret: string; endpoint: Endpoint } }>(
+          'POST',
+          `/api/v1/webhook-endpoints/${endpoint.id}/rotate-secret`,
+          { key: org.ownerKey },
+        )
+      ).body.data;
+    const first = await rotate();
+    clock.advance(12 * 3_600_000);
+    const second = await rotate();
+    const delivered = async (index: number) => {
+      await createKey(server, org, org.ownerId);
+      return waitFor(() => receiver.at(path)[index], `delivery ${index}`);
+    };
+    // 12 h after the first rotation: all three secrets verify.
+    let entry = await delivered(0);
+    for (const secret of [original, first.secret, second.secret]) verify(secret, entry);
+    // 24 h after the first rotation: the original's overlap is over, the first rotation's secret still signs.
+    clock.advance(12 * 3_600_000 + 1_000);
+    entry = await delivered(1);
+    verify(first.secret, entry);
+    verify(second.secret, entry);
+    expect(() => verify(original, entry)).toThrow();
+    // 24 h after the second: only the newest.
+    clock.advance(12 * 3_600_000);
+    entry = await delivered(2);
+    expect(entry.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    verify(second.secret, entry);
+    expect(() => verify(first.secret, entry)).toThrow();
+  });
+
   it('a redirect is not followed: the 3xx is a failed attempt and its target never hears of it', async () => {
     const { endpoint, path } = await createEndpoint(['api_key.created']);
     receiver.respond(path, status(302, 'moved', { location: receiver.url('/elsewhere') }));
@@ -603,9 +637,9 @@ describe('cadre admin rotate-encryption-key', () => {
       // The new key alone opens both.
       const k2Only = parseKeyRing(k2);
       expect(k2Only.decrypt(row!.secretCiphertext, secretAad(endpoint.id, 'secret'))).toBe(current);
-      expect(k2Only.decrypt(row!.previousSecretCiphertext!, secretAad(endpoint.id, 'previous_secret'))).toBe(
-        previous,
-      );
+      expect(
+        JSON.parse(k2Only.decrypt(row!.previousSecretCiphertext!, secretAad(endpoint.id, 'previous_secret'))),
+      ).toEqual([expect.objectContaining({ secret: previous })]);
       expect((await after.context.reencryptAll()).webhookEndpoints).toBe(0);
     } finally {
       await after.close();

@@ -129,9 +129,10 @@ describe('webhook endpoints', () => {
     expect(until - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
     const row = await storedRow(endpoint.id);
     expect(keyRing.decrypt(row.secretCiphertext, secretAad(endpoint.id, 'secret'))).toBe(second);
-    expect(keyRing.decrypt(row.previousSecretCiphertext!, secretAad(endpoint.id, 'previous_secret'))).toBe(
-      first,
-    );
+    // The retired secrets, each with its own expiry (a JSON list, encrypted).
+    expect(
+      JSON.parse(keyRing.decrypt(row.previousSecretCiphertext!, secretAad(endpoint.id, 'previous_secret'))),
+    ).toEqual([{ secret: first, expiresAt: new Date(until).toISOString() }]);
   });
 
   it('refuses plain http, credentials in the URL, unknown or no event types, and more than 16 endpoints', async () => {

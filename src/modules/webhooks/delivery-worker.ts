@@ -9,6 +9,7 @@ import { presentEvent } from '../events/events.service.js';
 import { events } from '../events/events.tables.js';
 import type { KeyRing } from '../oauth/token-vault.js';
 import { type ClaimedDelivery, claimDue } from './deliveries.repo.js';
+import { parseRetired } from './retired-secrets.js';
 import { FAILING_DISABLE_MS, retryDelayMs } from './retry-schedule.js';
 import { type SendResult, sendDelivery } from './sender.js';
 import { secretAad } from './webhooks.service.js';
@@ -81,7 +82,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     return row;
   }
 
-  /** The signing secrets: the current one, and the previous one during a rotation's overlap. */
+  /** The signing secrets: the current one, and those rotations retired while each is in its overlap. */
   function secretsOf(endpoint: typeof webhookEndpoints.$inferSelect, now: Date): string[] {
     const secrets = [deps.keyRing.decrypt(endpoint.secretCiphertext, secretAad(endpoint.id, 'secret'))];
     if (
@@ -89,9 +90,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       endpoint.previousSecretExpiresAt &&
       endpoint.previousSecretExpiresAt > now
     ) {
-      secrets.push(
+      const retired = parseRetired(
         deps.keyRing.decrypt(endpoint.previousSecretCiphertext, secretAad(endpoint.id, 'previous_secret')),
+        endpoint.previousSecretExpiresAt,
+        now,
       );
+      secrets.push(...retired.map((entry) => entry.secret));
     }
     return secrets;
   }

@@ -8,6 +8,7 @@ import { isAllowedHost, type OutboundAllowance } from '../../lib/outbound/addres
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
 import type { KeyRing } from '../oauth/token-vault.js';
+import { parseRetired, retire } from './retired-secrets.js';
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookEndpointRecord } from './webhooks.schemas.js';
 import { webhookEndpoints } from './webhooks.tables.js';
 
@@ -192,7 +193,10 @@ export function createWebhooksService({
       return present(row, now);
     },
 
-    /** A new secret, shown once; the current one keeps signing alongside it for 24 hours. */
+    /**
+     * A new secret, shown once; the current one keeps signing alongside it for 24 hours, and so do those
+     * earlier rotations retired, each until its own 24 hours are over.
+     */
     async rotateSecret(principal: Principal, id: string) {
       requirePermission(principal, 'webhooks:manage');
       const ring = keyRing();
@@ -201,12 +205,21 @@ export function createWebhooksService({
       const row = await db.transaction(async (tx) => {
         const found = await find(tx, principal, id, true);
         const current = ring.decrypt(found.secretCiphertext, secretAad(id, 'secret'));
+        // Secrets retired by earlier rotations keep their own 24 hours.
+        const still = found.previousSecretCiphertext
+          ? parseRetired(
+              ring.decrypt(found.previousSecretCiphertext, secretAad(id, 'previous_secret')),
+              found.previousSecretExpiresAt,
+              now,
+            )
+          : [];
+        const retired = retire(still, current, new Date(now.getTime() + SECRET_OVERLAP_MS));
         const [updated] = await tx
           .update(webhookEndpoints)
           .set({
             secretCiphertext: ring.encrypt(secret, secretAad(id, 'secret')),
-            previousSecretCiphertext: ring.encrypt(current, secretAad(id, 'previous_secret')),
-            previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
+            previousSecretCiphertext: ring.encrypt(retired.plaintext, secretAad(id, 'previous_secret')),
+            previousSecretExpiresAt: retired.latestExpiry,
             updatedAt: now,
           })
           .where(eq(webhookEndpoints.id, id))
