@@ -29,7 +29,8 @@ export function createOutboundFetch(options: OutboundFetchOptions): typeof fetch
     try {
       const answer = await outboundRequest(new URL(request.url), {
         method: request.method,
-        headers: Object.fromEntries(request.headers),
+        // Some APIs refuse a request without a User-Agent (GitHub's); fetch would have sent one.
+        headers: { 'user-agent': 'Cadre', ...Object.fromEntries(request.headers) },
         body,
         allowance: options.allowance,
         timeoutMs: options.timeoutMs ?? 10_000,
