@@ -134,7 +134,10 @@ describe('a receiver cannot stall webhook delivery', () => {
     expect(reasons).toMatchObject({
       '/switching': 'the peer answered 101 (switching protocols) instead of an HTTP answer',
       '/switching-bare': 'the peer answered 101 (switching protocols) instead of an HTTP answer',
-      '/upgrade-then-talk': 'the peer answered 101 (switching protocols) instead of an HTTP answer',
+      // Its flood of bytes after the 101 may keep the answer from being read before the deadline ends it.
+      '/upgrade-then-talk': expect.stringMatching(
+        /^the peer answered 101 \(switching protocols\)|^timed out after/,
+      ),
       '/silent': `timed out after ${TIMEOUT_MS} ms`,
       '/early-hints-forever': `timed out after ${TIMEOUT_MS} ms`,
       '/trickle-body': `timed out after ${TIMEOUT_MS} ms (reading the answer)`,
