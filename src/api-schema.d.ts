@@ -1735,6 +1735,8 @@ export interface components {
             revokedApiKeyIds: string[];
             /** @description Their console sessions in this organization, ended */
             endedSessions: number;
+            /** @description The invitations they sent that were still pending, revoked */
+            revokedInvitationIds: string[];
         };
         InvitationPreviewInput: {
             organization: {
@@ -2968,6 +2970,8 @@ export interface components {
             revokedApiKeyIds: string[];
             /** @description Their console sessions in this organization, ended */
             endedSessions: number;
+            /** @description The invitations they sent that were still pending, revoked */
+            revokedInvitationIds: string[];
         };
         InvitationPreview: {
             organization: {

@@ -246,6 +246,7 @@ describe('owner invites, the invitee joins, the owner changes the role and remov
       role: 'admin',
       revokedApiKeyIds: [key.body.data.id],
       endedSessions: 1,
+      revokedInvitationIds: [],
     });
   });
 });
@@ -409,6 +410,43 @@ describe('accepting', () => {
       422,
       'validation_failed',
     );
+  });
+});
+
+describe('removing a member ends what they started', () => {
+  it('revokes the invitations they sent, audited; the organization keeps the rest', async () => {
+    const adminId = await addMember(server, org, 'admin');
+    const adminKey = (await createKey(server, org, adminId)).key;
+    const theirs = await invite(adminKey, { email: email('via-admin'), role: 'admin' });
+    expect(theirs.status, theirs.text).toBe(201);
+    const ownersOwn = await invited({ email: email('via-owner'), role: 'member' });
+
+    const removed = await server.request<{ data: { revokedInvitationIds: string[] } }>(
+      'DELETE',
+      `/api/v1/organizations/${org.slug}/members/${adminId}`,
+      { key: org.ownerKey },
+    );
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.data.revokedInvitationIds).toEqual([theirs.body.data.id]);
+
+    // The removed admin's invitation no longer makes an admin; the owner's own stands.
+    expectApiError(
+      await accept(theirs.body.data.token, { name: 'Late', password: PASSWORD }),
+      410,
+      'invitation_revoked',
+    );
+    expect((await preview(ownersOwn.token)).body.data.state).toBe('pending');
+    const audit = await server.request<{
+      data: Array<{ action: string; target: { id: string }; metadata: Record<string, unknown> | null }>;
+    }>('GET', `/api/v1/organizations/${org.slug}/audit-events?limit=20`, { key: org.ownerKey });
+    const revoked = audit.body.data.find(
+      (event) => event.action === 'invitation.revoked' && event.target.id === theirs.body.data.id,
+    );
+    expect(revoked?.metadata).toMatchObject({ reason: 'inviter_removed' });
+    const removal = audit.body.data.find(
+      (event) => event.action === 'membership.removed' && event.target.id === adminId,
+    );
+    expect(removal?.metadata).toMatchObject({ revokedInvitationIds: [theirs.body.data.id] });
   });
 });
 

@@ -100,6 +100,9 @@ export const removedMemberSchema = z
       .number()
       .int()
       .meta({ description: 'Their console sessions in this organization, ended' }),
+    revokedInvitationIds: z
+      .array(z.string())
+      .meta({ description: 'The invitations they sent that were still pending, revoked' }),
   })
   .meta({ id: 'RemovedMember' });
 

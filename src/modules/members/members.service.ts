@@ -361,7 +361,7 @@ export function createMembersService(deps: MembersServiceDeps) {
 
     /**
      * Removes a member: in one transaction the membership goes, their API keys in this organization are
-     * revoked and their console sessions here end; every instance has dropped their cached keys before the
+     * revoked, their console sessions here end and the invitations they sent that are still pending are revoked; every instance has dropped their cached keys before the
      * answer (the change bus), so from then on both are refused everywhere.
      */
     async remove(principal: Principal, organizationIdOrSlug: string, memberId: string) {
@@ -409,16 +409,43 @@ export function createMembersService(deps: MembersServiceDeps) {
           )
           .returning({ id: consoleSessions.id });
         const revokedApiKeyIds = revokedKeys.map((key) => key.id);
+        // Their pending invitations go with them: a link an admin sent must not make anyone an admin after
+        // that admin is gone. (Webhook endpoints and integrations belong to the organization and stay.)
+        const revokedInvitations = await tx
+          .update(invitations)
+          .set({ revokedAt: now })
+          .where(
+            and(
+              eq(invitations.organizationId, organization.id),
+              eq(invitations.invitedByUserId, memberId),
+              isNull(invitations.acceptedAt),
+              isNull(invitations.revokedAt),
+              gt(invitations.expiresAt, now),
+            ),
+          )
+          .returning();
+        for (const invitation of revokedInvitations) {
+          await recordAuditEvent(tx, {
+            organizationId: organization.id,
+            action: 'invitation.revoked',
+            actor: principal,
+            target: { type: 'invitation', id: invitation.id },
+            at: now,
+            metadata: { email: invitation.email, role: invitation.role, reason: 'inviter_removed' },
+          });
+        }
+        const revokedInvitationIds = revokedInvitations.map((invitation) => invitation.id);
+        const outcome = { revokedApiKeyIds, endedSessions: ended.length, revokedInvitationIds };
         await recordAuditEvent(tx, {
           organizationId: organization.id,
           action: 'membership.removed',
           actor: principal,
           target: { type: 'user', id: memberId },
           at: now,
-          metadata: { role, revokedApiKeyIds, endedSessions: ended.length },
+          metadata: { role, ...outcome },
         });
         await publish({ topic: MEMBERSHIP_CHANGED, organizationId: organization.id, userId: memberId });
-        return { userId: memberId, role, revokedApiKeyIds, endedSessions: ended.length };
+        return { userId: memberId, role, ...outcome };
       });
     },
 
