@@ -40,7 +40,7 @@ export async function admission(
   mailed: boolean,
   input: AcceptInvitationInput,
   signedInUserId: string | undefined,
-  admitGuess: (email: string) => void,
+  admitGuess: (email: string) => Promise<void>,
 ): Promise<Admission> {
   if (!existing) return { kind: 'create', proven: mailed, passwordHash: await newPassword(input, true) };
   if (!existing.emailVerifiedAt) {
@@ -75,7 +75,7 @@ export async function admission(
         '(cadre admin password set), sign in, then open this link again',
     );
   }
-  admitGuess(email);
+  await admitGuess(email);
   if (input.password === undefined) {
     throw new ApiError('validation_failed', `Give the password of ${email}, or sign in as it`, [
       { path: 'password', message: `the password of ${email} is required` },

@@ -11,6 +11,7 @@ import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
+import type { GuessBudget } from '../sessions/guess-budget.js';
 import { consoleSessions } from '../sessions/sessions.tables.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
@@ -27,9 +28,8 @@ import type {
 const TOKEN_PATTERN = /^inv_[0-9A-Za-z]{43}$/;
 const DAY_MS = 86_400_000;
 const DEFAULT_INVITATION_DAYS = 7;
-/** Wrong passwords one invitation takes (per instance) before it refuses more guesses for a while. */
+/** Password attempts an invitation link takes for one account (with its wrong sign-ins) before it refuses more. */
 const MAX_PASSWORD_FAILURES = 10;
-const FAILURE_WINDOW_MS = 15 * 60_000;
 
 type InvitationRow = typeof invitations.$inferSelect;
 type State = InvitationRecord['state'];
@@ -45,6 +45,8 @@ export interface MembersServiceDeps {
   mailer?: Mailer | undefined;
   /** A send that failed, before or after the answer (the invitation stands; the inviter copies the link). */
   onMailError: (error: unknown) => void;
+  /** Each account's budget of wrong passwords, shared with sign-in (the sessions module). */
+  guesses: Pick<GuessBudget, 'attempt'>;
   /** How long an invitation's answer waits for the SMTP server before it says `queued` (default 5 s). */
   mailAnswerWithinMs?: number | undefined;
 }
@@ -75,27 +77,16 @@ const gone = (state: Exclude<State, 'pending'>) => new ApiError(GONE_CODE[state]
 export function createMembersService(deps: MembersServiceDeps) {
   const { database, bus, clock, tenancy } = deps;
   const { db } = database;
-  // Password attempts per invited account (its email, not the invitation: a fresh invitation to the same
-  // email gets no fresh budget), counted before the password is checked, so parallel guesses count too.
-  const failures = new Map<string, { count: number; since: number }>();
-
-  function admitGuess(email: string) {
-    const now = clock.now().getTime();
-    const entry = failures.get(email);
-    if (!entry || now - entry.since > FAILURE_WINDOW_MS) {
-      failures.set(email, { count: 1, since: now });
-      if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
-      return;
+  /**
+   * Password attempts per invited account (its email, not the invitation: a fresh invitation to the same email
+   * gets no fresh budget), counted before the password is checked, so parallel guesses count too; they draw on
+   * the account's one budget of wrong passwords, which sign-in shares, on every instance.
+   */
+  async function admitGuess(email: string) {
+    const wait = await deps.guesses.attempt(email, MAX_PASSWORD_FAILURES, clock.now().getTime());
+    if (wait !== undefined) {
+      throw tooManyRequests('Too many wrong passwords for this account; try again later', wait, 'invitation');
     }
-    if (entry.count >= MAX_PASSWORD_FAILURES) {
-      const wait = Math.ceil((entry.since + FAILURE_WINDOW_MS - now) / 1000);
-      throw tooManyRequests(
-        'Too many wrong passwords for this invitation; try again later',
-        wait,
-        'invitation',
-      );
-    }
-    entry.count++;
   }
 
   function stateOf(row: InvitationRow): State {
