@@ -1735,6 +1735,8 @@ export interface components {
             revokedApiKeyIds: string[];
             /** @description Their console sessions in this organization, ended */
             endedSessions: number;
+            /** @description The invitations they sent that were still pending, revoked */
+            revokedInvitationIds: string[];
         };
         InvitationPreviewInput: {
             organization: {
@@ -1758,7 +1760,7 @@ export interface components {
              */
             expiresAt: string;
             /**
-             * @description existing: the email has a Cadre password, accept with it (or signed in as that account); new: accept with a name and a password
+             * @description existing: the email has a Cadre account, accept with its password (or signed in as that account); new: accept with a name and a password (no account has the email, or this is the mailed link and the account never proved its email: the password given takes it over unless it is its current one)
              * @enum {string}
              */
             account: "new" | "existing";
@@ -2968,6 +2970,8 @@ export interface components {
             revokedApiKeyIds: string[];
             /** @description Their console sessions in this organization, ended */
             endedSessions: number;
+            /** @description The invitations they sent that were still pending, revoked */
+            revokedInvitationIds: string[];
         };
         InvitationPreview: {
             organization: {
@@ -2991,7 +2995,7 @@ export interface components {
              */
             expiresAt: string;
             /**
-             * @description existing: the email has a Cadre password, accept with it (or signed in as that account); new: accept with a name and a password
+             * @description existing: the email has a Cadre account, accept with its password (or signed in as that account); new: accept with a name and a password (no account has the email, or this is the mailed link and the account never proved its email: the password given takes it over unless it is its current one)
              * @enum {string}
              */
             account: "new" | "existing";
@@ -12886,6 +12890,11 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         name?: string;
+                        /**
+                         * @description reset: when the email belongs to an account that never proved it (made from a copied invitation link), end its password, sessions and API keys and use it; without it such an account is 409
+                         * @enum {string}
+                         */
+                        unverifiedAccount?: "reset";
                     };
                 };
             };
@@ -13007,6 +13016,11 @@ export interface operations {
                     name?: string;
                     /** @enum {string} */
                     role: "admin" | "member";
+                    /**
+                     * @description reset: when the email belongs to an account that never proved it (made from a copied invitation link), end its password, sessions and API keys and use it; without it such an account is 409
+                     * @enum {string}
+                     */
+                    unverifiedAccount?: "reset";
                 };
             };
         };

@@ -281,6 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     bootstrapFile: deps.bootstrapFile,
     clock,
     loginLimits: deps.loginLimits,
+    store: rateLimitStore,
     ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
     passwords: tenancy,
     // Without CADRE_PUBLIC_URL, browsers reach Cadre as it listens: over https when it serves TLS itself.
@@ -317,6 +318,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     consoleUrl: () => deps.consoleUrl ?? publicUrl(),
     smtp: deps.smtp,
+    guesses: sessions.guessBudget,
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });

@@ -66,7 +66,7 @@ describe('cadre members', () => {
 
     const removed = await cli(['members', 'remove', org.slug, memberId]);
     expect(removed.code, removed.stderr).toBe(0);
-    expect(removed.stdout).toContain('1 API key revoked, 0 sessions ended');
+    expect(removed.stdout).toContain('1 API key revoked, 0 sessions ended, 0 invitations they sent revoked');
     expect((await server.request('GET', '/api/v1/me', { key: memberKey.key })).status).toBe(401);
 
     const team = await createOrganization(server, 'team');

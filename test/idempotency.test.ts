@@ -11,7 +11,7 @@ let org: TestOrganization;
 const clock = createManualClock(new Date('2026-03-01T00:00:00.000Z'));
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ billing: { provider: 'local' } });
   org = await createOrganization(server, 'personal');
 });
 afterAll(() => server.close());
@@ -42,7 +42,7 @@ describe('idempotency store', () => {
     });
     clock.advance(61_000);
     const second = await store.run(scope, { a: 1 }, async () => ({ status: 200, body: { second: true } }));
-    expect(second).toEqual({ status: 200, body: { second: true }, replayed: false });
+    expect(second).toEqual({ status: 200, json: '{"second":true}', replayed: false });
     release();
     await stuck;
     const replay = await store.run(scope, { a: 1 }, async () => ({ status: 500, body: {} }));
@@ -56,7 +56,7 @@ describe('idempotency store', () => {
       store.run(scope, {}, async () => Promise.reject(new Error('provider down'))),
     ).rejects.toThrow('provider down');
     const retry = await store.run(scope, {}, async () => ({ status: 200, body: { ok: true } }));
-    expect(retry).toEqual({ status: 200, body: { ok: true }, replayed: false });
+    expect(retry).toEqual({ status: 200, json: '{"ok":true}', replayed: false });
   });
 
   it('sweeps expired keys', async () => {
@@ -73,4 +73,37 @@ describe('idempotency store', () => {
     await store.sweep();
     expect(await remaining()).toHaveLength(0);
   });
+});
+
+describe('a replay is the same bytes', () => {
+  // Every idempotent route (docs/billing.md "Idempotency"): the replay answers byte for byte what the first
+  // answer wrote, members in the same order, as Stripe's replays do.
+  const routes = [
+    {
+      path: 'checkout',
+      body: {
+        planKey: 'plus',
+        successUrl: 'https://console.example.com/billing/success',
+        cancelUrl: 'https://console.example.com/billing/cancel',
+      },
+    },
+    { path: 'portal', body: { returnUrl: 'https://console.example.com/billing' } },
+  ];
+  for (const route of routes) {
+    it(`POST …/billing/${route.path}`, async () => {
+      const send = () =>
+        server.request('POST', `/api/v1/organizations/${org.slug}/billing/${route.path}`, {
+          key: org.ownerKey,
+          headers: { 'idempotency-key': `bytes-${route.path}` },
+          body: route.body,
+        });
+      const first = await send();
+      expect(first.status, first.text).toBe(200);
+      const replay = await send();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.status).toBe(first.status);
+      expect(replay.text).toBe(first.text);
+      expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    });
+  }
 });

@@ -123,7 +123,8 @@ describe('a slow mail server', () => {
     expect(w!.inbox).toHaveLength(0);
     held.shift()!();
     await expect.poll(() => w!.inbox.length).toBe(1);
-    expect(w!.inbox[0]!.text).toContain(created.url);
+    expect(w!.inbox[0]!.text).toContain('/invitations/inv_');
+    expect(w!.inbox[0]!.text).not.toContain(created.token);
     expect(w!.lines.some((line) => line.includes(MAIL_WARNING))).toBe(false);
     await expectLinkWorks(w!, created);
   });
@@ -190,6 +191,9 @@ describe('a mail server that answers at once', () => {
   it('emailStatus sent (and emailSent true), the mail in the inbox', async () => {
     const created = await invite(w!, 'prompt@people.test');
     expect(created).toMatchObject({ emailStatus: 'sent', emailSent: true });
-    expect(w!.inbox.some((mail) => mail.text?.includes(created.url))).toBe(true);
+    // The mail carries the mailed link, whose token is its own (never the inviter's copy).
+    const mail = w!.inbox.find((message) => (message.to as { text: string }).text === 'prompt@people.test');
+    expect(mail?.text).toMatch(/\/invitations\/inv_[0-9A-Za-z]{43}/);
+    expect(mail?.text).not.toContain(created.token);
   });
 });

@@ -104,9 +104,15 @@ describe('owner invites, the invitee joins, the owner changes the role and remov
     // Seven days by default.
     expect(Date.parse(invitation.expiresAt) - clock.now().getTime()).toBe(7 * DAY);
 
-    // The email arrived on the SMTP server, to the invitee, with the link.
-    const mail = inbox.find((message) => message.text?.includes(invitation.url));
+    // The email arrived on the SMTP server, to the invitee, with a link of its own: the mailed link's token is
+    // never the inviter's copy (using it proves the address, docs/admin-api.md "Accounts and proven emails").
+    const mail = inbox.find((message) => (message.to as { text: string }).text === address);
     expect(mail, 'the invitation email').toBeDefined();
+    const mailedUrl = new RegExp(`${CONSOLE}/invitations/inv_[0-9A-Za-z]{43}`).exec(mail!.text ?? '')?.[0];
+    expect(mailedUrl, mail!.text).toBeDefined();
+    expect(mail!.text).not.toContain(invitation.token);
+    const mailedPreview = await preview(mailedUrl!.slice(`${CONSOLE}/invitations/`.length));
+    expect(mailedPreview.body.data).toMatchObject({ email: address, state: 'pending' });
     expect(mail!.subject).toMatch(/^Join /);
     expect((mail!.to as { text: string }).text).toBe(address);
     expect(mail!.from?.text).toContain('cadre@example.test');
@@ -240,6 +246,7 @@ describe('owner invites, the invitee joins, the owner changes the role and remov
       role: 'admin',
       revokedApiKeyIds: [key.body.data.id],
       endedSessions: 1,
+      revokedInvitationIds: [],
     });
   });
 });
@@ -403,6 +410,43 @@ describe('accepting', () => {
       422,
       'validation_failed',
     );
+  });
+});
+
+describe('removing a member ends what they started', () => {
+  it('revokes the invitations they sent, audited; the organization keeps the rest', async () => {
+    const adminId = await addMember(server, org, 'admin');
+    const adminKey = (await createKey(server, org, adminId)).key;
+    const theirs = await invite(adminKey, { email: email('via-admin'), role: 'admin' });
+    expect(theirs.status, theirs.text).toBe(201);
+    const ownersOwn = await invited({ email: email('via-owner'), role: 'member' });
+
+    const removed = await server.request<{ data: { revokedInvitationIds: string[] } }>(
+      'DELETE',
+      `/api/v1/organizations/${org.slug}/members/${adminId}`,
+      { key: org.ownerKey },
+    );
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.data.revokedInvitationIds).toEqual([theirs.body.data.id]);
+
+    // The removed admin's invitation no longer makes an admin; the owner's own stands.
+    expectApiError(
+      await accept(theirs.body.data.token, { name: 'Late', password: PASSWORD }),
+      410,
+      'invitation_revoked',
+    );
+    expect((await preview(ownersOwn.token)).body.data.state).toBe('pending');
+    const audit = await server.request<{
+      data: Array<{ action: string; target: { id: string }; metadata: Record<string, unknown> | null }>;
+    }>('GET', `/api/v1/organizations/${org.slug}/audit-events?limit=20`, { key: org.ownerKey });
+    const revoked = audit.body.data.find(
+      (event) => event.action === 'invitation.revoked' && event.target.id === theirs.body.data.id,
+    );
+    expect(revoked?.metadata).toMatchObject({ reason: 'inviter_removed' });
+    const removal = audit.body.data.find(
+      (event) => event.action === 'membership.removed' && event.target.id === adminId,
+    );
+    expect(removal?.metadata).toMatchObject({ revokedInvitationIds: [theirs.body.data.id] });
   });
 });
 

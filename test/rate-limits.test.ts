@@ -236,6 +236,8 @@ describe('rate-limit store outage', () => {
     const broken: RateLimitStore = {
       kind: 'redis',
       hit: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
+      peek: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
+      reset: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
       close: async () => undefined,
     };
     const server = await startServer({

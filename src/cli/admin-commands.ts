@@ -60,7 +60,11 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--type <accountType>', 'personal, personalPlus or team')
     .requiredOption('--owner-email <email>', "owner's email")
-    .option('--owner-name <name>', "owner's name");
+    .option('--owner-name <name>', "owner's name")
+    .option(
+      '--reset-unverified-account',
+      'end the password, sessions and API keys of an account that never proved the email, and use it',
+    );
   createOrg.action(
     run(
       (api) => {
@@ -71,7 +75,11 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
               slug: o.slug!,
               name: o.name!,
               accountType: o.type as RequestBody<'/admin/v1/organizations', 'post'>['accountType'],
-              owner: { email: o.ownerEmail!, ...(o.ownerName ? { name: o.ownerName } : {}) },
+              owner: {
+                email: o.ownerEmail!,
+                ...(o.ownerName ? { name: o.ownerName } : {}),
+                ...(o.resetUnverifiedAccount ? { unverifiedAccount: 'reset' as const } : {}),
+              },
             },
           }),
         );
@@ -91,7 +99,11 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .description('Add a member (creates the user when the email is new)')
     .requiredOption('--email <email>', 'email')
     .requiredOption('--role <role>', 'admin or member')
-    .option('--name <name>', 'name');
+    .option('--name <name>', 'name')
+    .option(
+      '--reset-unverified-account',
+      'end the password, sessions and API keys of an account that never proved the email, and use it',
+    );
   addMember.action(
     run(
       (api, org) => {
@@ -99,7 +111,12 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         return dataOf(
           api.POST('/admin/v1/organizations/{org}/members', {
             params: { path: { org: org! } },
-            body: { email: o.email!, role: o.role as Role, ...(o.name ? { name: o.name } : {}) },
+            body: {
+              email: o.email!,
+              role: o.role as Role,
+              ...(o.name ? { name: o.name } : {}),
+              ...(o.resetUnverifiedAccount ? { unverifiedAccount: 'reset' as const } : {}),
+            },
           }),
         );
       },

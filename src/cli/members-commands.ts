@@ -146,10 +146,12 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
       );
       if (options.json) return printJson(io, removed);
       const keys = removed.revokedApiKeyIds.length;
+      const invitations = removed.revokedInvitationIds.length;
       printLine(
         io.stdout,
         `${removed.userId} (${removed.role}) removed; ${keys} API key${keys === 1 ? '' : 's'} revoked, ` +
-          `${removed.endedSessions} session${removed.endedSessions === 1 ? '' : 's'} ended`,
+          `${removed.endedSessions} session${removed.endedSessions === 1 ? '' : 's'} ended, ` +
+          `${invitations} invitation${invitations === 1 ? '' : 's'} they sent revoked`,
       );
     });
 

@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at } from '../db/columns.js';
 import { organizationIdColumn, users } from '../modules/tenancy/tenancy.tables.js';
 
@@ -14,7 +14,8 @@ export const idempotencyKeys = pgTable(
     requestHash: text('request_hash').notNull(),
     state: text('state', { enum: ['running', 'done'] }).notNull(),
     responseStatus: integer('response_status'),
-    responseBody: jsonb('response_body'),
+    /** The answer's JSON exactly as it was written (migration 0981): a replay sends these bytes. */
+    responseText: text('response_text'),
     lockedAt: at('locked_at').notNull(),
     createdAt: at('created_at').notNull(),
     expiresAt: at('expires_at').notNull(),

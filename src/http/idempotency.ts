@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/secrets.js';
 import { ApiError, retryLater } from './errors.js';
 import { idempotencyKeys } from './idempotency.tables.js';
+import { sendSerialized } from './route-kit.js';
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -19,9 +20,17 @@ export interface IdempotencyScope {
   key: string;
 }
 
+/** What an idempotent request's work answers. */
 export interface StoredAnswer {
   status: number;
   body: unknown;
+}
+
+/** An answer as it is sent, first or replayed: `json` is the body's text, the same bytes every time. */
+export interface IdempotentAnswer {
+  status: number;
+  json: string;
+  replayed: boolean;
 }
 
 export interface IdempotencyOptions {
@@ -59,7 +68,8 @@ export type Idempotency = ReturnType<typeof createIdempotency>;
 /**
  * Stripe-style idempotent POSTs, race-safe in the database. The first request inserts the key (the
  * primary key decides the winner among concurrent ones) and runs; its answer is stored and replayed for
- * later requests with the same key and body. While it runs, others get 409; another body gets 422.
+ * later requests with the same key and body, byte for byte: the body is written as JSON once, stored as that
+ * text and sent as it, the first time and on every replay. While it runs, others get 409; another body gets 422.
  * Only answers of requests that ran are stored: callers validate first. A run that throws releases the
  * key, so the client may retry it (the provider call is itself idempotent on a key derived from ours).
  */
@@ -123,7 +133,7 @@ export function createIdempotency({
       scope: IdempotencyScope,
       hashInput: unknown,
       work: () => Promise<StoredAnswer>,
-    ): Promise<StoredAnswer & { replayed: boolean }> {
+    ): Promise<IdempotentAnswer> {
       const requestHash = sha256Hex(canonicalJson(hashInput));
       let owner = await claim(scope, requestHash);
       if (!owner) {
@@ -138,7 +148,11 @@ export function createIdempotency({
             'This Idempotency-Key was already used with a different request body',
           );
         } else if (existing.state === 'done') {
-          return { status: existing.responseStatus ?? 200, body: existing.responseBody, replayed: true };
+          return {
+            status: existing.responseStatus ?? 200,
+            json: existing.responseText ?? 'null',
+            replayed: true,
+          };
         } else if (!(await takeOverAbandoned(scope, requestHash))) {
           throw inUse();
         }
@@ -150,11 +164,12 @@ export function createIdempotency({
         await db.delete(idempotencyKeys).where(and(where(scope), eq(idempotencyKeys.state, 'running')));
         throw error;
       }
+      const json = JSON.stringify(answer.body);
       await db
         .update(idempotencyKeys)
-        .set({ state: 'done', responseStatus: answer.status, responseBody: answer.body })
+        .set({ state: 'done', responseStatus: answer.status, responseText: json })
         .where(where(scope));
-      return { ...answer, replayed: false };
+      return { status: answer.status, json, replayed: false };
     },
 
     /** Deletes keys past their 24 hours. */
@@ -171,8 +186,8 @@ const inUse = () =>
     1,
   );
 
-/** Sends a (possibly replayed) idempotent answer. */
-export function sendIdempotent(reply: FastifyReply, answer: StoredAnswer & { replayed: boolean }) {
+/** Sends a (possibly replayed) idempotent answer: its stored bytes, never serialized again. */
+export function sendIdempotent(reply: FastifyReply, answer: IdempotentAnswer) {
   if (answer.replayed) reply.header(REPLAYED_HEADER, 'true');
-  return reply.code(answer.status).send(answer.body);
+  return sendSerialized(reply.code(answer.status), Buffer.from(answer.json));
 }

@@ -8,6 +8,7 @@ import type {
   expertVersionsSchema,
   publishExpertBody,
 } from '../../src/modules/registry/registry.schemas.js';
+import { addMember, createKey, createOrganization } from '../support/fixtures.js';
 import type { TestServer } from '../support/server.js';
 
 /** What `POST /registry/experts` takes, as its schema reads it. */
@@ -113,4 +114,36 @@ export async function lastPublished(database: Database, name: string): Promise<s
     sql`SELECT version FROM registry_experts WHERE name = ${name} ORDER BY seq DESC LIMIT 1`,
   )) as unknown as { rows: Array<{ version: string }> };
   return result.rows[0]?.version;
+}
+
+/**
+ * Two admins change different rules of a new organization's publish policy (no row yet) at once, `rounds`
+ * times: each answer is 200 or 409, and the policy then holds every rule a 200 set (docs/registry.md
+ * "Publish policies": concurrent partial changes compose). Answers the statuses seen, for the caller's message.
+ */
+export async function concurrentFirstPolicyChanges(server: TestServer, rounds: number): Promise<string[]> {
+  const seen: string[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const org = await createOrganization(server, 'team');
+    const keys = await Promise.all(
+      [0, 1].map(async () => (await createKey(server, org, await addMember(server, org, 'admin'))).key),
+    );
+    const changes = [{ requirePinnedVersions: true }, { approvalRequiredForWidening: true }];
+    const answers = await Promise.all(
+      changes.map((body, i) =>
+        server.request('PUT', '/api/v1/organization/publish-policy', { key: keys[i]!, body }),
+      ),
+    );
+    seen.push(answers.map((res) => res.status).join('/'));
+    for (const res of answers) expect([200, 409], res.text).toContain(res.status);
+    const now = await server.request<{ data: { policy: Record<string, unknown> } }>(
+      'GET',
+      '/api/v1/organization/publish-policy',
+      { key: org.ownerKey },
+    );
+    changes.forEach((change, i) => {
+      if (answers[i]!.status === 200) expect(now.body.data.policy, seen.join()).toMatchObject(change);
+    });
+  }
+  return seen;
 }

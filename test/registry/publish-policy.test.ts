@@ -4,6 +4,7 @@ import { addMember, createKey, createOrganization, type TestOrganization } from 
 import { startServer, type TestServer } from '../support/server.js';
 import {
   baseSkill,
+  concurrentFirstPolicyChanges,
   expertBody,
   getExpert,
   invariantViolations,
@@ -121,6 +122,10 @@ describe('GET and PUT /api/v1/organization/publish-policy', () => {
       const details = (res.body as unknown as { error: { details: { path: string }[] } }).error.details;
       expect(details.map((d) => d.path)).toContain(path);
     }
+  });
+
+  it('two first changes at once compose (policy-race.pg.test.ts runs it on PostgreSQL)', async () => {
+    expect(await concurrentFirstPolicyChanges(server, 3)).toHaveLength(3);
   });
 });
 

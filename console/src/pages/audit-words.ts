@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS: ReadonlyArray<{ label: string; actions: ReadonlyArra
       ['organization.ownership_transferred_from', 'Ownership handed over'],
       ['user.renamed', 'Name changed'],
       ['user.password_changed', 'Password changed'],
+      ['user.credentials_reset', 'Unproven account reset'],
       ['organization.renamed', 'Organization renamed'],
     ],
   },

@@ -60,6 +60,21 @@ for _, sub in ipairs(subs) do
 end
 return answer`;
 
+// The count a window holds now, changing nothing.
+const PEEK_SCRIPT = `
+local fields = redis.call('HGETALL', KEYS[1])
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local total = 0
+for i = 1, #fields, 2 do
+  local value = fields[i + 1]
+  local sep = string.find(value, ':', 1, true)
+  if tonumber(string.sub(value, sep + 1)) + window > now then
+    total = total + tonumber(string.sub(value, 1, sep - 1))
+  end
+end
+return total`;
+
 export interface RedisStoreOptions {
   url: string;
   /** Key prefix, so several deployments can share one Redis. */
@@ -101,6 +116,12 @@ export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
   redis.on('error', (error: Error) => options.onError?.(error));
   redis.defineCommand('cadreSlidingHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const hit = (redis as unknown as { cadreSlidingHit: HitCommand }).cadreSlidingHit.bind(redis);
+  redis.defineCommand('cadreSlidingPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+  const peek = (
+    redis as unknown as {
+      cadreSlidingPeek: (key: string, nowMs: number, windowMs: number) => Promise<number>;
+    }
+  ).cadreSlidingPeek.bind(redis);
   const breaker = createCircuitBreaker({
     failures: options.breakerFailures ?? 3,
     cooldownMs: options.breakerCooldownMs ?? 5_000,
@@ -119,6 +140,11 @@ export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
       const subs: Array<{ count: number; lastMs: number }> = [];
       for (let i = 2; i + 1 < reply.length; i += 2) subs.push({ count: reply[i]!, lastMs: reply[i + 1]! });
       return settle(subs, reply[1]!, limit, windowMs, now, reply[0] === 1);
+    },
+    peek: async (key, windowMs, nowMs) =>
+      Number(await breaker.run(() => peek(`${prefix}sw:${key}`, Math.floor(nowMs), windowMs))),
+    reset: async (key) => {
+      await breaker.run(() => redis.del(`${prefix}sw:${key}`));
     },
     circuit: breaker.state,
     close: async () => {

@@ -27,6 +27,10 @@ export interface RateLimitStore {
   /** The circuit breaker's state, for a store that has one (Redis). */
   circuit?(): CircuitState;
   hit(key: string, limit: number, windowMs: number, nowMs: number): RateLimitHit | Promise<RateLimitHit>;
+  /** How many requests the window under `key` holds now, counting nothing (the login throttle's look). */
+  peek(key: string, windowMs: number, nowMs: number): number | Promise<number>;
+  /** Forgets everything counted under `key` (a sign-in from a known address clears its account's failures). */
+  reset(key: string): void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -115,6 +119,13 @@ export function createMemoryStore({ maxKeys = 100_000 } = {}): RateLimitStore {
         counter.total += 1;
       }
       return settle(subs, counter.total, limit, windowMs, nowMs, allowed);
+    },
+    peek: (key, windowMs, nowMs) => {
+      const subs = counters.get(key)?.subWindows ?? [];
+      return subs.reduce((total, sub) => (sub.lastMs + windowMs > nowMs ? total + sub.count : total), 0);
+    },
+    reset: (key) => {
+      counters.delete(key);
     },
     close: async () => {
       counters.clear();

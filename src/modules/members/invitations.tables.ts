@@ -10,6 +10,8 @@ export const invitations = pgTable('invitations', {
   role: text('role', { enum: ['admin', 'member'] }).notNull(),
   /** SHA-256 hex of the link's token; the token itself is shown once and never stored. */
   tokenDigest: text('token_digest').notNull().unique(),
+  /** SHA-256 hex of the mailed link's own token (migration 0980): only the mailbox has it, so it proves the email. */
+  mailTokenDigest: text('mail_token_digest').unique(),
   invitedByUserId: text('invited_by_user_id').references(() => users.id),
   createdAt: at('created_at').notNull(),
   expiresAt: at('expires_at').notNull(),

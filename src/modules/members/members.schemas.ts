@@ -100,6 +100,9 @@ export const removedMemberSchema = z
       .number()
       .int()
       .meta({ description: 'Their console sessions in this organization, ended' }),
+    revokedInvitationIds: z
+      .array(z.string())
+      .meta({ description: 'The invitations they sent that were still pending, revoked' }),
   })
   .meta({ id: 'RemovedMember' });
 
@@ -115,8 +118,9 @@ export const invitationPreviewSchema = z
     expiresAt: timestamp,
     account: z.enum(['new', 'existing']).meta({
       description:
-        'existing: the email has a Cadre password, accept with it (or signed in as that account); new: accept ' +
-        'with a name and a password',
+        'existing: the email has a Cadre account, accept with its password (or signed in as that account); new: ' +
+        'accept with a name and a password (no account has the email, or this is the mailed link and the ' +
+        'account never proved its email: the password given takes it over unless it is its current one)',
     }),
   })
   .meta({ id: 'InvitationPreview' });

@@ -6,14 +6,16 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../../lib/keyset-cursor.js';
 import { cursorPage } from '../../lib/page.js';
-import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
+import { randomBase62, safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
+import type { GuessBudget } from '../sessions/guess-budget.js';
 import { consoleSessions } from '../sessions/sessions.tables.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
+import { accountOf, admission } from './acceptance.js';
 import { invitations } from './invitations.tables.js';
 import { DEFAULT_MAIL_ANSWER_MS, type Mailer, type MailStatus, sendWithin } from './mailer.js';
 import type {
@@ -26,10 +28,8 @@ import type {
 const TOKEN_PATTERN = /^inv_[0-9A-Za-z]{43}$/;
 const DAY_MS = 86_400_000;
 const DEFAULT_INVITATION_DAYS = 7;
-const MIN_PASSWORD = 12;
-/** Wrong passwords one invitation takes (per instance) before it refuses more guesses for a while. */
+/** Password attempts an invitation link takes for one account (with its wrong sign-ins) before it refuses more. */
 const MAX_PASSWORD_FAILURES = 10;
-const FAILURE_WINDOW_MS = 15 * 60_000;
 
 type InvitationRow = typeof invitations.$inferSelect;
 type State = InvitationRecord['state'];
@@ -45,6 +45,8 @@ export interface MembersServiceDeps {
   mailer?: Mailer | undefined;
   /** A send that failed, before or after the answer (the invitation stands; the inviter copies the link). */
   onMailError: (error: unknown) => void;
+  /** Each account's budget of wrong passwords, shared with sign-in (the sessions module). */
+  guesses: Pick<GuessBudget, 'attempt'>;
   /** How long an invitation's answer waits for the SMTP server before it says `queued` (default 5 s). */
   mailAnswerWithinMs?: number | undefined;
 }
@@ -75,27 +77,16 @@ const gone = (state: Exclude<State, 'pending'>) => new ApiError(GONE_CODE[state]
 export function createMembersService(deps: MembersServiceDeps) {
   const { database, bus, clock, tenancy } = deps;
   const { db } = database;
-  // Password attempts per invited account (its email, not the invitation: a fresh invitation to the same
-  // email gets no fresh budget), counted before the password is checked, so parallel guesses count too.
-  const failures = new Map<string, { count: number; since: number }>();
-
-  function admitGuess(email: string) {
-    const now = clock.now().getTime();
-    const entry = failures.get(email);
-    if (!entry || now - entry.since > FAILURE_WINDOW_MS) {
-      failures.set(email, { count: 1, since: now });
-      if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
-      return;
+  /**
+   * Password attempts per invited account (its email, not the invitation: a fresh invitation to the same email
+   * gets no fresh budget), counted before the password is checked, so parallel guesses count too; they draw on
+   * the account's one budget of wrong passwords, which sign-in shares, on every instance.
+   */
+  async function admitGuess(email: string) {
+    const wait = await deps.guesses.attempt(email, MAX_PASSWORD_FAILURES, clock.now().getTime());
+    if (wait !== undefined) {
+      throw tooManyRequests('Too many wrong passwords for this account; try again later', wait, 'invitation');
     }
-    if (entry.count >= MAX_PASSWORD_FAILURES) {
-      const wait = Math.ceil((entry.since + FAILURE_WINDOW_MS - now) / 1000);
-      throw tooManyRequests(
-        'Too many wrong passwords for this invitation; try again later',
-        wait,
-        'invitation',
-      );
-    }
-    entry.count++;
   }
 
   function stateOf(row: InvitationRow): State {
@@ -147,14 +138,23 @@ export function createMembersService(deps: MembersServiceDeps) {
     );
   }
 
-  async function findByToken(token: string): Promise<InvitationRow> {
+  /**
+   * The invitation a token opens, and whether it is the mailed link's token (`mailed`): that one only the
+   * invitee's mailbox ever had, so using it proves the email; the inviter's copy proves nothing.
+   */
+  async function findByToken(token: string): Promise<{ row: InvitationRow; mailed: boolean }> {
     const unknown = notFound('Invitation');
     if (!TOKEN_PATTERN.test(token)) throw unknown;
     const digest = sha256Hex(token);
-    const [row] = await db.select().from(invitations).where(eq(invitations.tokenDigest, digest));
+    const [row] = await db
+      .select()
+      .from(invitations)
+      .where(or(eq(invitations.tokenDigest, digest), eq(invitations.mailTokenDigest, digest)));
+    if (!row) throw unknown;
     // The lookup is by digest; comparing it again in constant time keeps the final decision timing-flat.
-    if (!row || !safeEqual(row.tokenDigest, digest)) throw unknown;
-    return row;
+    const mailed = row.mailTokenDigest !== null && safeEqual(row.mailTokenDigest, digest);
+    if (!mailed && !safeEqual(row.tokenDigest, digest)) throw unknown;
+    return { row, mailed };
   }
 
   const linkFor = (token: string) => `${deps.consoleUrl().replace(/\/+$/, '')}/invitations/${token}`;
@@ -163,10 +163,11 @@ export function createMembersService(deps: MembersServiceDeps) {
   async function mail(
     organization: Organization,
     invitation: InvitationRow,
-    url: string,
+    mailToken: string | undefined,
     inviter: string,
   ): Promise<MailStatus> {
-    if (!deps.mailer) return 'not_configured';
+    if (!deps.mailer || !mailToken) return 'not_configured';
+    const url = linkFor(mailToken);
     return sendWithin(
       deps.mailer,
       {
@@ -191,6 +192,8 @@ export function createMembersService(deps: MembersServiceDeps) {
       const organization = await manageable(principal, organizationIdOrSlug);
       const now = clock.now();
       const token = `inv_${randomBase62(43)}`;
+      // The mailed link gets a token of its own, never shown to the inviter: using it proves the address.
+      const mailToken = deps.mailer ? `inv_${randomBase62(43)}` : undefined;
       const days = input.expiresInDays ?? DEFAULT_INVITATION_DAYS;
       const { row, inviter } = await db.transaction(async (tx) => {
         // The organization's row first: invitations to one organization are checked and written one at a time,
@@ -240,6 +243,7 @@ export function createMembersService(deps: MembersServiceDeps) {
             email: input.email,
             role: input.role,
             tokenDigest: sha256Hex(token),
+            mailTokenDigest: mailToken ? sha256Hex(mailToken) : null,
             invitedByUserId: principal.userId,
             createdAt: now,
             expiresAt: new Date(now.getTime() + days * DAY_MS),
@@ -261,7 +265,7 @@ export function createMembersService(deps: MembersServiceDeps) {
         return { row: created!, inviter: by?.name ?? by?.email ?? 'Someone' };
       });
       const url = linkFor(token);
-      const emailStatus = await mail(organization, row, url, inviter);
+      const emailStatus = await mail(organization, row, mailToken, inviter);
       return { ...present(row), token, url, emailStatus, emailSent: emailStatus === 'sent' };
     },
 
@@ -348,7 +352,7 @@ export function createMembersService(deps: MembersServiceDeps) {
 
     /**
      * Removes a member: in one transaction the membership goes, their API keys in this organization are
-     * revoked and their console sessions here end; every instance has dropped their cached keys before the
+     * revoked, their console sessions here end and the invitations they sent that are still pending are revoked; every instance has dropped their cached keys before the
      * answer (the change bus), so from then on both are refused everywhere.
      */
     async remove(principal: Principal, organizationIdOrSlug: string, memberId: string) {
@@ -396,16 +400,43 @@ export function createMembersService(deps: MembersServiceDeps) {
           )
           .returning({ id: consoleSessions.id });
         const revokedApiKeyIds = revokedKeys.map((key) => key.id);
+        // Their pending invitations go with them: a link an admin sent must not make anyone an admin after
+        // that admin is gone. (Webhook endpoints and integrations belong to the organization and stay.)
+        const revokedInvitations = await tx
+          .update(invitations)
+          .set({ revokedAt: now })
+          .where(
+            and(
+              eq(invitations.organizationId, organization.id),
+              eq(invitations.invitedByUserId, memberId),
+              isNull(invitations.acceptedAt),
+              isNull(invitations.revokedAt),
+              gt(invitations.expiresAt, now),
+            ),
+          )
+          .returning();
+        for (const invitation of revokedInvitations) {
+          await recordAuditEvent(tx, {
+            organizationId: organization.id,
+            action: 'invitation.revoked',
+            actor: principal,
+            target: { type: 'invitation', id: invitation.id },
+            at: now,
+            metadata: { email: invitation.email, role: invitation.role, reason: 'inviter_removed' },
+          });
+        }
+        const revokedInvitationIds = revokedInvitations.map((invitation) => invitation.id);
+        const outcome = { revokedApiKeyIds, endedSessions: ended.length, revokedInvitationIds };
         await recordAuditEvent(tx, {
           organizationId: organization.id,
           action: 'membership.removed',
           actor: principal,
           target: { type: 'user', id: memberId },
           at: now,
-          metadata: { role, revokedApiKeyIds, endedSessions: ended.length },
+          metadata: { role, ...outcome },
         });
         await publish({ topic: MEMBERSHIP_CHANGED, organizationId: organization.id, userId: memberId });
-        return { userId: memberId, role, revokedApiKeyIds, endedSessions: ended.length };
+        return { userId: memberId, role, ...outcome };
       });
     },
 
@@ -422,7 +453,7 @@ export function createMembersService(deps: MembersServiceDeps) {
 
     /** What a link is for, read by whoever holds it (the console's invitation page). */
     async preview(token: string) {
-      const row = await findByToken(token);
+      const { row, mailed } = await findByToken(token);
       const [organization] = await db
         .select()
         .from(organizations)
@@ -436,89 +467,48 @@ export function createMembersService(deps: MembersServiceDeps) {
         state,
         message: STATE_WORDS[state],
         expiresAt: row.expiresAt.toISOString(),
-        account: user ? ('existing' as const) : ('new' as const),
+        // The mailed link takes an unproven account over as if it were new: its name and password are set anew.
+        account: user && (user.emailVerifiedAt || !mailed) ? ('existing' as const) : ('new' as const),
       };
     },
 
     /**
-     * Accepts a pending invitation once: a new account sets its name and password; an existing account (the
-     * invited email with a password) proves itself with its password. Expired, revoked and used links answer
-     * 410 with their own code.
+     * Accepts a pending invitation once (docs/organization-api.md, "Following the link"). Expired, revoked and
+     * used links answer 410 with their own code. Which account joins is decided first (`admission`); the
+     * membership, the account's change and the audit event are then written in one transaction.
      */
     async accept(token: string, input: AcceptInvitationInput, signedInUserId?: string) {
-      const found = await findByToken(token);
+      const { row: found, mailed } = await findByToken(token);
       const state = stateOf(found);
       if (state !== 'pending') throw gone(state);
       const [existing] = await db.select().from(users).where(eq(users.email, found.email));
-      let passwordHash: string | undefined;
-      if (existing && existing.id === signedInUserId) {
-        // Signed in to the console as the invited account: that is proof enough (the session's CSRF token too).
-      } else if (existing && !existing.passwordHash) {
-        // An account the operator made without a password: the link never sets one (its holder, the inviter
-        // included, would own the account in every organization it belongs to).
-        throw new ApiError(
-          'conflict',
-          `${found.email} already has an account without a console password: have the operator set one ` +
-            '(cadre admin password set), sign in, then open this link again',
-        );
-      } else if (existing?.passwordHash) {
-        admitGuess(found.email);
-        if (input.password === undefined) {
-          throw new ApiError('validation_failed', `Give the password of ${found.email}, or sign in as it`, [
-            { path: 'password', message: `the password of ${found.email} is required` },
-          ]);
-        }
-        if (!(await verifyPassword(input.password, existing.passwordHash))) {
-          throw new ApiError('validation_failed', `The password is not the password of ${found.email}`, [
-            { path: 'password', message: `is not the password of ${found.email}` },
-          ]);
-        }
-      } else {
-        const problems = [
-          ...(input.name ? [] : [{ path: 'name', message: 'a new account needs a name' }]),
-          ...(input.password !== undefined && input.password.length >= MIN_PASSWORD
-            ? []
-            : [{ path: 'password', message: `a new account needs at least ${MIN_PASSWORD} characters` }]),
-        ];
-        if (problems.length || input.password === undefined) {
-          throw new ApiError('validation_failed', 'Request validation failed', problems);
-        }
-        passwordHash = await hashPassword(input.password);
-      }
-      return db.transaction(async (tx) => {
+      const admitted = await admission(found.email, existing, mailed, input, signedInUserId, admitGuess);
+      return bus.commit(async (tx, publish) => {
         // Locked and read again: of two accepts at once, the second sees the first's.
         const [row] = await tx.select().from(invitations).where(eq(invitations.id, found.id)).for('update');
         const now = clock.now();
         const current = stateOf(row!);
         if (current !== 'pending') throw gone(current);
-        let user = existing;
-        if (passwordHash !== undefined) {
-          // Only ever a new user: an existing row's credentials are never set through a link.
-          const [written] = await tx
-            .insert(users)
-            .values({ id: newId(), email: row!.email, name: input.name ?? null, passwordHash })
-            .returning();
-          user = written;
-        }
+        const user = await accountOf(tx, publish, row!, admitted, input, now);
         const [membership] = await tx
           .insert(memberships)
-          .values({ organizationId: row!.organizationId, userId: user!.id, role: row!.role })
+          .values({ organizationId: row!.organizationId, userId: user.id, role: row!.role })
           .onConflictDoNothing()
           .returning();
         if (!membership) {
           throw new ApiError('conflict', `${row!.email} is already a member of this organization`, [
-            { path: 'userId', message: user!.id },
+            { path: 'userId', message: user.id },
           ]);
         }
         await tx
           .update(invitations)
-          .set({ acceptedAt: now, acceptedByUserId: user!.id })
+          .set({ acceptedAt: now, acceptedByUserId: user.id })
           .where(eq(invitations.id, row!.id));
         await recordAuditEvent(tx, {
           organizationId: row!.organizationId,
           action: 'membership.created',
-          actor: { kind: 'system', userId: user!.id },
-          target: { type: 'user', id: user!.id },
+          actor: { kind: 'system', userId: user.id },
+          target: { type: 'user', id: user.id },
           at: now,
           metadata: { role: membership.role, invitationId: row!.id, invitedByUserId: row!.invitedByUserId },
         });
@@ -526,7 +516,7 @@ export function createMembersService(deps: MembersServiceDeps) {
           .select()
           .from(organizations)
           .where(eq(organizations.id, row!.organizationId));
-        return { user: user!, organization: organization!, membership };
+        return { user, organization: organization!, membership };
       });
     },
   };

@@ -11,6 +11,20 @@ export interface StoredPolicy {
   updatedByUserId: string | null;
 }
 
+/** The first key of the two-key advisory lock a policy change takes (plan checks use 7501). */
+const POLICY_LOCK_CLASS = 7_502;
+
+/**
+ * Holds the organization's policy for a change until the transaction ends, whether or not it has a row yet:
+ * a row lock (`FOR UPDATE`) holds nothing while there is no row, so two first changes both read the open policy
+ * and the second write dropped the first's rule. With this lock they run one after the other and compose.
+ */
+export async function lockPolicy(executor: Executor, organizationId: string): Promise<void> {
+  await executor.execute(
+    sql`SELECT pg_advisory_xact_lock(${POLICY_LOCK_CLASS}, hashtext(${organizationId}))`,
+  );
+}
+
 /** The organization's policy; the open policy when it has none of its own. `lock` holds it for an update. */
 export async function readPolicy(
   executor: Executor,

@@ -74,6 +74,7 @@ export function createPolicyService(deps: PolicyServiceDeps) {
   async function update(principal: Principal, change: PublishPolicyChange) {
     requirePermission(principal, 'publish-policy:manage');
     await db.transaction(async (tx) => {
+      await policies.lockPolicy(tx, principal.organizationId);
       const current = await policies.readPolicy(tx, principal.organizationId, true);
       const next = applyPolicyChange(current.policy, change);
       if (samePolicy(current.policy, next)) return; // nothing changes: nothing to record

@@ -1,5 +1,6 @@
 import { addressKey } from '../../http/client-address.js';
 import type { Clock } from '../../lib/clock.js';
+import type { GuessBudget } from './guess-budget.js';
 
 export interface LoginLimits {
   /** Failed attempts allowed per account (email) from one client address in one window. */
@@ -32,14 +33,20 @@ interface Window {
 }
 
 /**
- * A small in-memory fixed-window limiter for logins only (per instance). The general rate limiter,
- * shared through Redis, is built separately; this one only has to slow password guessing down without
+ * The login throttle. Per address, and per account and address: in memory, per instance. Per account from all
+ * addresses: the account's wrong passwords in `budget`, shared by every route that checks a password (an
+ * invitation link too) and by every instance on Redis. It only has to slow password guessing down without
  * letting a stranger lock the real user out (docs/sessions.md, "Login throttling"): failures count per
  * account *and address*, so ten wrong passwords from one address throttle that address only; a guess
  * spread over many addresses throttles the addresses the account never signed in from, never the ones it
  * did.
  */
-export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries = 50_000) {
+export function createLoginLimiter(
+  limits: LoginLimits,
+  clock: Clock,
+  budget: GuessBudget,
+  maxEntries = 50_000,
+) {
   const windows = new Map<string, Window>();
   /** Per account: the addresses it signed in from, and until when they count as known. */
   const known = new Map<string, Map<string, number>>();
@@ -69,7 +76,7 @@ export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries
 
   return {
     /** Counts this attempt against the address (an IPv6 client by its /64, addressKey); answers the seconds to wait when a limit is already reached. */
-    admit(clientIp: string, email: string): number | undefined {
+    async admit(clientIp: string, email: string): Promise<number | undefined> {
       const ip = addressKey(clientIp);
       const now = clock.now().getTime();
       const byIp = current(`ip:${ip}`, now);
@@ -77,23 +84,24 @@ export function createLoginLimiter(limits: LoginLimits, clock: Clock, maxEntries
       byIp.count++;
       const byPair = current(`pair:${email}\n${ip}`, now);
       if (byPair.count >= limits.perAccount) return wait(byPair, now);
-      const byAccount = current(`account:${email}`, now);
-      if (byAccount.count >= limits.perAccountAllAddresses && !isKnown(email, ip, now))
-        return wait(byAccount, now);
+      if (isKnown(email, ip, now)) return undefined;
+      // Past the account-wide budget the wait is the window's length: its oldest failures leave it by then.
+      const failures = await budget.failures(email, now);
+      if (failures >= limits.perAccountAllAddresses) return Math.ceil(limits.windowMs / 1000);
       return undefined;
     },
-    failed(email: string, clientIp: string) {
+    async failed(email: string, clientIp: string) {
       const ip = addressKey(clientIp);
       const now = clock.now().getTime();
       current(`pair:${email}\n${ip}`, now).count++;
-      current(`account:${email}`, now).count++;
+      await budget.failed(email, now);
     },
-    succeeded(email: string, clientIp: string) {
+    async succeeded(email: string, clientIp: string) {
       const ip = addressKey(clientIp);
       const now = clock.now().getTime();
       windows.delete(`pair:${email}\n${ip}`);
-      // A sign-in from an address the account used before resets the account-wide count too.
-      if (isKnown(email, ip, now)) windows.delete(`account:${email}`);
+      // A sign-in from an address the account used before clears the account-wide failures too.
+      if (isKnown(email, ip, now)) await budget.reset(email);
       let addresses = known.get(email);
       if (!addresses) {
         if (known.size >= maxEntries) known.delete(known.keys().next().value!);

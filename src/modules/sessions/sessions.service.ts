@@ -60,14 +60,14 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
   return {
     async login(input: LoginInput, ip: string) {
       const email = input.email.trim().toLowerCase();
-      const wait = limiter.admit(ip, email);
+      const wait = await limiter.admit(ip, email);
       if (wait !== undefined) {
         throw tooManyRequests('Too many login attempts; try again later', wait, 'login');
       }
       const [user] = await db.select().from(users).where(eq(users.email, email));
       const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash));
       if (!user?.passwordHash || !passwordOk) {
-        limiter.failed(email, ip);
+        await limiter.failed(email, ip);
         throw invalidLogin();
       }
       // Several memberships: the one named in the body (id or slug), else the oldest.
@@ -82,10 +82,10 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
         ? rows.find((row) => row.slug === wanted || (isId(wanted) && row.organizationId === wanted))
         : rows[0];
       if (!membership) {
-        limiter.failed(email, ip);
+        await limiter.failed(email, ip);
         throw invalidLogin();
       }
-      limiter.succeeded(email, ip);
+      await limiter.succeeded(email, ip);
 
       const token = `cs_${randomBase62(43)}`;
       const now = clock.now();
@@ -168,13 +168,13 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
     ) {
       const [user] = await db.select().from(users).where(eq(users.id, userId));
       if (!user) throw new ApiError('not_found', `User ${userId} not found`);
-      const wait = limiter.admit(ip, user.email);
+      const wait = await limiter.admit(ip, user.email);
       if (wait !== undefined) {
         throw tooManyRequests('Too many wrong passwords; try again later', wait, 'login');
       }
       const passwordOk = await verifyPassword(input.currentPassword, user.passwordHash ?? (await dummyHash));
       if (!user.passwordHash || !passwordOk) {
-        limiter.failed(user.email, ip);
+        await limiter.failed(user.email, ip);
         throw new ApiError('validation_failed', 'The current password is not right', [
           { path: 'currentPassword', message: 'is not your current password' },
         ]);

@@ -14,6 +14,16 @@ const emailSchema = z
   .max(254)
   .transform((email) => email.toLowerCase());
 
+/** docs/admin-api.md, "Accounts and proven emails". */
+const unverifiedAccountSchema = z
+  .enum(['reset'])
+  .optional()
+  .meta({
+    description:
+      'reset: when the email belongs to an account that never proved it (made from a copied invitation link), ' +
+      'end its password, sessions and API keys and use it; without it such an account is 409',
+  });
+
 const accountTypeSchema = z.enum(['personal', 'personalPlus', 'team']);
 const roleSchema = z.enum(['owner', 'admin', 'member']);
 
@@ -65,7 +75,13 @@ export const createOrganizationBody = z
     slug: slugSchema,
     name: z.string().trim().min(1).max(200),
     accountType: accountTypeSchema,
-    owner: z.object({ email: emailSchema, name: z.string().trim().min(1).max(200).optional() }).strict(),
+    owner: z
+      .object({
+        email: emailSchema,
+        name: z.string().trim().min(1).max(200).optional(),
+        unverifiedAccount: unverifiedAccountSchema,
+      })
+      .strict(),
   })
   .strict();
 export const addMemberBody = z
@@ -73,6 +89,7 @@ export const addMemberBody = z
     email: emailSchema,
     name: z.string().trim().min(1).max(200).optional(),
     role: z.enum(['admin', 'member']),
+    unverifiedAccount: unverifiedAccountSchema,
   })
   .strict();
 export const createProjectBody = z

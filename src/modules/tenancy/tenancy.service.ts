@@ -1,7 +1,7 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
-import type { ChangeBus } from '../../db/change-bus.js';
-import type { Database, Executor } from '../../db/client.js';
+import type { Change, ChangeBus } from '../../db/change-bus.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -9,6 +9,7 @@ import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
 import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
+import { resetAccountCredentials, unprovenAccount } from './account-reset.js';
 import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
 import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
 
@@ -44,17 +45,42 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
     }
   }
 
-  /** An existing user is reused by email, so one person can belong to several organizations. */
-  async function findOrCreateUser(tx: Executor, email: string, name: string | undefined): Promise<User> {
+  /**
+   * The account for an email the operator names (docs/admin-api.md, "Accounts and proven emails"): a new one is
+   * proven by the operator's choice; an existing one is reused (one person in several organizations) once its
+   * email is proven. An unproven one (made from a copied invitation link) is 409 naming `optionPath`, unless the
+   * operator chose `reset`: then whoever set its credentials loses them, and the operator's choice proves it.
+   */
+  async function accountFor(
+    tx: Tx,
+    publish: (change: Change) => Promise<void>,
+    organizationId: string,
+    input: { email: string; name?: string | undefined; unverifiedAccount?: 'reset' | undefined },
+    optionPath: string,
+    actor: Actor,
+  ): Promise<User> {
+    const now = clock.now();
     const [created] = await tx
       .insert(users)
-      .values({ id: newId(), email, name: name ?? null })
+      .values({ id: newId(), email: input.email, name: input.name ?? null, emailVerifiedAt: now })
       .onConflictDoNothing({ target: users.email })
       .returning();
     if (created) return created;
-    const [existing] = await tx.select().from(users).where(eq(users.email, email));
-    if (!existing) throw new Error(`user ${email} vanished during creation`);
-    return existing;
+    // Locked: an invitation's acceptance proving or claiming it at the same time waits for this decision.
+    const [existing] = await tx.select().from(users).where(eq(users.email, input.email)).for('update');
+    if (!existing) throw new Error(`user ${input.email} vanished during creation`);
+    if (existing.emailVerifiedAt) return existing;
+    if (input.unverifiedAccount !== 'reset') throw unprovenAccount(input.email, existing.id, optionPath);
+    const reset = await resetAccountCredentials(tx, publish, existing.id, now);
+    await recordAuditEvent(tx, {
+      organizationId,
+      action: 'user.credentials_reset',
+      actor,
+      target: { type: 'user', id: existing.id },
+      at: now,
+      metadata: { email: input.email, reason: 'unproven_email', ...reset },
+    });
+    return { ...existing, passwordHash: null, emailVerifiedAt: now };
   }
 
   async function getOrganization(idOrSlug: string, executor: Executor = db): Promise<Organization> {
@@ -112,13 +138,22 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
       withinTransaction: (tx: Executor, created: { organization: Organization; owner: User }) => Promise<T>,
     ) {
       return conflictOnDuplicate(`Organization ${input.slug}`, () =>
-        db.transaction(async (tx) => {
+        bus.commit(async (tx, publish) => {
           const [organization] = await tx
             .insert(organizations)
             .values({ id: newId(), slug: input.slug, name: input.name, accountType: input.accountType })
             .returning();
           await onOrganizationCreated?.(tx, organization!);
-          const owner = await findOrCreateUser(tx, input.owner.email, input.owner.name);
+          const owner = await accountFor(
+            tx,
+            publish,
+            organization!.id,
+            input.owner,
+            'owner.unverifiedAccount',
+            {
+              kind: 'admin',
+            },
+          );
           const [membership] = await tx
             .insert(memberships)
             .values({ organizationId: organization!.id, userId: owner.id, role: 'owner' })
@@ -131,8 +166,8 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
 
     async addMember(organizationIdOrSlug: string, input: AddMemberInput, actor: Actor = { kind: 'admin' }) {
       const organization = await getOrganization(organizationIdOrSlug);
-      return db.transaction(async (tx) => {
-        const user = await findOrCreateUser(tx, input.email, input.name);
+      return bus.commit(async (tx, publish) => {
+        const user = await accountFor(tx, publish, organization.id, input, 'unverifiedAccount', actor);
         const [membership] = await tx
           .insert(memberships)
           .values({ organizationId: organization.id, userId: user.id, role: input.role })
@@ -324,9 +359,17 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
       });
     },
 
+    /** The operator's choice of the account: it also counts as proof of its email (docs/admin-api.md). */
     async setPassword(userId: string, password: string) {
       const passwordHash = await hashPassword(password);
-      const updated = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
+      const updated = await db
+        .update(users)
+        .set({
+          passwordHash,
+          emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${clock.now().toISOString()}::timestamptz)`,
+        })
+        .where(eq(users.id, userId))
+        .returning();
       if (updated.length === 0) throw notFound(`User ${userId}`);
     },
 

@@ -22,6 +22,11 @@ export const users = pgTable('users', {
   email: text('email').notNull().unique(),
   name: text('name'),
   passwordHash: text('password_hash'),
+  /**
+   * When the email was proven (migration 0980): the account was made or chosen by the operator, or accepted
+   * the link mailed to it. Null: an invitation's copied link made it; it is reused for nothing more until proven.
+   */
+  emailVerifiedAt: at('email_verified_at'),
   createdAt: createdAt(),
 });
 
