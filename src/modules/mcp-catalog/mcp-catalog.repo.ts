@@ -85,15 +85,21 @@ export async function listVersions(executor: Executor, organizationId: string, f
   if (!filter.includeDeleted) conditions.push(ne(t.status, 'deleted'));
   if (filter.search) conditions.push(sql`${t.name} ILIKE ${likePattern(filter.search)}`);
   if (filter.updatedSince) conditions.push(gt(t.updatedAt, filter.updatedSince));
+  // One latest version per name: the list of latest versions walks names alone, in the partial index's order.
+  const latestOnly = filter.version === 'latest';
   if (filter.after) {
     const { name, version } = filter.after;
-    conditions.push(or(gt(t.name, name), and(eq(t.name, name), gt(t.version, version))) as SQL);
+    conditions.push(
+      latestOnly
+        ? gt(t.name, name)
+        : (or(gt(t.name, name), and(eq(t.name, name), gt(t.version, version))) as SQL),
+    );
   }
   return executor
     .select()
     .from(t)
     .where(and(...conditions))
-    .orderBy(asc(t.name), asc(t.version))
+    .orderBy(...(latestOnly ? [asc(t.name)] : [asc(t.name), asc(t.version)]))
     .limit(filter.limit);
 }
 
