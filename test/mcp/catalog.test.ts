@@ -201,6 +201,17 @@ describe('the v0.1 list', () => {
   });
 });
 
+describe('metrics', () => {
+  it('counts catalog reads by route, under the catalog face', async () => {
+    await read('/servers?limit=1');
+    const metrics = await server.request('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(
+      /cadre_http_request_duration_seconds_count\{[^}]*face="mcp"[^}]*route="\/mcp\/:organization\/v0\.1\/servers"[^}]*\} [1-9]/,
+    );
+  });
+});
+
 describe('CORS for IDEs', () => {
   it('answers the preflight and puts the headers on every answer, errors too', async () => {
     const preflight = await server.request('OPTIONS', `/mcp/${org.slug}/v0.1/servers`, {
