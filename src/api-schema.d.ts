@@ -193,6 +193,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp/{organization}/v0.1/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the catalog's MCP servers at its organization's address (MCP Registry v0.1)
+         * @description Pages in name order; `version=latest` lists each server once. `updated_since` includes deleted versions, so mirrors see them go. See docs/mcp-registry.md.
+         */
+        get: operations["listMcpServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/{organization}/v0.1/servers/{serverName}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of one MCP server at its organization's address, newest first */
+        get: operations["listMcpServerVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/{organization}/v0.1/servers/{serverName}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of an MCP server at its organization's address; `latest` names the latest */
+        get: operations["getMcpServerVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/-/{secret}/v0.1/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the catalog's MCP servers through its catalog link (MCP Registry v0.1)
+         * @description Pages in name order; `version=latest` lists each server once. `updated_since` includes deleted versions, so mirrors see them go. See docs/mcp-registry.md.
+         */
+        get: operations["listMcpServersByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/-/{secret}/v0.1/servers/{serverName}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of one MCP server through its catalog link, newest first */
+        get: operations["listMcpServerVersionsByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/-/{secret}/v0.1/servers/{serverName}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of an MCP server through its catalog link; `latest` names the latest */
+        get: operations["getMcpServerVersionByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys": {
         parameters: {
             query?: never;
@@ -968,6 +1076,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's MCP catalog: its access and the URL IDEs read it at (mcp:read) */
+        get: operations["getMcpCatalog"];
+        /**
+         * Choose who reads the catalog: public, key (Bearer mcp:read) or link (mcp:write)
+         * @description Audited as mcp_catalog.access_changed.
+         */
+        put: operations["updateMcpCatalog"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/catalog/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new catalog link, ending the previous one; its URL is shown once (mcp:write)
+         * @description The link reads the catalog with no credential while access is `link`. Audited as mcp_catalog.link_rotated.
+         */
+        post: operations["rotateMcpCatalogLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an MCP server version: the body is its server.json (mcp:write)
+         * @description Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions are immutable (409 for one that exists); `latest` goes to the newest by semver. Audited as mcp_server.published.
+         */
+        post: operations["publishMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/servers/{serverName}/versions/{version}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change one version's status: active, deprecated (with a message) or deleted (mcp:write)
+         * @description A deleted version leaves the lists (mirrors see it through updated_since); `latest` moves to the newest version left. Audited as mcp_server.status_changed.
+         */
+        patch: operations["updateMcpServerStatus"];
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -1343,7 +1532,7 @@ export interface components {
         GrantInput: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
         } | {
             /** @constant */
             type: "project";
@@ -1564,7 +1753,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -1586,6 +1775,434 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+        };
+        /** @description An MCP server as the MCP Registry describes it (server.json, schema 2025-09-29). */
+        McpServerJsonInput: {
+            /** Format: uri */
+            $schema?: string;
+            name: string;
+            description: string;
+            title?: string;
+            version: string;
+            /** Format: uri */
+            websiteUrl?: string;
+            icons?: {
+                /** Format: uri */
+                src: string;
+                /** @enum {string} */
+                mimeType?: "image/png" | "image/jpeg" | "image/jpg" | "image/svg+xml" | "image/webp";
+                sizes?: string[];
+                /** @enum {string} */
+                theme?: "light" | "dark";
+            }[];
+            repository?: {
+                /** Format: uri */
+                url: string;
+                source: string;
+                id?: string;
+                subfolder?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            packages?: {
+                /** @enum {string} */
+                registryType: "npm" | "pypi" | "nuget" | "oci" | "mcpb";
+                /** Format: uri */
+                registryBaseUrl?: string;
+                identifier: string;
+                version: string;
+                fileSha256?: string;
+                runtimeHint?: string;
+                transport: ({
+                    /** @constant */
+                    type: "stdio";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    type: "streamable-http";
+                    url: string;
+                    headers?: ({
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                        variables?: {
+                            [key: string]: {
+                                description?: string;
+                                isRequired?: boolean;
+                                /** @enum {string} */
+                                format?: "string" | "number" | "boolean" | "filepath";
+                                value?: string;
+                                isSecret?: boolean;
+                                default?: string;
+                                placeholder?: string;
+                                choices?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    type: "sse";
+                    url: string;
+                    headers?: ({
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                        variables?: {
+                            [key: string]: {
+                                description?: string;
+                                isRequired?: boolean;
+                                /** @enum {string} */
+                                format?: "string" | "number" | "boolean" | "filepath";
+                                value?: string;
+                                isSecret?: boolean;
+                                default?: string;
+                                placeholder?: string;
+                                choices?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                });
+                runtimeArguments?: (({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "positional";
+                    valueHint?: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "named";
+                    name: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }))[];
+                packageArguments?: (({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "positional";
+                    valueHint?: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "named";
+                    name: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }))[];
+                environmentVariables?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            }[];
+            remotes?: (({
+                /** @constant */
+                type: "streamable-http";
+                url: string;
+                headers?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                variables?: {
+                    [key: string]: {
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @constant */
+                type: "sse";
+                url: string;
+                headers?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                variables?: {
+                    [key: string]: {
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            }))[];
+            _meta?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One server version, as the MCP Registry v0.1 API answers it. */
+        McpServerResponseInput: {
+            server: components["schemas"]["McpServerJsonInput"];
+            _meta: {
+                "io.modelcontextprotocol.registry/official": {
+                    /** @enum {string} */
+                    status: "active" | "deprecated" | "deleted";
+                    statusMessage?: string;
+                    /** Format: date-time */
+                    statusChangedAt: string;
+                    /** Format: date-time */
+                    publishedAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    isLatest: boolean;
+                };
+                "dev.cadre/catalog": {
+                    /** @description The version's id in Cadre */
+                    id: string;
+                    /** @description The slug of the organization whose catalog holds it */
+                    organization: string;
+                };
+            };
+        };
+        McpServerListInput: {
+            servers: components["schemas"]["McpServerResponseInput"][];
+            metadata: {
+                /** @description Absent on the last page */
+                nextCursor?: string;
+                /** @description Servers on this page */
+                count: number;
+            };
+        };
+        McpCatalogSettingsInput: {
+            /** @enum {string} */
+            access: "public" | "key" | "link";
+            /** @description The organization's slug: the catalog's address */
+            organization: string;
+            /**
+             * Format: uri
+             * @description The URL to paste into an IDE or Copilot policy (public and key access)
+             */
+            url: string;
+            /** @description Whether a catalog link exists (its URL is shown once) */
+            linkCreated: boolean;
+            updatedAt: string | null;
+        };
+        McpStatusChangeInput: {
+            /** @enum {string} */
+            status: "active" | "deprecated" | "deleted";
+            statusMessage?: string;
         };
         OrganizationInput: {
             id: string;
@@ -1929,7 +2546,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["GrantInput"] | null;
             authentication: {
@@ -2501,7 +3118,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -2533,7 +3150,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -2579,7 +3196,7 @@ export interface components {
         Grant: {
             /** @constant */
             type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
         } | {
             /** @constant */
             type: "project";
@@ -2800,7 +3417,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -2822,6 +3439,434 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+        };
+        /** @description An MCP server as the MCP Registry describes it (server.json, schema 2025-09-29). */
+        McpServerJson: {
+            /** Format: uri */
+            $schema?: string;
+            name: string;
+            description: string;
+            title?: string;
+            version: string;
+            /** Format: uri */
+            websiteUrl?: string;
+            icons?: {
+                /** Format: uri */
+                src: string;
+                /** @enum {string} */
+                mimeType?: "image/png" | "image/jpeg" | "image/jpg" | "image/svg+xml" | "image/webp";
+                sizes?: string[];
+                /** @enum {string} */
+                theme?: "light" | "dark";
+            }[];
+            repository?: {
+                /** Format: uri */
+                url: string;
+                source: string;
+                id?: string;
+                subfolder?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            packages?: {
+                /** @enum {string} */
+                registryType: "npm" | "pypi" | "nuget" | "oci" | "mcpb";
+                /** Format: uri */
+                registryBaseUrl?: string;
+                identifier: string;
+                version: string;
+                fileSha256?: string;
+                runtimeHint?: string;
+                transport: ({
+                    /** @constant */
+                    type: "stdio";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    type: "streamable-http";
+                    url: string;
+                    headers?: ({
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                        variables?: {
+                            [key: string]: {
+                                description?: string;
+                                isRequired?: boolean;
+                                /** @enum {string} */
+                                format?: "string" | "number" | "boolean" | "filepath";
+                                value?: string;
+                                isSecret?: boolean;
+                                default?: string;
+                                placeholder?: string;
+                                choices?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    type: "sse";
+                    url: string;
+                    headers?: ({
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                        variables?: {
+                            [key: string]: {
+                                description?: string;
+                                isRequired?: boolean;
+                                /** @enum {string} */
+                                format?: "string" | "number" | "boolean" | "filepath";
+                                value?: string;
+                                isSecret?: boolean;
+                                default?: string;
+                                placeholder?: string;
+                                choices?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                });
+                runtimeArguments?: (({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "positional";
+                    valueHint?: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "named";
+                    name: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }))[];
+                packageArguments?: (({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "positional";
+                    valueHint?: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "named";
+                    name: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }))[];
+                environmentVariables?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            }[];
+            remotes?: (({
+                /** @constant */
+                type: "streamable-http";
+                url: string;
+                headers?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                variables?: {
+                    [key: string]: {
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @constant */
+                type: "sse";
+                url: string;
+                headers?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                variables?: {
+                    [key: string]: {
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            }))[];
+            _meta?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One server version, as the MCP Registry v0.1 API answers it. */
+        McpServerResponse: {
+            server: components["schemas"]["McpServerJson"];
+            _meta: {
+                "io.modelcontextprotocol.registry/official": {
+                    /** @enum {string} */
+                    status: "active" | "deprecated" | "deleted";
+                    statusMessage?: string;
+                    /** Format: date-time */
+                    statusChangedAt: string;
+                    /** Format: date-time */
+                    publishedAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    isLatest: boolean;
+                };
+                "dev.cadre/catalog": {
+                    /** @description The version's id in Cadre */
+                    id: string;
+                    /** @description The slug of the organization whose catalog holds it */
+                    organization: string;
+                };
+            };
+        };
+        McpServerList: {
+            servers: components["schemas"]["McpServerResponse"][];
+            metadata: {
+                /** @description Absent on the last page */
+                nextCursor?: string;
+                /** @description Servers on this page */
+                count: number;
+            };
+        };
+        McpCatalogSettings: {
+            /** @enum {string} */
+            access: "public" | "key" | "link";
+            /** @description The organization's slug: the catalog's address */
+            organization: string;
+            /**
+             * Format: uri
+             * @description The URL to paste into an IDE or Copilot policy (public and key access)
+             */
+            url: string;
+            /** @description Whether a catalog link exists (its URL is shown once) */
+            linkCreated: boolean;
+            updatedAt: string | null;
+        };
+        McpStatusChange: {
+            /** @enum {string} */
+            status: "active" | "deprecated" | "deleted";
+            statusMessage?: string;
         };
         Organization: {
             id: string;
@@ -3164,7 +4209,7 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve")[];
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
             /** @description The API key's grants (their scope); null for a session */
             grants: components["schemas"]["Grant"] | null;
             authentication: {
@@ -3736,7 +4781,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -3768,7 +4813,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -5445,6 +6490,672 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: {
+                /** @description metadata.nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+                /** @description Substring of the server name, any case */
+                search?: string;
+                /** @description Only versions changed after this time (RFC 3339); deleted ones included */
+                updated_since?: string;
+                /** @description `latest`, or one exact version */
+                version?: string;
+                include_deleted?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug */
+                organization: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    listMcpServerVersions: {
+        parameters: {
+            query?: {
+                include_deleted?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug */
+                organization: string;
+                /** @description URL-encoded (com.example%2Fweather) */
+                serverName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    getMcpServerVersion: {
+        parameters: {
+            query?: {
+                include_deleted?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug */
+                organization: string;
+                /** @description URL-encoded (com.example%2Fweather) */
+                serverName: string;
+                /** @description A version, or `latest` */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    listMcpServersByLink: {
+        parameters: {
+            query?: {
+                /** @description metadata.nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+                /** @description Substring of the server name, any case */
+                search?: string;
+                /** @description Only versions changed after this time (RFC 3339); deleted ones included */
+                updated_since?: string;
+                /** @description `latest`, or one exact version */
+                version?: string;
+                include_deleted?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The catalog link's secret */
+                secret: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    listMcpServerVersionsByLink: {
+        parameters: {
+            query?: {
+                include_deleted?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The catalog link's secret */
+                secret: string;
+                /** @description URL-encoded (com.example%2Fweather) */
+                serverName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+        };
+    };
+    getMcpServerVersionByLink: {
+        parameters: {
+            query?: {
+                include_deleted?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The catalog link's secret */
+                secret: string;
+                /** @description URL-encoded (com.example%2Fweather) */
+                serverName: string;
+                /** @description A version, or `latest` */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8175,7 +9886,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -8540,7 +10251,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled")[];
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -12276,6 +13987,547 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getMcpCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpCatalogSettings"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    updateMcpCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    access: "public" | "key" | "link";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpCatalogSettings"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    rotateMcpCatalogLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uri
+                             * @description The catalog link: shown once, it reads the catalog with no credential
+                             */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    publishMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerJsonInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServerResponse"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    updateMcpServerStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description URL-encoded (com.example%2Fweather) */
+                serverName: string;
+                /** @description A version, or `latest` */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpStatusChangeInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServerResponse"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

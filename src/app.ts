@@ -49,6 +49,7 @@ import {
 import type { BillingProviders } from './modules/billing/providers/index.js';
 import { createConsoleModule } from './modules/console/console.module.js';
 import { createEventsModule } from './modules/events/events.module.js';
+import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
 import type { SmtpOptions } from './modules/members/mailer.js';
 import { createMembersModule } from './modules/members/members.module.js';
 import type { Metrics } from './modules/metrics/metrics.js';
@@ -322,6 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
+  const mcpCatalog = createMcpCatalogModule({ database, clock, tenancy, publicUrl });
   const events = createEventsModule({
     database,
     clock,
@@ -471,6 +473,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   }
   registerFace(app, FACES.registry, faceErrors(FACES.registry), registry.registerRoutes);
   registerFace(app, FACES.perstack, faceErrors(FACES.perstack), registry.registerPerstackRoutes);
+  registerFace(
+    app,
+    FACES.mcp,
+    (scope) => {
+      faceErrors(FACES.mcp)(scope);
+      mcpCatalog.setUpFace(scope);
+    },
+    mcpCatalog.registerRoutes,
+  );
   registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
     apiKeys.registerRoutes(scope);
     billing.registerRoutes(scope);
@@ -481,6 +492,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     organization.registerRoutes(scope);
     members.registerRoutes(scope);
     registry.registerManagementRoutes(scope);
+    mcpCatalog.registerManagementRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);

@@ -7,6 +7,7 @@ import { registerConfigCommands } from './config-commands.js';
 import { registerEventsCommand } from './events-command.js';
 import { registerIntegrationCommands } from './integrations-commands.js';
 import { processIo } from './io.js';
+import { registerMcpCommands } from './mcp-commands.js';
 import { registerMembersCommands } from './members-commands.js';
 import { registerOrganizationCommands } from './organization-commands.js';
 import { registerProjectCommands } from './projects-commands.js';
@@ -29,5 +30,6 @@ registerProjectCommands(program, io);
 registerIntegrationCommands(program, io);
 registerWebhooksCommands(program, io);
 registerEventsCommand(program, io);
+registerMcpCommands(program, io);
 
 process.exitCode = await runProgram(program, process.argv.slice(2), io);

@@ -8,7 +8,15 @@ import type { App } from './route-kit.js';
  * answer and its defaults; a route inherits its face's behaviour by where it is registered, and its
  * `config` states only what differs for that route (docs/architecture.md).
  */
-export type FaceName = 'registry' | 'perstack' | 'management' | 'admin' | 'auth' | 'system' | 'console';
+export type FaceName =
+  | 'registry'
+  | 'perstack'
+  | 'mcp'
+  | 'management'
+  | 'admin'
+  | 'auth'
+  | 'system'
+  | 'console';
 
 /** The error body shape of a face: the registry's `{ code, error, reason }` or the management envelope. */
 export type ErrorShape = 'registry' | 'management';
@@ -55,6 +63,14 @@ export const FACES = {
   registry: {
     prefix: '/registry',
     defaults: { face: 'registry', errorShape: 'registry', noStore: false, countUsage: 'writes' },
+  },
+  /**
+   * Each organization's MCP catalog in the MCP Registry's v0.1 API (docs/mcp-registry.md): read by IDEs, so
+   * its errors take the registry's shape (`error` is the field the MCP Registry's document gives).
+   */
+  mcp: {
+    prefix: '/mcp',
+    defaults: { face: 'mcp', errorShape: 'registry', noStore: true, countUsage: false },
   },
   management: {
     prefix: '/api',

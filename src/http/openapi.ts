@@ -55,6 +55,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           description: 'Webhook endpoints and their deliveries (Standard Webhooks). See docs/webhooks.md.',
         },
         { name: 'Publish policy', description: 'Rules every publish of the organization must meet.' },
+        {
+          name: 'MCP catalog',
+          description:
+            "Each organization's MCP servers, served in the MCP Registry's v0.1 API to IDEs (docs/mcp-registry.md).",
+        },
         { name: 'Billing', description: 'Plans, subscriptions, checkout and portal. See docs/billing.md.' },
         {
           name: 'Console sessions',

@@ -20,6 +20,7 @@ import type {
 } from '../../src/modules/registry/registry.schemas.js';
 import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
 import { webhookEndpoints } from '../../src/modules/webhooks/webhooks.tables.js';
+import { npmServer as mcpServerJson } from '../mcp/helpers.js';
 import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
 import { expertBody } from '../registry/helpers.js';
 import type { DataOf } from '../support/answers.js';
@@ -117,6 +118,11 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   listRegistryApprovals: 'publish-policy:read',
   approveRegistryVersion: 'experts:approve',
   rejectRegistryVersion: 'experts:approve',
+  getMcpCatalog: 'mcp:read',
+  updateMcpCatalog: 'mcp:write',
+  rotateMcpCatalogLink: 'mcp:write',
+  publishMcpServer: 'mcp:write',
+  updateMcpServerStatus: 'mcp:write',
 };
 
 /** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
@@ -142,6 +148,12 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   updatePublishPolicy: "changes the caller's own organization's policy; no parameter names an organization",
   listRegistryApprovals:
     "lists the caller's own organization's approvals; no parameter names an organization",
+  getMcpCatalog: "reads the caller's own organization's MCP catalog; no parameter names an organization",
+  updateMcpCatalog: "changes the caller's own organization's MCP catalog; no parameter names an organization",
+  rotateMcpCatalogLink: "rotates the caller's own organization's catalog link; no parameter names one",
+  publishMcpServer: "publishes into the caller's own organization's MCP catalog; no parameter names one",
+  updateMcpServerStatus:
+    "server names are the caller's own organization's catalog's: another's same name is simply not there",
 };
 
 /** Operations where another organization's resource does not read as absent, with why. */
@@ -233,6 +245,9 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
   updateWebhookEndpoint: () => ({ description: `changed by the suite ${serial++}` }),
   // Changes nothing the other checks rely on (their Experts run npx with the runtime's base package).
   updatePublishPolicy: () => ({ requirePinnedVersions: false }),
+  updateMcpCatalog: () => ({ access: 'key' }),
+  publishMcpServer: () => mcpServerJson(`com.example.security/server-${serial++}`),
+  updateMcpServerStatus: () => ({ status: 'deprecated', statusMessage: 'the security suite deprecates it' }),
   // One of the home organization's own events (another organization's endpoint is refused before it is read).
   resendWebhookEvent: () => ({ eventId: homeEventId }),
 };
@@ -355,6 +370,18 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       return 'oidc';
     case 'format':
       return 'csv';
+    // A fresh MCP server version for each request: a status change that gets through touches no other's.
+    case 'serverName': {
+      const name = `com.example.security/status-${serial++}`;
+      const res = await server.request('POST', '/api/v1/mcp/servers', {
+        key: tenant.org.ownerKey,
+        body: mcpServerJson(name),
+      });
+      expect(res.status, res.text).toBe(201);
+      return name;
+    }
+    case 'version':
+      return '1.0.0';
     // A fresh member or invitation for each request: a role change or removal that gets through touches no other check's.
     case 'memberId':
       return addMember(server, tenant.org, 'member');

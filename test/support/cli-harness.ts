@@ -9,6 +9,7 @@ import { registerConfigCommands } from '../../src/cli/config-commands.js';
 import { registerEventsCommand } from '../../src/cli/events-command.js';
 import { registerIntegrationCommands } from '../../src/cli/integrations-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { registerMcpCommands } from '../../src/cli/mcp-commands.js';
 import { registerMembersCommands } from '../../src/cli/members-commands.js';
 import { registerOrganizationCommands } from '../../src/cli/organization-commands.js';
 import { registerProjectCommands } from '../../src/cli/projects-commands.js';
@@ -48,6 +49,7 @@ export async function runCli(
   registerIntegrationCommands(program, io);
   registerWebhooksCommands(program, io);
   registerEventsCommand(program, io);
+  registerMcpCommands(program, io);
   const code = await runProgram(program, argv, io);
   return { code, stdout, stderr };
 }

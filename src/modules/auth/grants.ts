@@ -23,6 +23,8 @@ export const PERMISSIONS = [
   'publish-policy:read',
   'publish-policy:manage',
   'experts:approve',
+  'mcp:read',
+  'mcp:write',
 ] as const;
 
 const permissionSchema = z.enum(PERMISSIONS);

@@ -22,6 +22,7 @@ const ROLE_TABLE: Record<Role, Permission[]> = {
     'projects:read',
     'integrations:read',
     'publish-policy:read',
+    'mcp:read',
   ],
 };
 

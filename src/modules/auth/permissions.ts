@@ -25,6 +25,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     'projects:read',
     'integrations:read',
     'publish-policy:read',
+    'mcp:read',
   ]),
 };
 

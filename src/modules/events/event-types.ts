@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'subscription.updated',
   'usage.threshold_reached',
   'webhook_endpoint.disabled',
+  'mcp_server.published',
+  'mcp_server.status_changed',
 ] as const;
 
 /**

@@ -131,6 +131,22 @@ export function eventsForAuditChange({ action, target, metadata = {} }: AuditCha
           },
         },
       ];
+    case 'mcp_server.published':
+    case 'mcp_server.status_changed': {
+      // The MCP catalog (docs/mcp-registry.md): the target is `name@version`, as an Expert's.
+      const at = target.id.lastIndexOf('@');
+      const server = { name: target.id.slice(0, at), version: target.id.slice(at + 1) };
+      const status = metadata.status as { from: string; to: string } | undefined;
+      return [
+        {
+          type: action,
+          payload:
+            action === 'mcp_server.published'
+              ? { server, ...pick(metadata, ['isLatest']) }
+              : { server, from: status?.from, to: status?.to, ...pick(metadata, ['statusMessage']) },
+        },
+      ];
+    }
     default:
       if (action.startsWith('membership.role_changed_to_')) {
         return [

@@ -79,7 +79,8 @@ const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 function faceOf(pattern: string): string {
   if (pattern.startsWith(`${FACES.perstack.prefix}/`)) return 'perstack';
   const first = pattern.split('/')[1] ?? '';
-  if (first === 'registry' || first === 'api' || first === 'admin' || first === 'auth') return first;
+  if (first === 'registry' || first === 'mcp' || first === 'api' || first === 'admin' || first === 'auth')
+    return first;
   return 'system';
 }
 

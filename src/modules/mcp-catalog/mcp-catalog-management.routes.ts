@@ -1,0 +1,107 @@
+import { requirePrincipal } from '../../http/auth.js';
+import { type App, bearerSecurity, managementErrors } from '../../http/route-kit.js';
+import {
+  catalogLinkAnswer,
+  catalogSettingsAnswer,
+  catalogSettingsBody,
+  managementVersionParams,
+  publishedAnswer,
+  statusBody,
+} from './mcp-catalog.schemas.js';
+import type { McpCatalogService } from './mcp-catalog.service.js';
+import { serverJsonSchema } from './server-json.schemas.js';
+
+const tags = ['MCP catalog'];
+const config = { auth: 'principal' } as const;
+
+/** The catalog's settings, publishing and status changes, in the management face (docs/mcp-registry.md). */
+export function registerCatalogManagementRoutes(app: App, catalogs: McpCatalogService): void {
+  app.get('/v1/mcp/catalog', {
+    config,
+    schema: {
+      operationId: 'getMcpCatalog',
+      summary: "The organization's MCP catalog: its access and the URL IDEs read it at (mcp:read)",
+      tags,
+      security: bearerSecurity,
+      response: { 200: catalogSettingsAnswer, ...managementErrors(401, 403) },
+    },
+    handler: async (request) => ({ data: await catalogs.settings(requirePrincipal(request)) }),
+  });
+
+  app.put('/v1/mcp/catalog', {
+    config,
+    schema: {
+      operationId: 'updateMcpCatalog',
+      summary: 'Choose who reads the catalog: public, key (Bearer mcp:read) or link (mcp:write)',
+      description: 'Audited as mcp_catalog.access_changed.',
+      tags,
+      security: bearerSecurity,
+      body: catalogSettingsBody,
+      response: { 200: catalogSettingsAnswer, ...managementErrors(401, 403, 422) },
+    },
+    handler: async (request) => ({
+      data: await catalogs.setAccess(requirePrincipal(request), request.body.access),
+    }),
+  });
+
+  app.post('/v1/mcp/catalog/link', {
+    config,
+    schema: {
+      operationId: 'rotateMcpCatalogLink',
+      summary: 'Make a new catalog link, ending the previous one; its URL is shown once (mcp:write)',
+      description:
+        'The link reads the catalog with no credential while access is `link`. Audited as mcp_catalog.link_rotated.',
+      tags,
+      security: bearerSecurity,
+      response: { 201: catalogLinkAnswer, ...managementErrors(401, 403) },
+    },
+    handler: async (request, reply) => {
+      reply.code(201);
+      return { data: await catalogs.rotateLink(requirePrincipal(request)) };
+    },
+  });
+
+  app.post('/v1/mcp/servers', {
+    config,
+    schema: {
+      operationId: 'publishMcpServer',
+      summary: 'Publish an MCP server version: the body is its server.json (mcp:write)',
+      description:
+        'Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions ' +
+        'are immutable (409 for one that exists); `latest` goes to the newest by semver. Audited as ' +
+        'mcp_server.published.',
+      tags,
+      security: bearerSecurity,
+      body: serverJsonSchema,
+      response: { 201: publishedAnswer, ...managementErrors(401, 403, 409, 422) },
+    },
+    handler: async (request, reply) => {
+      reply.code(201);
+      return { data: await catalogs.publish(requirePrincipal(request), request.body) };
+    },
+  });
+
+  app.patch('/v1/mcp/servers/:serverName/versions/:version/status', {
+    config,
+    schema: {
+      operationId: 'updateMcpServerStatus',
+      summary: "Change one version's status: active, deprecated (with a message) or deleted (mcp:write)",
+      description:
+        'A deleted version leaves the lists (mirrors see it through updated_since); `latest` moves to the ' +
+        'newest version left. Audited as mcp_server.status_changed.',
+      tags,
+      security: bearerSecurity,
+      params: managementVersionParams,
+      body: statusBody,
+      response: { 200: publishedAnswer, ...managementErrors(401, 403, 404, 422) },
+    },
+    handler: async (request) => ({
+      data: await catalogs.setStatus(
+        requirePrincipal(request),
+        request.params.serverName,
+        request.params.version,
+        request.body,
+      ),
+    }),
+  });
+}

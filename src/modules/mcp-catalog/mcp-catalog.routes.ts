@@ -1,0 +1,129 @@
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
+import { type App, registryErrors } from '../../http/route-kit.js';
+import {
+  catalogParams,
+  includeDeletedQuery,
+  linkParams,
+  linkServerParams,
+  linkVersionParams,
+  listServersQuery,
+  serverAnswer,
+  serverListAnswer,
+  serverParams,
+  versionParams,
+} from './mcp-catalog.schemas.js';
+import type { McpCatalogService } from './mcp-catalog.service.js';
+
+const tags = ['MCP catalog'];
+
+/**
+ * What IDEs need to read a catalog from a web view or another origin (VS Code, Copilot): any origin may read
+ * (the answers hold no cookie-bound data: private catalogs are read with a Bearer key or a catalog link).
+ */
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, OPTIONS',
+  'access-control-allow-headers': 'Authorization, Content-Type',
+  'access-control-max-age': '86400',
+};
+
+/** Every answer of the face carries the CORS headers, errors included, so a browser client can read them. */
+export function registerCatalogCors(app: App): void {
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(CORS_HEADERS);
+  });
+}
+
+/** Where a request's catalog comes from: its organization's slug, or its catalog link's secret. */
+type CatalogPart = { organization?: string; secret?: string };
+type Resolve = (request: FastifyRequest, part: CatalogPart) => ReturnType<McpCatalogService['bySlug']>;
+
+/**
+ * The v0.1 read API of the MCP Registry for one way of reaching a catalog (`base`): its organization's
+ * address (public, or a Bearer key with mcp:read) or its catalog link (the secret in the URL).
+ */
+function registerReads(
+  app: App,
+  catalogs: McpCatalogService,
+  base: '/:organization' | '/-/:secret',
+  resolve: Resolve,
+): void {
+  const viaLink = base === '/-/:secret';
+  // The link's URL is a secret: the request log writes the route's pattern, never the URL.
+  const config: FastifyContextConfig = viaLink
+    ? { auth: 'public', capabilityUrl: true }
+    : { auth: 'optional' };
+  // Each route's own parameters for OpenAPI; typed as the organization's (the handlers read only the server's).
+  const params = {
+    list: (viaLink ? linkParams : catalogParams) as typeof catalogParams,
+    server: (viaLink ? linkServerParams : serverParams) as typeof serverParams,
+    version: (viaLink ? linkVersionParams : versionParams) as typeof versionParams,
+  };
+  const catalogOf = (request: FastifyRequest) => resolve(request, request.params as CatalogPart);
+  const how = viaLink ? 'through its catalog link' : "at its organization's address";
+
+  app.get(`${base}/v0.1/servers`, {
+    config,
+    schema: {
+      operationId: viaLink ? 'listMcpServersByLink' : 'listMcpServers',
+      summary: `List the catalog's MCP servers ${how} (MCP Registry v0.1)`,
+      description:
+        'Pages in name order; `version=latest` lists each server once. `updated_since` includes deleted ' +
+        'versions, so mirrors see them go. See docs/mcp-registry.md.',
+      tags,
+      params: params.list,
+      querystring: listServersQuery,
+      response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
+    },
+    handler: async (request) => catalogs.list(await catalogOf(request), request.query),
+  });
+
+  app.get(`${base}/v0.1/servers/:serverName/versions`, {
+    config,
+    schema: {
+      operationId: viaLink ? 'listMcpServerVersionsByLink' : 'listMcpServerVersions',
+      summary: `Every version of one MCP server ${how}, newest first`,
+      tags,
+      params: params.server,
+      querystring: includeDeletedQuery,
+      response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
+    },
+    handler: async (request) =>
+      catalogs.versions(await catalogOf(request), request.params.serverName, request.query.include_deleted),
+  });
+
+  app.get(`${base}/v0.1/servers/:serverName/versions/:version`, {
+    config,
+    schema: {
+      operationId: viaLink ? 'getMcpServerVersionByLink' : 'getMcpServerVersion',
+      summary: `One version of an MCP server ${how}; \`latest\` names the latest`,
+      tags,
+      params: params.version,
+      querystring: includeDeletedQuery,
+      response: { 200: serverAnswer, ...registryErrors(401, 403, 404) },
+    },
+    handler: async (request) =>
+      catalogs.version(
+        await catalogOf(request),
+        request.params.serverName,
+        request.params.version,
+        request.query.include_deleted,
+      ),
+  });
+}
+
+/** The catalog face (`/mcp`): the v0.1 reads at both addresses, and the CORS preflight of each. */
+export function registerCatalogReadRoutes(app: App, catalogs: McpCatalogService): void {
+  registerReads(app, catalogs, '/:organization', (request, part) =>
+    catalogs.bySlug(part.organization ?? '', request.principal),
+  );
+  registerReads(app, catalogs, '/-/:secret', (_request, part) => catalogs.byLink(part.secret ?? ''));
+
+  // The preflight a browser sends before a GET with Authorization: answered for every catalog path.
+  // The pattern, not the URL, goes to the request log: a preflight of a catalog link carries its secret.
+  app.options('/*', {
+    config: { auth: 'public', capabilityUrl: true },
+    schema: { hide: true },
+    handler: async (_request, reply: FastifyReply) => reply.code(204).send(),
+  });
+}

@@ -1,0 +1,321 @@
+import type { Database } from '../../db/client.js';
+import { unauthorized } from '../../http/auth.js';
+import { ApiError, notFound } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { randomBase62, sha256Hex } from '../../lib/secrets.js';
+import { recordAuditEvent } from '../audit/audit.repo.js';
+import { type Principal, requirePermission } from '../auth/permissions.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { latestOf } from './latest.js';
+import * as repo from './mcp-catalog.repo.js';
+import {
+  CADRE_META_KEY,
+  type ListServersQuery,
+  OFFICIAL_META_KEY,
+  type ServerAnswer,
+  type ServerListAnswer,
+  type StatusChange,
+} from './mcp-catalog.schemas.js';
+import type { CatalogAccess, ServerVersionRow } from './mcp-catalog.tables.js';
+import type { ServerJson } from './server-json.schemas.js';
+
+export interface McpCatalogServiceDeps {
+  database: Database;
+  clock: Clock;
+  tenancy: Pick<TenancyService, 'getOrganization'>;
+  /** The origin IDEs reach Cadre at (CADRE_PUBLIC_URL), for the catalog URLs shown to admins. */
+  publicUrl: () => string;
+}
+
+export type McpCatalogService = ReturnType<typeof createMcpCatalogService>;
+
+/** A catalog a read resolved to: whose it is (the answers name its slug). */
+interface Catalog {
+  organizationId: string;
+  slug: string;
+}
+
+/** Without a row, a catalog is private and read with a Bearer key: nothing is exposed until an admin says so. */
+const DEFAULT_ACCESS: CatalogAccess = 'key';
+
+const iso = (date: Date) => date.toISOString();
+
+function present(row: ServerVersionRow, catalog: Catalog): ServerAnswer {
+  return {
+    server: row.server as ServerJson,
+    _meta: {
+      [OFFICIAL_META_KEY]: {
+        status: row.status,
+        ...(row.statusMessage ? { statusMessage: row.statusMessage } : {}),
+        statusChangedAt: iso(row.statusChangedAt),
+        publishedAt: iso(row.publishedAt),
+        updatedAt: iso(row.updatedAt),
+        isLatest: row.isLatest,
+      },
+      [CADRE_META_KEY]: { id: row.id, organization: catalog.slug },
+    },
+  };
+}
+
+/**
+ * Each organization's MCP catalog (docs/mcp-registry.md): reads in the MCP Registry's v0.1 API under the
+ * organization's own address, as its access setting allows; publishing and status changes through the
+ * management API, audited in their transaction (the audit trail derives the events webhooks deliver).
+ */
+export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
+  const { db } = deps.database;
+  const catalogUrl = (slug: string) => `${deps.publicUrl().replace(/\/$/, '')}/mcp/${slug}`;
+
+  /** The catalog at `/mcp/{slug}`: public to anyone; otherwise to the organization's keys with mcp:read. */
+  async function bySlug(slug: string, principal: Principal | null): Promise<Catalog> {
+    const organization = await deps.tenancy.getOrganization(slug);
+    const catalog = { organizationId: organization.id, slug: organization.slug };
+    const access = (await repo.readCatalog(db, organization.id))?.access ?? DEFAULT_ACCESS;
+    if (access === 'public') return catalog;
+    if (!principal) throw unauthorized('This catalog is private: send a Bearer key with mcp:read');
+    // Another organization's private catalog reads as absent.
+    if (principal.organizationId !== organization.id) throw notFound(`Organization ${slug}`);
+    requirePermission(principal, 'mcp:read');
+    return catalog;
+  }
+
+  /** The catalog behind a catalog link (`/mcp/-/{secret}`), while its organization chose link access. */
+  async function byLink(secret: string): Promise<Catalog> {
+    const row = await repo.catalogByLinkHash(db, sha256Hex(secret));
+    if (row?.access !== 'link') throw notFound('Catalog');
+    const organization = await deps.tenancy.getOrganization(row.organizationId);
+    return { organizationId: organization.id, slug: organization.slug };
+  }
+
+  async function list(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
+    const after = query.cursor === undefined ? undefined : repo.decodeCursor(query.cursor);
+    if (query.cursor !== undefined && !after) throw new ApiError('bad_request', 'Invalid cursor');
+    const rows = await repo.listVersions(db, catalog.organizationId, {
+      after,
+      limit: query.limit + 1,
+      search: query.search,
+      updatedSince: query.updated_since === undefined ? undefined : new Date(query.updated_since),
+      version: query.version,
+      // Mirrors syncing incrementally must see deletions: updated_since includes deleted versions.
+      includeDeleted: query.include_deleted ?? query.updated_since !== undefined,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      servers: page.map((row) => present(row, catalog)),
+      metadata: {
+        count: page.length,
+        ...(rows.length > query.limit && last ? { nextCursor: repo.encodeCursor(last) } : {}),
+      },
+    };
+  }
+
+  async function versions(catalog: Catalog, name: string, includeDeleted = false): Promise<ServerListAnswer> {
+    const all = await repo.versionsOf(db, catalog.organizationId, name);
+    const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
+    if (shown.length === 0) throw notFound(`Server ${name}`);
+    return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
+  }
+
+  async function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false) {
+    const all = await repo.versionsOf(db, catalog.organizationId, name);
+    const row = all.find((candidate) =>
+      wanted === 'latest' ? candidate.isLatest : candidate.version === wanted,
+    );
+    if (!row || (row.status === 'deleted' && !includeDeleted))
+      throw notFound(`Server ${name} version ${wanted}`);
+    return present(row, catalog);
+  }
+
+  async function settings(principal: Principal) {
+    requirePermission(principal, 'mcp:read');
+    return settingsOf(principal.organizationId);
+  }
+
+  /** What the management API shows of a catalog (after the caller's permission was checked). */
+  async function settingsOf(organizationId: string) {
+    const organization = await deps.tenancy.getOrganization(organizationId);
+    const row = await repo.readCatalog(db, organization.id);
+    return {
+      access: row?.access ?? DEFAULT_ACCESS,
+      organization: organization.slug,
+      url: catalogUrl(organization.slug),
+      linkCreated: Boolean(row?.linkSecretHash),
+      updatedAt: row ? iso(row.updatedAt) : null,
+    };
+  }
+
+  /** Changes who may read the catalog; audited as mcp_catalog.access_changed. */
+  async function setAccess(principal: Principal, access: CatalogAccess) {
+    requirePermission(principal, 'mcp:write');
+    await db.transaction(async (tx) => {
+      const before = (await repo.readCatalog(tx, principal.organizationId))?.access ?? DEFAULT_ACCESS;
+      if (before === access) return;
+      const at = deps.clock.now();
+      await repo.writeCatalog(tx, {
+        organizationId: principal.organizationId,
+        access,
+        updatedAt: at,
+        updatedByUserId: principal.userId,
+      });
+      await recordAuditEvent(tx, {
+        organizationId: principal.organizationId,
+        action: 'mcp_catalog.access_changed',
+        actor: principal,
+        target: { type: 'mcp_catalog', id: principal.organizationId },
+        at,
+        metadata: { from: before, to: access },
+      });
+    });
+    return settingsOf(principal.organizationId);
+  }
+
+  /**
+   * Makes a new catalog link, ending the previous one at once; the secret is answered once and kept only as
+   * its hash. Audited as mcp_catalog.link_rotated (never with the secret).
+   */
+  async function rotateLink(principal: Principal) {
+    requirePermission(principal, 'mcp:write');
+    const secret = randomBase62(43);
+    const organization = await deps.tenancy.getOrganization(principal.organizationId);
+    await db.transaction(async (tx) => {
+      const at = deps.clock.now();
+      const access = (await repo.readCatalog(tx, organization.id))?.access ?? DEFAULT_ACCESS;
+      await repo.writeCatalog(tx, {
+        organizationId: organization.id,
+        access,
+        linkSecretHash: sha256Hex(secret),
+        updatedAt: at,
+        updatedByUserId: principal.userId,
+      });
+      await recordAuditEvent(tx, {
+        organizationId: organization.id,
+        action: 'mcp_catalog.link_rotated',
+        actor: principal,
+        target: { type: 'mcp_catalog', id: organization.id },
+        at,
+      });
+    });
+    return { url: `${deps.publicUrl().replace(/\/$/, '')}/mcp/-/${secret}` };
+  }
+
+  /**
+   * Publishes one server version. Versions are immutable: publishing one that exists is a 409. `latest`
+   * moves to the newest by semver (latest.ts). Audited as mcp_server.published.
+   */
+  async function publish(principal: Principal, server: ServerJson): Promise<ServerAnswer> {
+    requirePermission(principal, 'mcp:write');
+    const organization = await deps.tenancy.getOrganization(principal.organizationId);
+    const catalog = { organizationId: organization.id, slug: organization.slug };
+    const id = newId();
+    return db.transaction(async (tx) => {
+      await repo.lockServerName(tx, organization.id, server.name);
+      const existing = await repo.versionsOf(tx, organization.id, server.name);
+      if (existing.some((row) => row.version === server.version)) {
+        throw new ApiError(
+          'conflict',
+          `${server.name} ${server.version} is already published; versions are immutable, publish a new one`,
+        );
+      }
+      const at = deps.clock.now();
+      const row: ServerVersionRow = {
+        id,
+        organizationId: organization.id,
+        name: server.name,
+        version: server.version,
+        server,
+        status: 'active',
+        statusMessage: null,
+        statusChangedAt: at,
+        isLatest: false,
+        publishedAt: at,
+        updatedAt: at,
+        publishedByUserId: principal.userId,
+      };
+      const latest = latestOf([...existing, row]);
+      row.isLatest = latest === row;
+      // The unique index on latest versions holds one per name: the old one steps down first.
+      const previous = existing.find((candidate) => candidate.isLatest);
+      if (row.isLatest && previous)
+        await repo.updateVersion(tx, previous.id, { isLatest: false, updatedAt: at });
+      await repo.insertVersion(tx, row);
+      await recordAuditEvent(tx, {
+        organizationId: organization.id,
+        action: 'mcp_server.published',
+        actor: principal,
+        target: { type: 'mcp_server', id: `${server.name}@${server.version}` },
+        at,
+        metadata: { serverVersionId: id, isLatest: row.isLatest },
+      });
+      return present(row, catalog);
+    });
+  }
+
+  /**
+   * Changes one version's status (active, deprecated with a message, deleted); `latest` moves off a deleted
+   * version. Audited as mcp_server.status_changed. Setting the status it has is a 400, as in the registry.
+   */
+  async function setStatus(principal: Principal, name: string, version: string, change: StatusChange) {
+    requirePermission(principal, 'mcp:write');
+    const organization = await deps.tenancy.getOrganization(principal.organizationId);
+    const catalog = { organizationId: organization.id, slug: organization.slug };
+    return db.transaction(async (tx) => {
+      await repo.lockServerName(tx, organization.id, name);
+      const all = await repo.versionsOf(tx, organization.id, name);
+      const row = all.find((candidate) => candidate.version === version);
+      if (!row) throw notFound(`Server ${name} version ${version}`);
+      const message = change.status === 'active' ? null : (change.statusMessage ?? null);
+      if (row.status === change.status && row.statusMessage === message) {
+        throw new ApiError('bad_request', `No changes to apply: status is already ${change.status}`);
+      }
+      const at = deps.clock.now();
+      const updated: ServerVersionRow = {
+        ...row,
+        status: change.status,
+        statusMessage: message,
+        statusChangedAt: at,
+        updatedAt: at,
+      };
+      const next = all.map((candidate) => (candidate.id === row.id ? updated : candidate));
+      const latest = latestOf(next);
+      // Step the old latest down before another takes it (one latest per name, a unique index).
+      for (const candidate of next) {
+        const isLatest = candidate === latest;
+        if (candidate.isLatest && !isLatest) {
+          await repo.updateVersion(tx, candidate.id, { isLatest: false, updatedAt: at });
+          candidate.isLatest = false;
+        }
+      }
+      for (const candidate of next) {
+        const isLatest = candidate === latest;
+        if (candidate === updated) continue;
+        if (isLatest && !candidate.isLatest)
+          await repo.updateVersion(tx, candidate.id, { isLatest, updatedAt: at });
+      }
+      updated.isLatest = updated === latest;
+      await repo.updateVersion(tx, row.id, {
+        status: updated.status,
+        statusMessage: updated.statusMessage,
+        statusChangedAt: at,
+        updatedAt: at,
+        isLatest: updated.isLatest,
+      });
+      await recordAuditEvent(tx, {
+        organizationId: organization.id,
+        action: 'mcp_server.status_changed',
+        actor: principal,
+        target: { type: 'mcp_server', id: `${name}@${version}` },
+        at,
+        metadata: {
+          serverVersionId: row.id,
+          status: { from: row.status, to: change.status },
+          ...(message ? { statusMessage: message } : {}),
+        },
+      });
+      return present(updated, catalog);
+    });
+  }
+
+  return { bySlug, byLink, list, versions, version, settings, setAccess, rotateLink, publish, setStatus };
+}

@@ -1,0 +1,47 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import { at } from '../../db/columns.js';
+import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+
+// Kept in step with src/db/migrations/1040_mcp_catalog.sql (docs/mcp-registry.md).
+
+export const CATALOG_ACCESS = ['public', 'key', 'link'] as const;
+export type CatalogAccess = (typeof CATALOG_ACCESS)[number];
+
+export const SERVER_STATUSES = ['active', 'deprecated', 'deleted'] as const;
+export type ServerStatus = (typeof SERVER_STATUSES)[number];
+
+export const mcpCatalogs = pgTable('mcp_catalogs', {
+  organizationId: organizationIdColumn().primaryKey(),
+  access: text('access', { enum: CATALOG_ACCESS }).notNull(),
+  /** SHA-256 (hex) of the catalog link's secret; null until a link is made. */
+  linkSecretHash: text('link_secret_hash').unique(),
+  updatedAt: at('updated_at').notNull(),
+  updatedByUserId: text('updated_by_user_id'),
+});
+
+export const mcpServerVersions = pgTable(
+  'mcp_server_versions',
+  {
+    id: text('id').primaryKey(),
+    organizationId: organizationIdColumn(),
+    name: text('name').notNull(),
+    version: text('version').notNull(),
+    /** The server.json as published. */
+    server: jsonb('server').$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: SERVER_STATUSES }).notNull(),
+    statusMessage: text('status_message'),
+    statusChangedAt: at('status_changed_at').notNull(),
+    isLatest: boolean('is_latest').notNull(),
+    publishedAt: at('published_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+    publishedByUserId: text('published_by_user_id').notNull(),
+  },
+  (table) => [
+    unique().on(table.organizationId, table.name, table.version),
+    uniqueIndex('mcp_server_versions_latest').on(table.organizationId, table.name).where(sql`is_latest`),
+    index('mcp_server_versions_updated').on(table.organizationId, table.updatedAt),
+  ],
+);
+
+export type ServerVersionRow = typeof mcpServerVersions.$inferSelect;
