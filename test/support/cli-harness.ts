@@ -9,6 +9,7 @@ import { registerConfigCommands } from '../../src/cli/config-commands.js';
 import { registerEventsCommand } from '../../src/cli/events-command.js';
 import { registerIntegrationCommands } from '../../src/cli/integrations-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { registerKeysCommands } from '../../src/cli/keys-commands.js';
 import { registerMembersCommands } from '../../src/cli/members-commands.js';
 import { registerOrganizationCommands } from '../../src/cli/organization-commands.js';
 import { registerProjectCommands } from '../../src/cli/projects-commands.js';
@@ -44,6 +45,7 @@ export async function runCli(
   registerAuditCommand(program, io);
   registerOrganizationCommands(program, io);
   registerMembersCommands(program, io);
+  registerKeysCommands(program, io);
   registerProjectCommands(program, io);
   registerIntegrationCommands(program, io);
   registerWebhooksCommands(program, io);

@@ -8,10 +8,9 @@ import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { auditEvents } from '../audit/audit.tables.js';
-import type { Grant } from '../auth/grants.js';
+import type { Grant, Permission } from '../auth/grants.js';
 import {
   can,
-  grantPermissions,
   managesAllApiKeys,
   type Principal,
   ROLE_PERMISSIONS,
@@ -27,6 +26,10 @@ import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
 import { apiKeys } from './api-keys.tables.js';
 
 export type { Actor } from '../audit/audit.repo.js';
+
+/** The permissions a grant names one by one ("*" names none: it follows the role). */
+const listedPermissions = (grant: Grant): Permission[] =>
+  (grant.permissions as string[]).filter((p): p is Permission => p !== '*');
 
 export interface ApiKeysServiceDeps {
   database: Database;
@@ -214,8 +217,10 @@ export function createApiKeysService({
 
     async create(principal: Principal, input: CreateApiKeyInput) {
       requirePermission(principal, 'api-keys:create');
+      // "*" is "everything my role allows": effective rights are grants ∩ role, so any role may grant it and
+      // it gives exactly that role. Only a listed permission can exceed the role, and that is refused.
       const ceiling = ROLE_PERMISSIONS[principal.role];
-      const beyond = grantPermissions(input.grants).filter((permission) => !ceiling.has(permission));
+      const beyond = listedPermissions(input.grants).filter((permission) => !ceiling.has(permission));
       if (beyond.length) {
         throw forbidden(`Your role (${principal.role}) cannot grant: ${beyond.join(', ')}`);
       }
