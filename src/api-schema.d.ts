@@ -1019,6 +1019,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/session/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the console session to another of the user's organizations (needs the x-csrf-token header) */
+        post: operations["switchSessionOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/logout": {
         parameters: {
             query?: never;
@@ -2485,9 +2502,22 @@ export interface components {
             /** @description Organization id or slug to sign in to; default: the oldest membership */
             organization?: string;
         };
+        SessionOrganizationInput: {
+            id: string;
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        SwitchOrganizationRequestInput: {
+            /** @description Organization id or slug to switch to */
+            organization: string;
+        };
         ConsoleSessionInput: {
             user: components["schemas"]["UserInput"];
             organization: components["schemas"]["OrganizationInput"];
+            /** @description Every organization the user belongs to, with their role there; oldest membership first */
+            organizations: components["schemas"]["SessionOrganizationInput"][];
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
         };
@@ -3718,9 +3748,22 @@ export interface components {
             /** @description Organization id or slug to sign in to; default: the oldest membership */
             organization?: string;
         };
+        SessionOrganization: {
+            id: string;
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        SwitchOrganizationRequest: {
+            /** @description Organization id or slug to switch to */
+            organization: string;
+        };
         ConsoleSession: {
             user: components["schemas"]["User"];
             organization: components["schemas"]["Organization"];
+            /** @description Every organization the user belongs to, with their role there; oldest membership first */
+            organizations: components["schemas"]["SessionOrganization"][];
             /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
             csrfToken: string;
         };
@@ -12504,6 +12547,122 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    switchSessionOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SwitchOrganizationRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
