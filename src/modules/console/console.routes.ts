@@ -22,6 +22,7 @@ const CONSOLE_PAGES = [
   '/audit',
   '/members',
   '/settings',
+  '/cli-login',
   '/invitations/:token',
 ] as const;
 
