@@ -46,8 +46,9 @@ function writeFile(io: CliIo, file: CredentialsFile): void {
   chmodSync(path, 0o600);
 }
 
+/** The login kept for `url`; none when there is no config directory to keep one in (no HOME). */
 export const storedLogin = (io: CliIo, url: string): StoredLogin | undefined =>
-  readFile(io).servers[serverKey(url)];
+  io.env.XDG_CONFIG_HOME || io.env.HOME ? readFile(io).servers[serverKey(url)] : undefined;
 
 export function storeLogin(io: CliIo, url: string, login: StoredLogin): void {
   const file = readFile(io);
