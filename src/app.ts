@@ -47,6 +47,7 @@ import {
   createBillingModule,
 } from './modules/billing/billing.module.js';
 import type { BillingProviders } from './modules/billing/providers/index.js';
+import { createCliLoginsModule } from './modules/cli-logins/cli-logins.module.js';
 import { createConsoleModule } from './modules/console/console.module.js';
 import { createEventsModule } from './modules/events/events.module.js';
 import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
@@ -289,6 +290,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     secureCookie: (deps.publicUrl ?? (deps.tls ? 'https:' : 'http:')).startsWith('https:'),
   });
   const tenancyAdmin = createTenancyModule({ tenancy, apiKeys: apiKeys.service, sessions: sessions.service });
+  const cliLogins = createCliLoginsModule({
+    database,
+    clock,
+    apiKeys: apiKeys.service,
+    tenancy,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+  });
   const registry = createRegistryModule({
     planLimits,
     database,
@@ -496,6 +504,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);
+    cliLogins.registerRoutes(scope);
     members.registerAuthRoutes(scope);
   });
   // Without an admin token the admin face has no routes: every /admin path answers its 404.

@@ -82,19 +82,30 @@ describe('POST /api/v1/api-keys', () => {
       403,
       'forbidden',
     );
-    expectApiError(
-      await server.request('POST', '/api/v1/api-keys', {
-        key: memberKey.key,
-        body: { grants: orgGrant('*') },
-      }),
-      403,
-      'forbidden',
-    );
     const ok = await server.request('POST', '/api/v1/api-keys', {
       key: memberKey.key,
       body: { grants: orgGrant('experts:write', 'billing:read') },
     });
     expect(ok.status).toBe(200);
+  });
+
+  it('"*" is everything the role allows, for every role: a member and an admin get exactly their role', async () => {
+    for (const [userId, refused, allowed] of [
+      [memberId, 'billing:manage', 'experts:write'],
+      [adminId, 'experts:delete', 'members:manage'],
+    ] as const) {
+      const creator = await createKey(server, org, userId, orgGrant('api-keys:create'));
+      const res = await server.request<Created>('POST', '/api/v1/api-keys', {
+        key: creator.key,
+        body: { name: 'everything', grants: orgGrant('*') },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const me = await server.request<{ data: { permissions: string[] } }>('GET', '/api/v1/me', {
+        key: res.body.data.key,
+      });
+      expect(me.body.data.permissions).toContain(allowed);
+      expect(me.body.data.permissions).not.toContain(refused);
+    }
   });
 
   it('accepts each grant variant with ids of its own organization, and rejects foreign ids with 422', async () => {

@@ -83,6 +83,51 @@ describe('POST /auth/login', () => {
     expectApiError(res, 401, 'unauthorized');
   });
 
+  it('lists every organization of the person and switches the session between them (CSRF-protected)', async () => {
+    const person = await createOrganization(server, 'team');
+    await setPassword(server, person.ownerId);
+    const email = `owner@${person.slug}.test`;
+    const second = await createOrganization(server, 'team');
+    await server.admin('POST', `/admin/v1/organizations/${second.id}/members`, { email, role: 'member' });
+    const session = await login(server, email);
+    const listed = (session.res.body.data as unknown as { organizations: unknown }).organizations;
+    expect(listed).toEqual([
+      { id: person.id, slug: person.slug, name: person.slug, role: 'owner' },
+      { id: second.id, slug: second.slug, name: second.slug, role: 'member' },
+    ]);
+    const switchTo = (organization: string, csrf: string | null = session.csrfToken) =>
+      server.request<{ data: { organization: { id: string } } }>('POST', '/auth/session/organization', {
+        headers: { cookie: session.cookie, ...(csrf ? { 'x-csrf-token': csrf } : {}) },
+        body: { organization },
+      });
+    expectApiError(await switchTo(second.slug, null), 403, 'csrf_token_invalid');
+    const stranger = await createOrganization(server, 'personal');
+    expectApiError(await switchTo(stranger.slug), 404, 'not_found');
+    expectApiError(await switchTo('nobody-here'), 404, 'not_found');
+
+    const switched = await switchTo(second.slug);
+    expect(switched.status).toBe(200);
+    expect(switched.body.data.organization.id).toBe(second.id);
+    // Every page then works in the chosen organization, with the role held there.
+    const me = await server.request<{ data: { organization: { id: string }; role: string } }>(
+      'GET',
+      '/api/v1/me',
+      { headers: { cookie: session.cookie } },
+    );
+    expect(me.body.data).toMatchObject({ organization: { id: second.id }, role: 'member' });
+    const again = await server.request<{ data: { organization: { id: string } } }>('GET', '/auth/session', {
+      headers: { cookie: session.cookie },
+    });
+    expect(again.body.data.organization.id).toBe(second.id);
+    expect((await switchTo(person.id)).body.data.organization.id).toBe(person.id);
+    // An API key has no session to move.
+    const bearer = await server.request('POST', '/auth/session/organization', {
+      key: person.ownerKey,
+      body: { organization: second.slug },
+    });
+    expectApiError(bearer, 401, 'unauthorized');
+  });
+
   it('marks the cookie Secure when Cadre is served over https', async () => {
     const secure = await startServer({
       publicUrl: 'https://cadre.example.com',

@@ -91,6 +91,7 @@ const router = createBrowserRouter([
       { path: '/members', ...signedIn(async () => (await import('./pages/Members.js')).Members) },
       { path: '/settings', ...signedIn(async () => (await import('./pages/Settings.js')).Settings) },
       { path: '/publishing', ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing) },
+      { path: '/cli-login', ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin) },
       // The invitation link is public: the invitee may have no account yet.
       {
         path: '/invitations/:token',

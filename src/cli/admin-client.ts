@@ -24,8 +24,12 @@ export function createAdminClient(options: AdminClientOptions): CadreApi {
     baseUrl: options.baseUrl,
     token: options.token,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    // An empty answer is a 204 (a delete); dataOf and bodyOf still refuse it where a body is expected.
-    accepts: (json, text) => text === '' || (json as { data?: unknown } | undefined)?.data !== undefined,
+    // An empty answer is a 204 (a delete); dataOf and bodyOf still refuse it where a body is expected. The API
+    // key list is the one management answer whose items are not under `data` (its shape is the specification's).
+    accepts: (json, text) =>
+      text === '' ||
+      (json as { data?: unknown } | undefined)?.data !== undefined ||
+      Array.isArray((json as { apiKeys?: unknown } | undefined)?.apiKeys),
     unreachable: (base, why) =>
       new CliError(`cannot reach Cadre at ${base} (${why})`, EXIT_SERVER, options.unreachableHint),
     refused: ({ method, path, status, text, json }) => {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
 import { noPaint, type Paint } from '../config-file/format-diagnostics.js';
 
@@ -14,6 +15,8 @@ export type CliIo = {
   isTTY: boolean;
   /** Asks a yes/no question; undefined when there is no terminal to ask on. */
   confirm?: (question: string) => Promise<boolean>;
+  /** Opens a URL in the person's browser; false when it cannot (no desktop). */
+  openUrl?: (url: string) => Promise<boolean>;
 };
 
 export function processIo(): CliIo {
@@ -34,7 +37,25 @@ export function processIo(): CliIo {
           }
         }
       : undefined,
+    openUrl: async (url) => openInBrowser(url),
   };
+}
+
+/** The desktop's opener (`open`, `xdg-open` with a display, `start`); false on a headless machine. */
+function openInBrowser(url: string): boolean {
+  const command =
+    process.platform === 'darwin'
+      ? ['open', url]
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""', url]
+        : process.env.DISPLAY || process.env.WAYLAND_DISPLAY
+          ? ['xdg-open', url]
+          : undefined;
+  if (!command) return false;
+  const child = spawn(command[0]!, command.slice(1), { stdio: 'ignore', detached: true });
+  child.on('error', () => {});
+  child.unref();
+  return true;
 }
 
 const ansi = (code: number) => (s: string) => `\u001b[${code}m${s}\u001b[0m`;

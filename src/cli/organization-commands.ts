@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { bodyOf, dataOf } from './admin-client.js';
-import { apiKeyClient, readPages } from './api-key-client.js';
+import { apiKeyClient, callerKey, readPages } from './api-key-client.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
-import { URL_OPTION_HELP } from './service-url.js';
+import { resolveServiceUrl, URL_OPTION_HELP } from './service-url.js';
 import { formatTable } from './table.js';
 
 interface Options {
@@ -18,7 +18,9 @@ const LIST_LIMIT = 10_000;
 export function registerOrganizationCommands(program: Command, io: CliIo): void {
   program
     .command('whoami')
-    .description('Who CADRE_API_KEY is: user, organization, role and what the key may do')
+    .description(
+      'Who the CLI acts as (CADRE_API_KEY, else the cadre login key): user, organization, role, rights',
+    )
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON')
     .action(async (options: Options) => {
@@ -29,6 +31,8 @@ export function registerOrganizationCommands(program: Command, io: CliIo): void 
       const key = me.authentication.kind === 'apiKey' ? me.authentication : undefined;
       printLine(io.stdout, `key ${key?.start ?? ''}… (${key?.apiKeyId ?? ''})`);
       printLine(io.stdout, `may: ${me.permissions.join(', ') || 'nothing'}`);
+      const { url } = resolveServiceUrl(io, { url: options.url });
+      printLine(io.stderr, paintFor(io).dim(`the key is from ${callerKey(io, url)?.from}`));
     });
 
   const projects = program.command('projects').description("Your organization's projects");

@@ -162,7 +162,7 @@ describe('cadre publish', () => {
     const dir = tempProject({ 'cadre.toml': TEAM });
     const noKey = await runCli(['publish'], { cwd: dir, env: { CADRE_URL: registry.url } });
     expect(noKey).toMatchObject({ code: 1 });
-    expect(noKey.stderr).toContain('hint: set CADRE_API_KEY');
+    expect(noKey.stderr).toContain('hint: run cadre login');
     const unknown = await runCli(['publish', 'editr'], { cwd: dir, env });
     expect(unknown).toMatchObject({
       code: 1,
@@ -212,6 +212,6 @@ describe('cadre publish', () => {
     expect(run.stderr).toContain(
       'error: the registry rejected the API key: 401 unauthorized: Invalid API key',
     );
-    expect(run.stderr).toContain('hint: check CADRE_API_KEY');
+    expect(run.stderr).toContain('hint: an unknown, revoked or expired key: run cadre login');
   });
 });

@@ -66,7 +66,7 @@ async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDef
     throw new CliError(
       `the registry rejected the API key: ${error.status} ${error.title}: ${error.reason}`,
       EXIT_USER,
-      'check CADRE_API_KEY (embedded mode: apiKey in .cadre-data/bootstrap.json)',
+      'an unknown, revoked or expired key: run cadre login for a new one (or set CADRE_API_KEY to a working key)',
     );
   }
   let published = 0;

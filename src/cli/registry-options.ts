@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
+import { callerKey } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';
 import type { CliIo } from './io.js';
 import { createRegistryClient, type RegistryClient } from './registry-client.js';
@@ -14,15 +15,18 @@ export function withRegistryOption(command: Command): Command {
     .option('--registry <url>', 'deprecated: use --url (env CADRE_REGISTRY_URL, deprecated: use CADRE_URL)');
 }
 
-/** A client for the chosen registry. Writes need CADRE_API_KEY; reads are public (docs/registry.md). */
+/**
+ * A client for the chosen registry. Writes need a key: CADRE_API_KEY, else the one `cadre login` stored for
+ * this URL; reads are public (docs/registry.md).
+ */
 export function registryClient(io: CliIo, options: RegistryOptions, needsKey: boolean): RegistryClient {
   const { url, source } = resolveServiceUrl(io, options);
-  const apiKey = io.env.CADRE_API_KEY || undefined;
+  const apiKey = callerKey(io, url)?.key;
   if (needsKey && !apiKey) {
     throw new CliError(
       'this command needs an API key',
       EXIT_USER,
-      'set CADRE_API_KEY to a key with experts:write',
+      'run cadre login (or set CADRE_API_KEY to a key with experts:write)',
     );
   }
   return createRegistryClient({ baseUrl: url, apiKey, unreachableHint: unreachableHint(source) });

@@ -67,7 +67,7 @@ describe('the organization in the browser', () => {
     await expect.poll(() => heading(page).textContent()).toBe('API keys');
     await page.getByRole('button', { name: 'Create an API key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('browser-made');
-    await page.getByLabel('list API keys').check();
+    await page.getByRole('combobox', { name: 'API keys', exact: true }).selectOption('read');
     await page.getByLabel('Expires').selectOption('30');
     await screenshots(page, 'api-key-create');
     await expectAccessible(page, 'the key form');
@@ -103,12 +103,14 @@ describe('the organization in the browser', () => {
     await signIn(page, memberEmail, '/keys');
     await expect.poll(() => heading(page).textContent()).toBe('API keys');
     await page.getByRole('button', { name: 'Create an API key' }).click();
-    // A member's role has no billing:manage: it is not offered.
-    await expect.poll(() => page.getByLabel('list API keys').count()).toBe(1);
-    expect(await page.getByLabel('change the plan').count()).toBe(0);
+    // A member's role has no billing:manage: billing is offered read-only.
+    await expect.poll(() => page.getByLabel('Billing', { exact: true }).count()).toBe(1);
+    expect(await page.locator('#area-billing option').allTextContents()).toEqual(['No access', 'Read']);
     await page.getByLabel('Reaches').selectOption('environment');
     await page.getByLabel('shop / production').check();
-    await page.getByLabel('connect and disconnect environments').check();
+    // An environment grant carries only projects and agents permissions: no other area is offered.
+    await expect.poll(() => page.getByLabel('Billing', { exact: true }).count()).toBe(0);
+    await page.getByLabel('Projects', { exact: true }).selectOption('operate');
     await screenshots(page, 'api-key-grant-builder');
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByTestId('new-secret').count()).toBe(1);
@@ -120,7 +122,7 @@ describe('the organization in the browser', () => {
     expect(me.body.data.grants).toEqual({
       type: 'environment',
       environmentIds: [production.id],
-      permissions: ['projects:operate'],
+      permissions: ['projects:read', 'projects:operate'],
     });
 
     // And one for an agent: an agent grant carries agents:run only.
@@ -133,8 +135,8 @@ describe('the organization in the browser', () => {
     await page.getByRole('button', { name: 'Create an API key' }).click();
     await page.getByLabel('Reaches').selectOption('agent');
     await page.getByLabel('shop / support-bot').check();
-    expect(await page.getByLabel('connect and disconnect environments').count()).toBe(0);
-    await page.getByLabel('run agents').check();
+    await expect.poll(() => page.getByLabel('Projects', { exact: true }).count()).toBe(0);
+    await page.getByLabel('Agents', { exact: true }).selectOption('run');
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByTestId('new-secret').count()).toBe(1);
     const agentKey = (await page.getByTestId('new-secret').textContent()) ?? '';

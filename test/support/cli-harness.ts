@@ -9,6 +9,8 @@ import { registerConfigCommands } from '../../src/cli/config-commands.js';
 import { registerEventsCommand } from '../../src/cli/events-command.js';
 import { registerIntegrationCommands } from '../../src/cli/integrations-commands.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { registerKeysCommands } from '../../src/cli/keys-commands.js';
+import { registerLoginCommands } from '../../src/cli/login-commands.js';
 import { registerMcpCommands } from '../../src/cli/mcp-commands.js';
 import { registerMembersCommands } from '../../src/cli/members-commands.js';
 import { registerOrganizationCommands } from '../../src/cli/organization-commands.js';
@@ -22,7 +24,13 @@ export type CliRun = { code: number; stdout: string; stderr: string };
 /** Runs the cadre command tree in-process with its own directory, environment and output. */
 export async function runCli(
   argv: string[],
-  options: { cwd: string; env?: Record<string, string>; isTTY?: boolean; confirm?: CliIo['confirm'] },
+  options: {
+    cwd: string;
+    env?: Record<string, string>;
+    isTTY?: boolean;
+    confirm?: CliIo['confirm'];
+    openUrl?: CliIo['openUrl'];
+  },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -37,6 +45,7 @@ export async function runCli(
     cwd: options.cwd,
     isTTY: options.isTTY ?? false,
     confirm: options.confirm,
+    openUrl: options.openUrl,
   };
   const program = configureRoot(new Command(), io, '0.0.0-test');
   registerConfigCommands(program, io);
@@ -45,6 +54,8 @@ export async function runCli(
   registerAuditCommand(program, io);
   registerOrganizationCommands(program, io);
   registerMembersCommands(program, io);
+  registerKeysCommands(program, io);
+  registerLoginCommands(program, io);
   registerProjectCommands(program, io);
   registerIntegrationCommands(program, io);
   registerWebhooksCommands(program, io);

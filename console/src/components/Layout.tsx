@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useMe, useSession, useSignOut } from '../session.js';
+import { OrganizationSwitcher } from './OrganizationSwitcher.js';
 
 export function Layout() {
   const session = useSession();
@@ -92,7 +93,7 @@ export function Layout() {
             {session.data ? (
               <>
                 <span className="account-name" title={session.data.user.email}>
-                  {session.data.organization.name}
+                  <OrganizationSwitcher />
                   <span className="muted"> · {session.data.user.email}</span>
                 </span>
                 <button

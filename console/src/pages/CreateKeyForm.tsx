@@ -1,6 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { PERMISSIONS } from '../../../src/modules/auth/grants.js';
+import {
+  levelPermissions,
+  levelsWithin,
+  PERMISSION_AREAS,
+} from '../../../src/modules/auth/permission-areas.js';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -14,11 +18,15 @@ type OrganizationPermission = Extract<
   components['schemas']['Grant'],
   { type: 'organization' }
 >['permissions'][number];
+type ScopedPermission = Extract<components['schemas']['Grant'], { type: 'project' }>['permissions'][number];
 
-// Every permission may be granted organization-wide (src/modules/auth/grants.ts is the one list).
-const ORGANIZATION_PERMISSIONS: readonly OrganizationPermission[] = PERMISSIONS;
-/** What a project or environment grant may carry. */
-const SCOPED_PERMISSIONS = ['projects:operate', 'projects:read', 'agents:run'] as const;
+/** What a project or environment grant may carry (docs/api-keys.md); an organization grant takes any. */
+const SCOPED_PERMISSIONS: readonly ScopedPermission[] = [
+  'projects:operate',
+  'projects:read',
+  'projects:write',
+  'agents:run',
+];
 const VARIANTS = {
   organization: 'The whole organization',
   project: 'Some projects',
@@ -26,7 +34,8 @@ const VARIANTS = {
   agent: 'Some agents',
 } as const;
 /** What an agent grant may carry (docs/api-keys.md). */
-const AGENT_PERMISSIONS = ['agents:run'] as const;
+const AGENT_PERMISSIONS: readonly ScopedPermission[] = ['agents:run'];
+const NO_ACCESS = 'none';
 const TARGET_WORDS = { project: 'Projects', environment: 'Environments', agent: 'Agents' } as const;
 type Variant = keyof typeof VARIANTS;
 
@@ -40,13 +49,19 @@ const EXPIRY = {
 type Expiry = keyof typeof EXPIRY;
 const DAY_S = 86_400;
 
-/** Builds a key: a name, the rights (every permission, or the ones ticked), an expiry; shows the secret once. */
+/**
+ * Builds a key: a name, where it reaches, its rights (everything the role allows, or a level per area as
+ * fine-grained tokens offer them), an expiry; shows the secret once. Only levels the person's role and the
+ * grant's variant allow are offered (src/modules/auth/permission-areas.ts), so the form never asks for a
+ * permission the server would refuse.
+ */
 export function CreateKeyForm({ onDone }: { onDone: () => void }) {
   const client = useQueryClient();
   const [name, setName] = useState('');
   const [everything, setEverything] = useState(false);
   const [variant, setVariant] = useState<Variant>('organization');
-  const [permissions, setPermissions] = useState<OrganizationPermission[]>(['api-keys:read']);
+  // The level chosen per area; a new key starts with reading the API keys, the least a key is useful for.
+  const [levels, setLevels] = useState<Record<string, string>>({ 'api-keys': 'read' });
   const [targets, setTargets] = useState<string[]>([]);
   const me = useMe();
   const projects = useQuery({
@@ -55,15 +70,17 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     queryFn: async () =>
       unwrap(await api.GET('/api/v1/projects', { params: { query: { limit: 100 } } })).data,
   });
-  // Only what the person's role allows is offered: a key never has more rights than its user.
-  const allowed = (permission: string) => me.data?.permissions.includes(permission as never) ?? false;
-  const offered = (
-    variant === 'organization'
-      ? ORGANIZATION_PERMISSIONS
-      : variant === 'agent'
-        ? AGENT_PERMISSIONS
-        : SCOPED_PERMISSIONS
-  ).filter(allowed);
+  // Only what the person's role allows, within what the variant carries: a key never has more rights than its user.
+  const allowed = new Set<string>(
+    (me.data?.permissions ?? []).filter(
+      (permission) =>
+        variant === 'organization' ||
+        (variant === 'agent' ? AGENT_PERMISSIONS : SCOPED_PERMISSIONS).includes(permission as never),
+    ),
+  );
+  const areas = PERMISSION_AREAS.map((area) => ({ area, offered: levelsWithin(area, allowed) })).filter(
+    ({ offered }) => offered.length > 0,
+  );
   const [expiry, setExpiry] = useState<Expiry>('90');
   const [date, setDate] = useState('');
   const create = useMutation({
@@ -71,9 +88,11 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
   });
 
-  const chosen = permissions.filter((p) => (offered as readonly string[]).includes(p));
+  const chosen = areas.flatMap(({ area, offered }) =>
+    offered.some((level) => level.id === levels[area.id]) ? levelPermissions(area, levels[area.id]!) : [],
+  ) as OrganizationPermission[];
   const grantOf = (): CreateInput['grants'] => {
-    const scoped = chosen as Array<(typeof SCOPED_PERMISSIONS)[number]>;
+    const scoped = chosen as ScopedPermission[];
     if (variant === 'project') return { type: 'project', projectIds: targets, permissions: scoped };
     if (variant === 'environment')
       return { type: 'environment', environmentIds: targets, permissions: scoped };
@@ -116,12 +135,6 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     );
   }
 
-  const toggle = (permission: OrganizationPermission | (typeof SCOPED_PERMISSIONS)[number]) =>
-    setPermissions(
-      permissions.includes(permission)
-        ? permissions.filter((p) => p !== permission)
-        : [...permissions, permission],
-    );
   return (
     <form className="card form create-key" onSubmit={submit} aria-labelledby="create-key">
       <h2 id="create-key">Create an API key</h2>
@@ -194,25 +207,45 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
               checked={everything}
               onChange={(event) => setEverything(event.target.checked)}
             />
-            Everything you may do (follows your role)
+            Everything your role allows ({me.data?.role ?? '…'}), now and later
           </label>
         )}
         {!everything && !me.data && <PageSkeleton lines={2} />}
         {!everything && (
-          <div className="checks">
-            {offered.map((permission) => (
-              <label key={permission} className="check">
-                <input
-                  type="checkbox"
-                  checked={permissions.includes(permission)}
-                  onChange={() => toggle(permission)}
-                />
-                {PERMISSION_WORDS[permission]} <code className="small">{permission}</code>
-              </label>
-            ))}
+          <div className="permission-areas">
+            {areas.map(({ area, offered }) => {
+              const level = offered.some((l) => l.id === levels[area.id]) ? levels[area.id]! : NO_ACCESS;
+              return (
+                <div key={area.id} className="permission-area">
+                  <label htmlFor={`area-${area.id}`}>{area.name}</label>
+                  <select
+                    id={`area-${area.id}`}
+                    value={level}
+                    aria-describedby={`area-${area.id}-words`}
+                    onChange={(event) => setLevels({ ...levels, [area.id]: event.target.value })}
+                  >
+                    <option value={NO_ACCESS}>No access</option>
+                    {offered.map((l) => (
+                      <option key={l.id} value={l.id}>
+                        {l.name}
+                      </option>
+                    ))}
+                  </select>
+                  <span id={`area-${area.id}-words`} className="muted small">
+                    {level === NO_ACCESS
+                      ? 'nothing'
+                      : levelPermissions(area, level)
+                          .map((p) => PERMISSION_WORDS[p])
+                          .join(', ')}
+                  </span>
+                </div>
+              );
+            })}
           </div>
         )}
-        <p className="muted small">A key never has more rights than your role; asking for more is refused.</p>
+        <p className="muted small">
+          Only what your role may grant is offered; a key never has more rights than your role.
+        </p>
       </fieldset>
       <label htmlFor="key-expiry">Expires</label>
       <select id="key-expiry" value={expiry} onChange={(event) => setExpiry(event.target.value as Expiry)}>

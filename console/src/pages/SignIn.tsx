@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { safeNext, useSession, useSignIn } from '../session.js';
+import { safeNext, useSession, useSignIn, useSwitchOrganization } from '../session.js';
 import { clearSessionEnded, sessionEnded } from '../session-ended.js';
 
 export function SignIn() {
@@ -20,15 +20,42 @@ export function SignIn() {
     queryFn: async () => unwrap(await api.GET('/auth/sign-in-hints')).data,
     staleTime: 60_000,
   });
+  const switchTo = useSwitchOrganization();
+  // Set by this page's own sign-in: a person in several organizations then chooses one before going on.
+  const [signedInHere, setSignedInHere] = useState(false);
+  if (session.data && signedInHere && session.data.organizations.length > 1) {
+    const current = session.data.organization.id;
+    const go = (organization: string) =>
+      organization === current
+        ? navigate(next, { replace: true })
+        : switchTo.mutate(organization, { onSuccess: () => navigate(next, { replace: true }) });
+    return (
+      <section className="page sign-in">
+        <h1 tabIndex={-1}>Choose an organization</h1>
+        <p className="muted">You belong to several; you can switch later from the header.</p>
+        <ul className="organization-choices">
+          {session.data.organizations.map((o) => (
+            <li key={o.id}>
+              <button type="button" className="button" disabled={switchTo.isPending} onClick={() => go(o.id)}>
+                {o.name} <span className="muted">({o.role})</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        <ErrorNotice error={switchTo.error} />
+      </section>
+    );
+  }
   if (session.data) return <Navigate to={next} replace />;
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    setSignedInHere(true);
     signIn.mutate(
       { email, password },
       {
-        onSuccess: () => {
+        onSuccess: (signedIn) => {
           clearSessionEnded();
-          navigate(next, { replace: true });
+          if (signedIn.organizations.length < 2) navigate(next, { replace: true });
         },
       },
     );

@@ -8,10 +8,9 @@ import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { auditEvents } from '../audit/audit.tables.js';
-import type { Grant } from '../auth/grants.js';
+import type { Grant, Permission } from '../auth/grants.js';
 import {
   can,
-  grantPermissions,
   managesAllApiKeys,
   type Principal,
   ROLE_PERMISSIONS,
@@ -21,12 +20,19 @@ import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { decodeCursor, encodeCursor } from './api-key-cursor.js';
-import { generateApiKeySecret } from './api-key-secret.js';
+import { generateApiKeySecret, type NewApiKeySecret } from './api-key-secret.js';
 import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';
 import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
 import { apiKeys } from './api-keys.tables.js';
 
 export type { Actor } from '../audit/audit.repo.js';
+
+/** A secret made by whoever will hold it (`cadre login`): only its digest and start reach Cadre. */
+export type HeldSecret = Pick<NewApiKeySecret, 'digest' | 'start'>;
+
+/** The permissions a grant names one by one ("*" names none: it follows the role). */
+const listedPermissions = (grant: Grant): Permission[] =>
+  (grant.permissions as string[]).filter((p): p is Permission => p !== '*');
 
 export interface ApiKeysServiceDeps {
   database: Database;
@@ -162,9 +168,19 @@ export function createApiKeysService({
     target: { organizationId: string; userId: string },
     input: CreateApiKeyInput,
   ) {
+    const secret = generateApiKeySecret();
+    return { ...(await insertRow(executor, actor, target, input, secret)), key: secret.key };
+  }
+
+  async function insertRow(
+    executor: Executor,
+    actor: Actor,
+    target: { organizationId: string; userId: string },
+    input: CreateApiKeyInput,
+    secret: HeldSecret,
+  ): Promise<ApiKeyRecord> {
     await checkGrantTargets(executor, target.organizationId, input.grants, true);
     await planLimits.assertWithin(executor, target.organizationId, 'apiKeys');
-    const secret = generateApiKeySecret();
     const [row] = await executor
       .insert(apiKeys)
       .values({
@@ -180,8 +196,32 @@ export function createApiKeysService({
       })
       .returning();
     await audit(executor, actor, target.organizationId, 'api_key.created', row!.id);
-    return { ...toApiKeyRecord(row!), key: secret.key };
+    return toApiKeyRecord(row!);
   }
+
+  /** Who may create `input`: the permission, the role's ceiling, and grant ids of the organization. */
+  async function checkCreate(principal: Principal, input: CreateApiKeyInput) {
+    requirePermission(principal, 'api-keys:create');
+    // "*" is "everything my role allows": effective rights are grants ∩ role, so any role may grant it and
+    // it gives exactly that role. Only a listed permission can exceed the role, and that is refused.
+    const ceiling = ROLE_PERMISSIONS[principal.role];
+    const beyond = listedPermissions(input.grants).filter((permission) => !ceiling.has(permission));
+    if (beyond.length) {
+      throw forbidden(`Your role (${principal.role}) cannot grant: ${beyond.join(', ')}`);
+    }
+    // Grants naming Projects (their environments, agents) outside the organization count towards
+    // foreign_resource_rate_limited; checked before the transaction so no network call runs inside it.
+    try {
+      await checkGrantTargets(db, principal.organizationId, input.grants);
+    } catch (error) {
+      if (error instanceof ApiError) await foreignResources.record(principal);
+      throw error;
+    }
+  }
+  const own = (principal: Principal) => ({
+    organizationId: principal.organizationId,
+    userId: principal.userId,
+  });
 
   async function findInOrganization(organizationId: string, apiKeyId: string): Promise<ApiKeyRow> {
     const row = await reads.byId(apiKeyId);
@@ -213,28 +253,14 @@ export function createApiKeysService({
     },
 
     async create(principal: Principal, input: CreateApiKeyInput) {
-      requirePermission(principal, 'api-keys:create');
-      const ceiling = ROLE_PERMISSIONS[principal.role];
-      const beyond = grantPermissions(input.grants).filter((permission) => !ceiling.has(permission));
-      if (beyond.length) {
-        throw forbidden(`Your role (${principal.role}) cannot grant: ${beyond.join(', ')}`);
-      }
-      // Grants naming Projects (their environments, agents) outside the organization count towards
-      // foreign_resource_rate_limited; checked before the transaction so no network call runs inside it.
-      try {
-        await checkGrantTargets(db, principal.organizationId, input.grants);
-      } catch (error) {
-        if (error instanceof ApiError) await foreignResources.record(principal);
-        throw error;
-      }
-      return db.transaction((tx) =>
-        insertKey(
-          tx,
-          principal,
-          { organizationId: principal.organizationId, userId: principal.userId },
-          input,
-        ),
-      );
+      await checkCreate(principal, input);
+      return db.transaction((tx) => insertKey(tx, principal, own(principal), input));
+    },
+
+    /** Creates a key whose secret its holder made (`cadre login`): the same checks, and no secret answered. */
+    async createHeld(principal: Principal, input: CreateApiKeyInput, secret: HeldSecret) {
+      await checkCreate(principal, input);
+      return db.transaction((tx) => insertRow(tx, principal, own(principal), input, secret));
     },
 
     async list(principal: Principal, query: { limit: number; cursor?: string | undefined }) {

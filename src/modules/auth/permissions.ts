@@ -133,9 +133,3 @@ export function grantReaches(principal: Principal, scope: Scope): boolean {
       return scope.kind === 'agent' && grant.agentIds.includes(scope.agentId);
   }
 }
-
-/** The permissions a grant would give if its user's role allowed everything (for ceiling checks). */
-export function grantPermissions(grant: Grant): Permission[] {
-  if (grant.type === 'organization' && grant.permissions.includes('*')) return [...PERMISSIONS];
-  return grant.permissions as Permission[];
-}

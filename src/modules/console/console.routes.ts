@@ -4,7 +4,8 @@ import type { App } from '../../http/route-kit.js';
 import { CONSOLE_CSP, type ConsoleShell } from './console-assets.js';
 
 /**
- * The console's pages (console/src/main.tsx has the same list): each answers the app's page shell. Any
+ * The console's pages, as console/src/main.tsx's router lists them (test/console/every-route.test.ts reads
+ * the router and fails for a page missing here): each answers the app's page shell. Any
  * other path a browser asks for as a page gets the shell with status 404 (the app says "not found"), and
  * `/api/…`, `/registry/…`, `/admin/…`, `/auth/…` keep their JSON 404s (docs/console.md).
  */
@@ -22,6 +23,12 @@ const CONSOLE_PAGES = [
   '/audit',
   '/members',
   '/settings',
+  '/publishing',
+  '/developers',
+  '/developers/webhooks',
+  '/developers/webhooks/:endpointId',
+  '/developers/events',
+  '/cli-login',
   '/invitations/:token',
 ] as const;
 

@@ -24,10 +24,22 @@ const loginBody = z
   .strict()
   .meta({ id: 'LoginRequest' });
 
+const sessionOrganizationSchema = z
+  .object({ id: z.string(), slug: z.string(), name: z.string(), role: z.enum(['owner', 'admin', 'member']) })
+  .meta({ id: 'SessionOrganization' });
+
+const switchBody = z
+  .object({ organization: z.string().min(1).max(64).describe('Organization id or slug to switch to') })
+  .strict()
+  .meta({ id: 'SwitchOrganizationRequest' });
+
 const consoleSessionSchema = z
   .object({
     user: userSchema,
     organization: organizationSchema,
+    organizations: z
+      .array(sessionOrganizationSchema)
+      .describe('Every organization the user belongs to, with their role there; oldest membership first'),
     csrfToken: z
       .string()
       .describe(
@@ -51,6 +63,14 @@ export interface SessionRouteOptions {
   secureCookie: boolean;
   demoPasswordHint: () => Promise<boolean>;
 }
+
+type Described = Awaited<ReturnType<SessionsService['describe']>>;
+const present = ({ user, organization, organizations }: Described, csrfToken: string) => ({
+  user: presentUser(user),
+  organization: presentOrganization(organization),
+  organizations,
+  csrfToken,
+});
 
 export function registerSessionRoutes(
   app: App,
@@ -80,13 +100,7 @@ export function registerSessionRoutes(
         'set-cookie',
         serializeCookie(SESSION_COOKIE, session.token, { ...cookieOptions, expires: session.expiresAt }),
       );
-      return {
-        data: {
-          user: presentUser(session.user),
-          organization: presentOrganization(session.organization),
-          csrfToken: session.csrfToken,
-        },
-      };
+      return { data: present(session, session.csrfToken) };
     },
   });
 
@@ -114,14 +128,25 @@ export function registerSessionRoutes(
     handler: async (request) => {
       const principal = request.principal;
       if (principal?.kind !== 'session') throw unauthorized('No console session');
-      const { user, organization } = await sessions.describe(principal);
-      return {
-        data: {
-          user: presentUser(user),
-          organization: presentOrganization(organization),
-          csrfToken: principal.csrfToken,
-        },
-      };
+      return { data: present(await sessions.describe(principal), principal.csrfToken) };
+    },
+  });
+
+  app.post('/session/organization', {
+    config: { auth: 'optional' },
+    schema: {
+      operationId: 'switchSessionOrganization',
+      summary: `Move the console session to another of the user's organizations (needs the ${CSRF_HEADER} header)`,
+      tags,
+      security: sessionSecurity,
+      body: switchBody,
+      response: { 200: dataOf(consoleSessionSchema), ...managementErrors(401, 403, 404, 422) },
+    },
+    handler: async (request) => {
+      const principal = request.principal;
+      if (principal?.kind !== 'session') throw unauthorized('No console session');
+      const described = await sessions.switchOrganization(principal, request.body.organization);
+      return { data: present(described, principal.csrfToken) };
     },
   });
 

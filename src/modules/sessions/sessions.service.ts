@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
-import { ApiError, tooManyRequests } from '../../http/errors.js';
+import { ApiError, notFound, tooManyRequests } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
@@ -47,6 +47,22 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
       .where(and(eq(consoleSessions.userId, userId), isNull(consoleSessions.revokedAt)));
   }
 
+  /** Every organization the user belongs to, oldest membership first (the default at sign-in). */
+  function membershipsOf(userId: string) {
+    return db
+      .select({
+        id: organizations.id,
+        slug: organizations.slug,
+        name: organizations.name,
+        role: memberships.role,
+      })
+      .from(memberships)
+      .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+      .where(eq(memberships.userId, userId))
+      .orderBy(asc(memberships.createdAt), asc(memberships.organizationId));
+  }
+
+  /** The user, the session's organization and every organization the user may switch to. */
   async function describe(userId: string, organizationId: string) {
     const [row] = await db
       .select({ user: users, organization: organizations })
@@ -54,8 +70,12 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
       .innerJoin(organizations, eq(organizations.id, organizationId))
       .where(eq(users.id, userId));
     if (!row) throw invalidLogin();
-    return row;
+    return { ...row, organizations: await membershipsOf(userId) };
   }
+
+  /** The membership named by id or slug, if the user has it. */
+  const pick = <T extends { id: string; slug: string }>(rows: T[], wanted: string) =>
+    rows.find((row) => row.slug === wanted || (isId(wanted) && row.id === wanted));
 
   return {
     async login(input: LoginInput, ip: string) {
@@ -71,16 +91,8 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
         throw invalidLogin();
       }
       // Several memberships: the one named in the body (id or slug), else the oldest.
-      const rows = await db
-        .select({ organizationId: memberships.organizationId, slug: organizations.slug })
-        .from(memberships)
-        .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-        .where(eq(memberships.userId, user.id))
-        .orderBy(asc(memberships.createdAt), asc(memberships.organizationId));
-      const wanted = input.organization;
-      const membership = wanted
-        ? rows.find((row) => row.slug === wanted || (isId(wanted) && row.organizationId === wanted))
-        : rows[0];
+      const rows = await membershipsOf(user.id);
+      const membership = input.organization ? pick(rows, input.organization) : rows[0];
       if (!membership) {
         await limiter.failed(email, ip);
         throw invalidLogin();
@@ -94,11 +106,11 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
         id: newId(),
         tokenDigest: sha256Hex(token),
         userId: user.id,
-        organizationId: membership.organizationId,
+        organizationId: membership.id,
         createdAt: now,
         expiresAt,
       });
-      const described = await describe(user.id, membership.organizationId);
+      const described = await describe(user.id, membership.id);
       return { token, expiresAt, ...described, csrfToken: csrfTokenFor(token) };
     },
 
@@ -141,6 +153,20 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
     },
 
     describe: (principal: SessionPrincipal) => describe(principal.userId, principal.organizationId),
+
+    /**
+     * Moves the session to another of the user's organizations (id or slug): every page then works in it, with
+     * the role held there. An organization the user is not in reads as absent (404), like any other's.
+     */
+    async switchOrganization(principal: SessionPrincipal, organization: string) {
+      const target = pick(await membershipsOf(principal.userId), organization);
+      if (!target) throw notFound(`Organization ${organization}`);
+      await db
+        .update(consoleSessions)
+        .set({ organizationId: target.id })
+        .where(eq(consoleSessions.id, principal.sessionId));
+      return describe(principal.userId, target.id);
+    },
 
     async revoke(sessionId: string) {
       await db
