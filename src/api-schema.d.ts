@@ -2016,6 +2016,49 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
+        PerstackSkillsInput: {
+            [key: string]: {
+                /** @constant */
+                type: "mcpStdioSkill";
+                description?: string;
+                rule?: string;
+                command: string;
+                packageName?: string;
+                args: string[];
+                pick: string[];
+                omit: string[];
+                requiredEnv: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                /** @description always false: Cadre starts every skill with the run */
+                lazyInit: boolean;
+            } | {
+                /** @constant */
+                type: "mcpSseSkill";
+                description?: string;
+                rule?: string;
+                endpoint: string;
+                pick: string[];
+                omit: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+            } | {
+                /** @constant */
+                type: "interactiveSkill";
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                description?: string;
+                rule?: string;
+                tools: {
+                    [key: string]: {
+                        name: string;
+                        description?: string;
+                        inputJsonSchema: string;
+                    };
+                };
+            };
+        };
         ExpertOwnerInput: {
             name: string;
             organizationId: string;
@@ -2256,40 +2299,7 @@ export interface components {
             /** @enum {string} */
             status: "available" | "deprecated" | "disabled";
             instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
+            skills: components["schemas"]["PerstackSkillsInput"];
             delegates: string[];
             /**
              * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
@@ -3249,6 +3259,49 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
+        PerstackSkills: {
+            [key: string]: {
+                /** @constant */
+                type: "mcpStdioSkill";
+                description?: string;
+                rule?: string;
+                command: string;
+                packageName?: string;
+                args: string[];
+                pick: string[];
+                omit: string[];
+                requiredEnv: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                /** @description always false: Cadre starts every skill with the run */
+                lazyInit: boolean;
+            } | {
+                /** @constant */
+                type: "mcpSseSkill";
+                description?: string;
+                rule?: string;
+                endpoint: string;
+                pick: string[];
+                omit: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+            } | {
+                /** @constant */
+                type: "interactiveSkill";
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                description?: string;
+                rule?: string;
+                tools: {
+                    [key: string]: {
+                        name: string;
+                        description?: string;
+                        inputJsonSchema: string;
+                    };
+                };
+            };
+        };
         ExpertOwner: {
             name: string;
             organizationId: string;
@@ -3489,40 +3542,7 @@ export interface components {
             /** @enum {string} */
             status: "available" | "deprecated" | "disabled";
             instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
+            skills: components["schemas"]["PerstackSkills"];
             delegates: string[];
             /**
              * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
@@ -4926,6 +4946,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,6 +5170,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,6 +5300,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5375,6 +5422,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5468,6 +5524,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,8 +10,12 @@ import type { App } from './route-kit.js';
  */
 export type FaceName = 'registry' | 'perstack' | 'management' | 'admin' | 'auth' | 'system' | 'console';
 
-/** The error body shape of a face: the registry's `{ code, error, reason }` or the management envelope. */
-export type ErrorShape = 'registry' | 'management';
+/**
+ * The error body shape of a face: the registry's `{ code, error, reason }`, the same as Perstack's tools read
+ * it (`perstack`: `error` carries the reason, statuses as Perstack's API documents them; docs/perstack.md), or
+ * the management envelope.
+ */
+export type ErrorShape = 'registry' | 'perstack' | 'management';
 
 /** What every route of a face gets unless its own `config` says otherwise. */
 export interface FaceDefaults {
@@ -50,7 +54,7 @@ export const FACES = {
    */
   perstack: {
     prefix: '/api/registry/v1',
-    defaults: { face: 'perstack', errorShape: 'registry', noStore: false, countUsage: 'writes' },
+    defaults: { face: 'perstack', errorShape: 'perstack', noStore: false, countUsage: 'writes' },
   },
   registry: {
     prefix: '/registry',
@@ -98,7 +102,7 @@ export function faceOfUnroutedPath(path: string): FaceDefaults {
 
 /** True for a path of a face that answers errors in the registry's `{ code, error, reason }` shape. */
 export const answersInRegistryShape = (path: string): boolean =>
-  faceOfUnroutedPath(path).errorShape === 'registry';
+  faceOfUnroutedPath(path).errorShape !== 'management';
 
 /**
  * Registers a face: an encapsulated scope under its prefix whose routes get the face's defaults (their own
