@@ -14,9 +14,7 @@ const config: KnipConfig = {
     // A development OIDC provider, run by hand (docs/oauth.md).
     'test/dev/oidc-provider.ts',
     // `npm run test:interop` (vitest.interop.config.ts): Perstack's tools against Cadre.
-    'vitest.interop.config.ts',
-    'test/interop/*.{interop,tools}.ts',
-    'test/interop/perstack-tools.ts',
+    'test/interop/*.interop.ts',
     // Declares the console's Vite virtual module to TypeScript (read through console/tsconfig.json).
     'console/src/virtual.d.ts',
   ],
