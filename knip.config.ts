@@ -13,6 +13,8 @@ const config: KnipConfig = {
     'console/src/playground/meta-schema-validator.ts',
     // A development OIDC provider, run by hand (docs/oauth.md).
     'test/dev/oidc-provider.ts',
+    // `npm run test:interop` (vitest.interop.config.ts): Perstack's tools against Cadre.
+    'test/interop/*.interop.ts',
     // Declares the console's Vite virtual module to TypeScript (read through console/tsconfig.json).
     'console/src/virtual.d.ts',
   ],

@@ -2795,6 +2795,49 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
+        PerstackSkillsInput: {
+            [key: string]: {
+                /** @constant */
+                type: "mcpStdioSkill";
+                description?: string;
+                rule?: string;
+                command: string;
+                packageName?: string;
+                args: string[];
+                pick: string[];
+                omit: string[];
+                requiredEnv: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                /** @description always false: Cadre starts every skill with the run */
+                lazyInit: boolean;
+            } | {
+                /** @constant */
+                type: "mcpSseSkill";
+                description?: string;
+                rule?: string;
+                endpoint: string;
+                pick: string[];
+                omit: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+            } | {
+                /** @constant */
+                type: "interactiveSkill";
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                description?: string;
+                rule?: string;
+                tools: {
+                    [key: string]: {
+                        name: string;
+                        description?: string;
+                        inputJsonSchema: string;
+                    };
+                };
+            };
+        };
         ExpertOwnerInput: {
             name: string;
             organizationId: string;
@@ -3035,40 +3078,7 @@ export interface components {
             /** @enum {string} */
             status: "available" | "deprecated" | "disabled";
             instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
+            skills: components["schemas"]["PerstackSkillsInput"];
             delegates: string[];
             /**
              * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
@@ -4529,6 +4539,49 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
+        PerstackSkills: {
+            [key: string]: {
+                /** @constant */
+                type: "mcpStdioSkill";
+                description?: string;
+                rule?: string;
+                command: string;
+                packageName?: string;
+                args: string[];
+                pick: string[];
+                omit: string[];
+                requiredEnv: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                /** @description always false: Cadre starts every skill with the run */
+                lazyInit: boolean;
+            } | {
+                /** @constant */
+                type: "mcpSseSkill";
+                description?: string;
+                rule?: string;
+                endpoint: string;
+                pick: string[];
+                omit: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+            } | {
+                /** @constant */
+                type: "interactiveSkill";
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                description?: string;
+                rule?: string;
+                tools: {
+                    [key: string]: {
+                        name: string;
+                        description?: string;
+                        inputJsonSchema: string;
+                    };
+                };
+            };
+        };
         ExpertOwner: {
             name: string;
             organizationId: string;
@@ -4769,40 +4822,7 @@ export interface components {
             /** @enum {string} */
             status: "available" | "deprecated" | "disabled";
             instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
+            skills: components["schemas"]["PerstackSkills"];
             delegates: string[];
             /**
              * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
@@ -6219,6 +6239,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6434,6 +6463,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,6 +6593,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6668,6 +6715,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6761,6 +6817,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistryError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -199,6 +199,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     ...(deps.trustProxy !== undefined ? { trustProxy: deps.trustProxy } : {}),
     // While draining, registerOverloadProtection answers 503 in the documented shape, with Retry-After.
     return503OnClosing: false,
+    // A client whose base URL ends in "/" (Perstack's tools with `perstackApiBaseUrl = "https://host/"`) sends
+    // `//api/registry/v1/…`: the path it means, not a path of no face (docs/perstack.md).
+    rewriteUrl: (request) => collapseLeadingSlashes(request.url ?? '/'),
     // Router-level failures (a malformed URL, a path parameter over maxParamLength) in the documented shape
     // too: Fastify would answer them itself (414 and its own body).
     frameworkErrors: (error, request, reply) => {
@@ -519,3 +522,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   await app.ready();
   return { app, context };
 }
+
+/** `//api/x` → `/api/x`: one leading slash, the rest of the URL (and its query) untouched. */
+const collapseLeadingSlashes = (url: string): string => url.replace(/^\/{2,}/, '/');

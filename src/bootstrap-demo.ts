@@ -74,9 +74,10 @@ export const DEMO_EXPERTS: ExpertDefinition[] = [
       github: {
         type: 'mcpStdioSkill',
         description: 'Reads public repositories',
+        // `packageName` names what `npx` runs; `args` is the other way to say it (never both: the runtime
+        // refuses a skill with both).
         command: 'npx',
         packageName: '@modelcontextprotocol/server-github',
-        args: ['--read-only'],
         requiredEnv: ['GITHUB_TOKEN'],
         omit: ['create_issue'],
       },

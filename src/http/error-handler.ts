@@ -1,7 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, isStorageFull, sqlState } from '../db/errors.js';
-import { ApiError, type ErrorDetail, serviceUnavailable, statusText } from './errors.js';
+import {
+  ANOTHER_ORGANIZATION,
+  ApiError,
+  type ErrorDetail,
+  serviceUnavailable,
+  statusText,
+} from './errors.js';
 import type { ErrorShape, FaceDefaults } from './faces.js';
 
 declare module 'fastify' {
@@ -103,9 +109,7 @@ export function sendError(
 ): FastifyReply {
   request.answeredError = error;
   if (error.headers) reply.headers(error.headers);
-  if (shape === 'registry') {
-    // Registry convention: validation problems are plain 400s (docs/errors.md).
-    const status = error.code === 'validation_failed' ? 400 : error.status;
+  if (shape === 'registry' || shape === 'perstack') {
     const details = error.details?.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
     // "Request validation failed: body.name: …"; a message that is already a sentence gets them after it.
     const reason = !details
@@ -113,10 +117,10 @@ export function sendError(
       : error.message.endsWith('.')
         ? `${error.message} [${details}]`
         : `${error.message}: ${details}`;
-    return reply
-      .code(status)
-      .type('application/json')
-      .send({ code: status, error: statusText(status), reason });
+    const status = shape === 'perstack' ? perstackStatus(error) : registryStatus(error);
+    // Perstack's tools show `error` alone: there it carries the reason after the status's words.
+    const text = shape === 'perstack' ? `${perstackStatusText(status)}: ${reason}` : statusText(status);
+    return reply.code(status).type('application/json').send({ code: status, error: text, reason });
   }
   return reply
     .code(error.status)
@@ -130,6 +134,22 @@ export function sendError(
       },
     });
 }
+
+/** Registry convention: validation problems are plain 400s (docs/errors.md). */
+const registryStatus = (error: ApiError): number => (error.code === 'validation_failed' ? 400 : error.status);
+
+/**
+ * The statuses Perstack's registry API documents, where they differ from the registry's (docs/perstack.md
+ * "Errors"): a validation failure is 422, and a name or Expert of another organization is 400.
+ */
+function perstackStatus(error: ApiError): number {
+  if (error.code === 'forbidden' && error.cause === ANOTHER_ORGANIZATION) return 400;
+  return error.status;
+}
+
+/** Perstack's API names its 422 "Validation Failed"; every other status has its usual words. */
+const perstackStatusText = (status: number): string =>
+  status === 422 ? 'Validation Failed' : statusText(status);
 
 function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;

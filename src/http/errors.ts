@@ -54,6 +54,15 @@ export class ApiError extends Error {
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to perform this action') =>
   new ApiError('forbidden', message);
+
+/** The `cause` of a 403 for what another organization owns (Perstack's face answers that 400). */
+export const ANOTHER_ORGANIZATION = 'another_organization';
+/** 403: the resource (an Expert, a name) belongs to another organization. */
+export const anotherOrganizations = (message: string): ApiError => {
+  const error = forbidden(message);
+  error.cause = ANOTHER_ORGANIZATION;
+  return error;
+};
 /**
  * 503 with Retry-After. `cause` names why in a word (`database_down`, `event_loop`, `deadline`…): the
  * refusal metrics count by it (docs/operations.md).

@@ -18,8 +18,12 @@ export type FaceName =
   | 'system'
   | 'console';
 
-/** The error body shape of a face: the registry's `{ code, error, reason }` or the management envelope. */
-export type ErrorShape = 'registry' | 'management';
+/**
+ * The error body shape of a face: the registry's `{ code, error, reason }`, the same as Perstack's tools read
+ * it (`perstack`: `error` carries the reason, statuses as Perstack's API documents them; docs/perstack.md), or
+ * the management envelope.
+ */
+export type ErrorShape = 'registry' | 'perstack' | 'management';
 
 /** What every route of a face gets unless its own `config` says otherwise. */
 export interface FaceDefaults {
@@ -58,7 +62,7 @@ export const FACES = {
    */
   perstack: {
     prefix: '/api/registry/v1',
-    defaults: { face: 'perstack', errorShape: 'registry', noStore: false, countUsage: 'writes' },
+    defaults: { face: 'perstack', errorShape: 'perstack', noStore: false, countUsage: 'writes' },
   },
   registry: {
     prefix: '/registry',
@@ -114,7 +118,7 @@ export function faceOfUnroutedPath(path: string): FaceDefaults {
 
 /** True for a path of a face that answers errors in the registry's `{ code, error, reason }` shape. */
 export const answersInRegistryShape = (path: string): boolean =>
-  faceOfUnroutedPath(path).errorShape === 'registry';
+  faceOfUnroutedPath(path).errorShape !== 'management';
 
 /**
  * Registers a face: an encapsulated scope under its prefix whose routes get the face's defaults (their own

@@ -91,7 +91,13 @@ describe('publish (what `perstack publish` sends)', () => {
 
   it('keeps the naming rules: a team publishes scoped names only', async () => {
     const result = await teamClient.create(cliPayload(uniqueName('unscoped')));
-    expect(result).toMatchObject({ ok: false, error: { code: 400, message: 'Bad Request' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        code: 400,
+        message: expect.stringMatching(/^Bad Request: Team accounts publish scoped names only/),
+      },
+    });
     expect(String((result as { error: { reason: unknown } }).error.reason)).toContain('scoped names only');
   });
 
@@ -102,11 +108,17 @@ describe('publish (what `perstack publish` sends)', () => {
     expect(expert.skills['@perstack/base']).toMatchObject({ type: 'mcpStdioSkill', command: 'npx' });
   });
 
-  it('keeps @service/base when the definition has it, adding nothing', async () => {
+  it('keeps @service/base when the definition has it, adding nothing; this face names it @perstack/base', async () => {
     const name = uniqueName('svc');
     const skills = { '@service/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' } };
     const expert = await created(personalClient, cliPayload(name, '1.0.0', { skills }));
-    expect(Object.keys(expert.skills)).toEqual(['@service/base']);
+    expect(Object.keys(expert.skills)).toEqual(['@perstack/base']);
+    expect(expert.skills['@perstack/base']).toMatchObject({
+      packageName: '@cadre/base',
+      name: '@perstack/base',
+    });
+    // Stored as written: the registry face shows it under its own name.
+    expect((await getExpert(server, `${name}@1.0.0`)).body.data.expert.skills).toEqual(skills);
   });
 
   it('publishes with a delegate, which must exist', async () => {
@@ -130,7 +142,8 @@ describe('publish (what `perstack publish` sends)', () => {
     );
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.error.code).toBe(400);
+    // A validation failure: 422, as Perstack's API documents it.
+    expect(result.error.code).toBe(422);
     expect(String(result.error.reason)).toContain('POST /registry/experts');
   });
 
@@ -142,17 +155,23 @@ describe('publish (what `perstack publish` sends)', () => {
     const badTag = await personalClient.create(
       cliPayload(uniqueName('tag'), '1.0.0', { tags: ['latest', 'Bad Tag'] }),
     );
-    expect(badTag).toMatchObject({ ok: false, error: { code: 400 } });
+    expect(badTag).toMatchObject({ ok: false, error: { code: 422 } });
     expect(String((badTag as { error: { reason: unknown } }).error.reason)).toContain('tags.1');
   });
 
-  it('answers 401 without a key and 403 for a name another organization holds', async () => {
+  it('answers 401 without a key and 400 (Perstack’s status) for a name another organization holds', async () => {
     const name = uniqueName('owned');
     await created(personalClient, cliPayload(name));
     const noKey = await anonymous.create(cliPayload(uniqueName('nokey')));
-    expect(noKey).toMatchObject({ ok: false, error: { code: 401, message: 'Unauthorized' } });
+    expect(noKey).toMatchObject({
+      ok: false,
+      error: { code: 401, message: 'Unauthorized: Missing or invalid credentials' },
+    });
     const foreign = await createPerstackClient(server.url, other.ownerKey).create(cliPayload(name, '2.0.0'));
-    expect(foreign).toMatchObject({ ok: false, error: { code: 403, message: 'Forbidden' } });
+    expect(foreign).toMatchObject({
+      ok: false,
+      error: { code: 400, message: `Bad Request: The name ${name} belongs to another organization` },
+    });
   });
 });
 
@@ -185,7 +204,10 @@ describe('get by every key form', () => {
 
   it('answers a missing key with a registry-shaped 404 whose message is a sentence, not an object', async () => {
     const result = await anonymous.get(`${name}@9.9.9`);
-    expect(result).toMatchObject({ ok: false, error: { code: 404, message: 'Not Found' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 404, message: `Not Found: Expert ${name}@9.9.9 not found` },
+    });
     expect(String((result as { error: { reason: unknown } }).error.reason)).toContain(`${name}@9.9.9`);
   });
 
@@ -249,9 +271,9 @@ describe('list with every query parameter', () => {
     expect(result.data.meta).toEqual({ total: 3, take: 1, skip: 1 });
   });
 
-  it('answers a bad parameter with a registry-shaped 400', async () => {
+  it('answers a bad parameter with a registry-shaped 422 (Perstack’s status for a validation failure)', async () => {
     const res = await server.request('GET', '/api/registry/v1/experts/?take=0');
-    expectRegistryError(res, 400);
+    expectRegistryError(res, 422);
   });
 });
 
@@ -280,7 +302,7 @@ describe('update status and tags (perstack status, perstack tag)', () => {
     expect(read.ok && read.data.tags).toEqual(['old']);
   });
 
-  it('keeps the registry rules: 401 without a key, 403 for another organization, 404 for no version', async () => {
+  it('keeps the registry rules: 401 without a key, 400 (Perstack’s status) for another organization, 404 for no version', async () => {
     const name = uniqueName('upd');
     await created(personalClient, cliPayload(name));
     expect(await anonymous.update(`${name}@1.0.0`, { status: 'deprecated' })).toMatchObject({
@@ -290,7 +312,7 @@ describe('update status and tags (perstack status, perstack tag)', () => {
     const foreign = createPerstackClient(server.url, other.ownerKey);
     expect(await foreign.update(`${name}@1.0.0`, { status: 'deprecated' })).toMatchObject({
       ok: false,
-      error: { code: 403 },
+      error: { code: 400 },
     });
     expect(await personalClient.update(`${name}@7.0.0`, { status: 'deprecated' })).toMatchObject({
       ok: false,
@@ -407,10 +429,25 @@ describe('one registry, two faces', () => {
       const registry = (await getExpert(server, `${name}@1.0.0`)).body.data.expert;
       const perstack = await anonymous.get(`${name}@1.0.0`);
       expect(perstack.ok).toBe(true);
-      // minRuntimeVersion is "v1.0" on both here (stored so); everything else is the same record. Perstack's
-      // client drops fields it does not know (integrity), so the raw answer is compared for that one.
-      const { integrity, ...known } = registry;
-      expect(perstack.ok && perstack.data).toEqual(known);
+      // minRuntimeVersion is "v1.0" on both here (stored so); everything but the skills is the same record.
+      // Perstack's client drops fields it does not know (integrity), so the raw answer is compared for that one.
+      const { integrity, skills, ...known } = registry;
+      const { skills: presented, ...rest } = perstack.ok ? perstack.data : { skills: {} };
+      expect(rest).toEqual(known);
+      // The skills: the base skill, stored as @perstack/base or @service/base, read as @perstack/base, with
+      // every field Perstack's runtime reads; the stored fields unchanged.
+      const [stored] = Object.values(skills);
+      expect(presented).toEqual({
+        '@perstack/base': {
+          args: [],
+          pick: [],
+          omit: [],
+          requiredEnv: [],
+          lazyInit: false,
+          ...stored,
+          name: '@perstack/base',
+        },
+      });
       const raw = await server.request<{ data: { expert: { integrity: string } } }>(
         'GET',
         `/api/registry/v1/experts/${encodeURIComponent(`${name}@1.0.0`)}`,
@@ -471,7 +508,7 @@ describe('the face itself', () => {
       rawBody: '',
       headers: { 'content-type': 'application/json' },
     });
-    expectRegistryError(empty, 400);
+    expectRegistryError(empty, 422);
   });
 
   it('resolves an Expert and its delegates, scoped and transitive, the way the runtime does', async () => {
@@ -535,7 +572,7 @@ describe('rate limits apply to both faces, from one budget', () => {
     expect(viaRegistry.status, viaRegistry.text).toBe(200);
     expect(await client.update(`${name}@1.0.0`, { tags: ['stable'] })).toMatchObject({
       ok: false,
-      error: { code: 429, message: 'Too Many Requests' },
+      error: { code: 429, message: expect.stringMatching(/^Too Many Requests: /) },
     });
   });
 });

@@ -15,7 +15,13 @@ const base: RunnableDefinition = {
   instruction: 'one\ntwo\nthree\n',
   skills: {
     '@service/base': baseSkill,
-    fs: { type: 'mcpStdioSkill', command: 'npx', packageName: 'fs-mcp@1.0.0', args: ['-y'], pick: ['read'] },
+    fs: {
+      type: 'mcpStdioSkill',
+      command: 'npx',
+      packageName: 'fs-mcp@1.0.0',
+      args: ['-y'],
+      pick: ['read', 'list'],
+    },
     web: { type: 'mcpSseSkill', endpoint: 'https://a.example/sse', omit: ['post', 'put'] },
     ask: {
       type: 'interactiveSkill',
@@ -111,6 +117,14 @@ describe('diffDefinitions', () => {
       /no longer limits/,
     ],
     [
+      'a pick list that empties (an empty list filters nothing)',
+      (d) => {
+        fs(d).pick = [];
+      },
+      ['skills', 'fs', 'pick'],
+      /no longer limits/,
+    ],
+    [
       'an omit entry removed',
       (d) => {
         web(d).omit = ['put'];
@@ -166,7 +180,7 @@ describe('diffDefinitions', () => {
     [
       'a pick list that shrinks',
       (d) => {
-        fs(d).pick = [];
+        fs(d).pick = ['read'];
       },
       'changed skills.fs.pick',
     ],

@@ -31,13 +31,80 @@ const common = {
   tags: z.array(z.string()),
 };
 
+/**
+ * Skills as Perstack's runtime reads them from a record (it applies no defaults): the complete shape of
+ * Perstack's core skill schema, every defaulted field present and typed, each skill and interactive tool named
+ * by its key, nothing else (`strictObject`); an SSE endpoint public HTTPS, as that schema requires.
+ */
+const strings = z.array(z.string());
+const skillCore = {
+  name: z.string().min(1),
+  description: z.string().optional(),
+  rule: z.string().optional(),
+};
+const publicHttps = z.url().refine((text) => {
+  const url = new URL(text);
+  return url.protocol === 'https:' && !/^(localhost|127\.|10\.|192\.168\.|\[)/.test(url.hostname);
+}, 'a public HTTPS URL');
+const perstackSkill = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('mcpStdioSkill'),
+    ...skillCore,
+    command: z.string().min(1),
+    packageName: z.string().min(1).optional(),
+    args: strings,
+    pick: strings,
+    omit: strings,
+    requiredEnv: strings,
+    lazyInit: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal('mcpSseSkill'),
+    ...skillCore,
+    endpoint: publicHttps,
+    pick: strings,
+    omit: strings,
+  }),
+  z.strictObject({
+    type: z.literal('interactiveSkill'),
+    ...skillCore,
+    tools: z.record(
+      z.string(),
+      z.strictObject({
+        name: z.string().min(1),
+        description: z.string().optional(),
+        inputJsonSchema: z.string(),
+      }),
+    ),
+  }),
+]);
+const perstackSkills = z
+  .record(z.string(), perstackSkill)
+  .refine(
+    (skills) => Object.entries(skills).every(([key, skill]) => skill.name === key),
+    'each skill named by its key',
+  )
+  .refine(
+    (skills) =>
+      Object.values(skills).every(
+        (skill) =>
+          skill.type !== 'interactiveSkill' ||
+          Object.entries(skill.tools).every(([key, tool]) => tool.name === key),
+      ),
+    'each tool named by its key',
+  )
+  .refine(
+    (skills) => skills['@perstack/base']?.type === 'mcpStdioSkill',
+    "the runtime's base skill, @perstack/base",
+  );
+
 export const perstackRecord = z.object({
   type: z.literal('registryExpert'),
   ...common,
   version: z.string(),
   status: z.enum(['available', 'deprecated', 'disabled']),
   instruction: z.string(),
-  skills: z.record(z.string(), z.unknown()),
+  skills: perstackSkills,
   delegates: z.array(z.string()),
 });
 export type PerstackRecord = z.infer<typeof perstackRecord>;

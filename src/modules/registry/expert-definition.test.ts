@@ -225,8 +225,28 @@ describe('skills', () => {
   it('refuses pick and omit together, and bad env var names', () => {
     const both = { type: 'mcpStdioSkill', command: 'npx', pick: ['a'], omit: ['b'] };
     expect(firstMessage(skillSchema.safeParse(both))).toMatch(/either "pick"/);
+    const sse = { type: 'mcpSseSkill', endpoint: 'https://mcp.example.com/sse', pick: ['a'], omit: ['b'] };
+    expect(firstMessage(skillSchema.safeParse(sse))).toMatch(/either "pick"/);
     const env = { type: 'mcpStdioSkill', command: 'npx', requiredEnv: ['MY-TOKEN'] };
     expect(firstMessage(skillSchema.safeParse(env))).toMatch(/environment variable name/);
+  });
+
+  it('accepts the normalized shape: empty pick and omit together (no filter), or one of them empty', () => {
+    const skills = [
+      {
+        type: 'mcpStdioSkill',
+        command: 'npx',
+        packageName: 'p',
+        pick: [],
+        omit: [],
+        args: [],
+        requiredEnv: [],
+      },
+      { type: 'mcpStdioSkill', command: 'npx', pick: ['a'], omit: [] },
+      { type: 'mcpStdioSkill', command: 'npx', pick: [], omit: ['b'] },
+      { type: 'mcpSseSkill', endpoint: 'https://mcp.example.com/sse', pick: [], omit: [] },
+    ];
+    for (const skill of skills) expect(skillSchema.safeParse(skill).success).toBe(true);
   });
 
   it.each([

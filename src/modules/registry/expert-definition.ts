@@ -305,12 +305,16 @@ const skillCommon = {
   rule: z.string().max(L.ruleLength, atMostChars(L.ruleLength)).optional(),
 };
 
-// pick is a whitelist and omit a blacklist of the server's tools; both at once is contradictory.
+/**
+ * pick is a whitelist and omit a blacklist of the server's tools; both filtering at once is contradictory.
+ * An empty list filters nothing: `pick = []` beside `omit = []` is the normalized shape Perstack's tools
+ * write (every field present), and means no filter.
+ */
 function pickOrOmit(
   skill: { pick?: string[] | undefined; omit?: string[] | undefined },
   ctx: z.RefinementCtx,
 ) {
-  if (skill.pick !== undefined && skill.omit !== undefined) {
+  if (skill.pick?.length && skill.omit?.length) {
     ctx.addIssue({
       code: 'custom',
       path: ['omit'],

@@ -19,6 +19,9 @@ import { documentationOnly, notModified, readByKey, sendAnswer } from './registr
 
 const tags = ['Perstack-compatible registry'];
 
+/** The registry's error answers, with Perstack's 422 for a request that fails validation (docs/perstack.md). */
+const perstackErrors = (...statuses: Parameters<typeof registryErrors>) => registryErrors(422, ...statuses);
+
 /** The base skill Perstack's runtime gives an Expert that names none; added to such a publish here. */
 const PERSTACK_BASE_SKILL: [string, McpStdioSkill] = [
   '@perstack/base',
@@ -59,7 +62,8 @@ function acceptEmptyJsonBodies(app: App) {
  */
 export function registerPerstackRoutes(app: App, registry: RegistryService): void {
   acceptEmptyJsonBodies(app);
-  const getByKey = readByKey(registry, perstackView, false);
+  const view = perstackView(registry.baseSkillNames);
+  const getByKey = readByKey(registry, view, false);
 
   app.get('/experts', {
     config: { auth: 'public' },
@@ -69,10 +73,9 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
       tags,
       security: [],
       querystring: listExpertsQuery,
-      response: { 200: perstackListAnswer, 304: notModified, ...registryErrors() },
+      response: { 200: perstackListAnswer, 304: notModified, ...perstackErrors() },
     },
-    handler: async (request, reply) =>
-      sendAnswer(request, reply, await registry.list(request.query, perstackView)),
+    handler: async (request, reply) => sendAnswer(request, reply, await registry.list(request.query, view)),
   });
 
   app.get('/experts/:expertKey', {
@@ -83,7 +86,7 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
       tags,
       security: [],
       params: expertKeyParams,
-      response: { 200: perstackExpertAnswer, 304: notModified, ...registryErrors(404, 410) },
+      response: { 200: perstackExpertAnswer, 304: notModified, ...perstackErrors(404, 410) },
     },
     validatorCompiler: documentationOnly,
     handler: getByKey,
@@ -97,7 +100,7 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
       tags,
       security: [],
       params: expertKeyParams,
-      response: { 200: perstackVersionsAnswer, 304: notModified, ...registryErrors(404) },
+      response: { 200: perstackVersionsAnswer, 304: notModified, ...perstackErrors(404) },
     },
     validatorCompiler: documentationOnly,
     handler: getByKey,
@@ -115,12 +118,12 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
       tags,
       security: bearerSecurity,
       body: perstackPublishBody,
-      response: { 200: perstackExpertAnswer, ...registryErrors(401, 403, 422) },
+      response: { 200: perstackExpertAnswer, ...perstackErrors(401, 403) },
     },
     handler: async (request) => {
       const principal = requirePrincipal(request);
       const expert = await registry.publish(principal, publishable(request.body, registry.baseSkillNames));
-      return { data: { expert: toPerstack(expert) } };
+      return { data: { expert: toPerstack(expert, registry.baseSkillNames) } };
     },
   });
 
@@ -142,7 +145,7 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
         },
       },
     );
-    return { data: { expert: toPerstack(expert) } };
+    return { data: { expert: toPerstack(expert, registry.baseSkillNames) } };
   };
   app.post('/experts/:expertKey', {
     config: { auth: 'principal' },
@@ -153,7 +156,7 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
       security: bearerSecurity,
       params: expertKeyParams,
       body: perstackUpdateBody,
-      response: { 200: perstackExpertAnswer, ...registryErrors(401, 403, 404, 410) },
+      response: { 200: perstackExpertAnswer, ...perstackErrors(401, 403, 404, 410) },
     },
     handler: updateHandler,
   });
@@ -175,7 +178,7 @@ export function registerPerstackRoutes(app: App, registry: RegistryService): voi
       tags,
       security: bearerSecurity,
       params: expertKeyParams,
-      response: { 200: perstackDeleteAnswer, ...registryErrors(401, 403, 404, 410) },
+      response: { 200: perstackDeleteAnswer, ...perstackErrors(401, 403, 404, 410) },
     },
     handler: deleteHandler,
   });

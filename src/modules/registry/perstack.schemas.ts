@@ -15,6 +15,7 @@ import {
   tagSchema,
   tagsSchema,
 } from './expert-definition.js';
+import { perstackSkillsSchema } from './perstack.skills.js';
 import { expertDigestSchema, listMetaSchema, registryExpertSchema } from './registry.schemas.js';
 import { PERSTACK_RUNTIME_VERSION, runsOnV1_0 } from './runtime-line.js';
 
@@ -23,7 +24,7 @@ const runtime = z.literal(PERSTACK_RUNTIME_VERSION).meta({
 });
 
 const perstackExpertSchema = registryExpertSchema
-  .extend({ minRuntimeVersion: runtime })
+  .extend({ minRuntimeVersion: runtime, skills: perstackSkillsSchema })
   .meta({ id: 'PerstackRegistryExpert' });
 
 const perstackDigestSchema = expertDigestSchema

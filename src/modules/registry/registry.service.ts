@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor, Tx } from '../../db/client.js';
 import { isUniqueViolation, sqlState } from '../../db/errors.js';
-import { ApiError, forbidden } from '../../http/errors.js';
+import { ApiError, anotherOrganizations, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { wellFormedDeep } from '../../lib/well-formed.js';
@@ -160,7 +160,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     permission: 'experts:write' | 'experts:delete',
   ) {
     if (!can(principal, permission, { kind: 'organization', organizationId: expert.organizationId })) {
-      throw forbidden(`Expert ${expert.name}@${expert.version} belongs to another organization`);
+      throw anotherOrganizations(`Expert ${expert.name}@${expert.version} belongs to another organization`);
     }
   }
 
@@ -242,7 +242,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         // Read the clock once the name is locked, so createdAt follows the order publishes commit in.
         const now = deps.clock.now();
         if (owner?.organizationId !== principal.organizationId) {
-          throw forbidden(`The name ${name} belongs to another organization`);
+          throw anotherOrganizations(`The name ${name} belongs to another organization`);
         }
         if (await repo.isVersionReserved(tx, name, version)) {
           throw badRequest(`${name}@${version} was already published; a version number can never be reused`);

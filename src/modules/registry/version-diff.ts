@@ -102,10 +102,11 @@ function widening(name: SkillField, before: unknown, after: unknown, skill: stri
         : undefined;
     }
     case 'pick': {
-      if (before !== undefined && after === undefined) {
+      // An empty pick list filters nothing (expert-definition.ts): it exposes every tool, as no list does.
+      if (list(before).length > 0 && list(after).length === 0) {
         return `skill "${skill}" no longer limits its tools with "pick" (every tool is exposed)`;
       }
-      if (before === undefined) return undefined; // a pick list appearing narrows
+      if (list(before).length === 0) return undefined; // a pick list appearing narrows
       const fresh = list(after).filter((tool) => !list(before).includes(tool));
       return fresh.length ? `skill "${skill}" picks more tools: ${fresh.join(', ')}` : undefined;
     }
