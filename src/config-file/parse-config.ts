@@ -1,4 +1,5 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { nestedDeeperThan } from '../lib/nesting.js';
 import { findDelegationCycle, localDelegates } from './delegation.js';
 import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
 import { foreignModel, STARTER_MODELS } from './models.js';
@@ -36,6 +37,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
     if (!(error instanceof TomlError)) throw error;
     return { ok: false, diagnostics: [syntaxDiagnostic(error, text, options.path)] };
   }
+  if (nestedDeeperThan(data, CONFIG_MAX_DEPTH)) return { ok: false, diagnostics: [tooDeep(options.path)] };
   const diagnostics = new DiagnosticBuilder(options.path, new TomlLocator(text));
   let result = configFileSchema.safeParse(data);
   if (!result.success) {
@@ -54,6 +56,28 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   if (!result.success || sorted.some((d) => d.severity === 'error'))
     return { ok: false, diagnostics: sorted };
   return { ok: true, config: result.data, warnings: sorted };
+}
+
+/**
+ * Deepest nesting of tables and arrays a file may have. A real file has at most seven levels
+ * (`experts.<name>.skills.<skill>.tools.<tool>.inputJsonSchema`). smol-toml bounds arrays and inline tables
+ * itself (a syntax error), not dotted keys and headers (`a.a.a.… = 1`), whose depth the validation, the
+ * positions and structuredClone would pay for (recursion past the stack, time quadratic in the depth).
+ */
+const CONFIG_MAX_DEPTH = 32;
+
+function tooDeep(file: string): Diagnostic {
+  return {
+    severity: 'error',
+    kind: 'limit',
+    file,
+    line: 1,
+    column: 1,
+    length: 1,
+    path: '',
+    message: `the file is nested too deeply: at most ${CONFIG_MAX_DEPTH} levels of tables and arrays`,
+    hint: 'a cadre.toml needs at most 7 levels (experts."<name>".skills."<skill>".tools."<tool>"): shorten the longest dotted key or table header',
+  };
 }
 
 /**
