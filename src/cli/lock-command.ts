@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CadreConfig } from '../config-file/index.js';
+import { own } from '../lib/own.js';
 import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
 import { integrityOf } from '../modules/registry/integrity.js';
 import { findConfigFile, loadConfig } from './config-loader.js';
@@ -71,7 +72,7 @@ async function resolveLock(client: RegistryClient, roots: Root[]) {
     const { expert } = found;
     const exact = `${expert.name}@${expert.version}`;
     resolved.set(requested, exact);
-    if (experts[exact]) return exact;
+    if (Object.hasOwn(experts, exact)) return exact;
     if (Object.keys(experts).length >= MAX_LOCKED_VERSIONS) {
       throw new CliError(`more than ${MAX_LOCKED_VERSIONS} versions to lock; refusing to go on`);
     }
@@ -124,7 +125,7 @@ async function rootsOf(
     );
   }
   for (const arg of names) {
-    const local = config?.experts[arg];
+    const local = config && own(config.experts, arg);
     if (local) {
       roots.push({ name: arg, version: local.version, source: 'config', delegates: local.delegates });
       continue;
@@ -258,7 +259,7 @@ export function registerLockCommands(program: Command, io: CliIo): void {
     // The config's Experts still delegate to what was locked (else the lock is stale, not the registry wrong).
     for (const [name, root] of Object.entries(lock.roots)) {
       if (root.source !== 'config' || !config) continue;
-      const local = config.experts[name];
+      const local = own(config.experts, name);
       if (!local) {
         problems.push(`${name}: locked from the config, which no longer defines it (run cadre lock)`);
         continue;

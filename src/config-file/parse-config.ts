@@ -10,7 +10,7 @@ import {
   PROVIDER_NAMES,
   type ProviderName,
 } from './schema.js';
-import { TomlLocator } from './toml-locator.js';
+import { type PathSegment, TomlLocator } from './toml-locator.js';
 
 /**
  * A valid file (`ok`) may still carry warnings: keys Cadre does not define, which it ignores (files written
@@ -39,6 +39,16 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   }
   if (nestedDeeperThan(data, CONFIG_MAX_DEPTH)) return { ok: false, diagnostics: [tooDeep(options.path)] };
   const diagnostics = new DiagnosticBuilder(options.path, new TomlLocator(text));
+  for (const path of protoKeys(data)) {
+    diagnostics.add({
+      kind: 'invalid-value',
+      path,
+      at: 'key',
+      message:
+        '"__proto__" cannot be a name: every JavaScript object reserves it (it would be dropped unseen)',
+      hint: 'rename it',
+    });
+  }
   let result = configFileSchema.safeParse(data);
   if (!result.success) {
     diagnostics.fromIssues(result.error.issues, data);
@@ -78,6 +88,21 @@ function tooDeep(file: string): Diagnostic {
     message: `the file is nested too deeply: at most ${CONFIG_MAX_DEPTH} levels of tables and arrays`,
     hint: 'a cadre.toml needs at most 7 levels (experts."<name>".skills."<skill>".tools."<tool>"): shorten the longest dotted key or table header',
   };
+}
+
+/**
+ * The paths of every key named `__proto__` (smol-toml keeps it as an ordinary key; validation would drop it
+ * unseen, as a JavaScript object cannot hold it as a name). Called on data nested at most CONFIG_MAX_DEPTH.
+ */
+function protoKeys(data: unknown, path: PathSegment[] = []): PathSegment[][] {
+  if (typeof data !== 'object' || data === null) return [];
+  const found: PathSegment[][] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const at = [...path, Array.isArray(data) ? Number(key) : key];
+    if (key === '__proto__') found.push(at);
+    found.push(...protoKeys(value, at));
+  }
+  return found;
 }
 
 /**

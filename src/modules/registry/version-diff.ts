@@ -4,6 +4,7 @@
  * so a local cadre.toml is compared with a published version by exactly the rules the API answers with.
  */
 import { structuredPatch } from 'diff';
+import { own } from '../../lib/own.js';
 import type { Skills } from './expert-definition.js';
 
 type Skill = Skills[string];
@@ -131,11 +132,9 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
     else changes.push(changed(path, a, b, why));
   }
   if (before.type === 'interactiveSkill' && after.type === 'interactiveSkill') {
-    for (const tool of Object.keys(after.tools)) {
+    for (const [tool, now] of Object.entries(after.tools)) {
       const path = ['skills', name, 'tools', tool];
-      const old = before.tools[tool];
-      const now = after.tools[tool];
-      if (!now) continue;
+      const old = own(before.tools, tool);
       if (!old) {
         changes.push(added(path, now, `skill "${name}" gains the tool "${tool}"`));
         continue;
@@ -144,14 +143,14 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
         if (old[part] !== now[part]) changes.push(changed([...path, part], old[part], now[part]));
       }
     }
-    for (const tool of Object.keys(before.tools)) {
-      if (!(tool in after.tools)) changes.push(removed(['skills', name, 'tools', tool], before.tools[tool]));
+    for (const [tool, old] of Object.entries(before.tools)) {
+      if (!Object.hasOwn(after.tools, tool)) changes.push(removed(['skills', name, 'tools', tool], old));
     }
   } else if (after.type === 'interactiveSkill') {
     // The type changed (flagged above); its tools are all new.
-    for (const tool of Object.keys(after.tools)) {
+    for (const [tool, definition] of Object.entries(after.tools)) {
       changes.push(
-        added(['skills', name, 'tools', tool], after.tools[tool], `skill "${name}" gains the tool "${tool}"`),
+        added(['skills', name, 'tools', tool], definition, `skill "${name}" gains the tool "${tool}"`),
       );
     }
   }
@@ -161,12 +160,12 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
 function diffSkills(before: Skills, after: Skills): DefinitionChange[] {
   const changes: DefinitionChange[] = [];
   for (const [name, skill] of Object.entries(after)) {
-    const old = before[name];
+    const old = own(before, name);
     if (!old) changes.push(added(['skills', name], skill, `new skill "${name}" (${skill.type})`));
     else if (!same(old, skill)) changes.push(...diffSkill(name, old, skill));
   }
   for (const [name, skill] of Object.entries(before)) {
-    if (!(name in after)) changes.push(removed(['skills', name], skill));
+    if (!Object.hasOwn(after, name)) changes.push(removed(['skills', name], skill));
   }
   return changes;
 }
