@@ -6,6 +6,7 @@
 import { structuredPatch } from 'diff';
 import { own } from '../../lib/own.js';
 import type { Skills } from './expert-definition.js';
+import { type Launch, launchOf } from './launcher.js';
 
 type Skill = Skills[string];
 
@@ -115,8 +116,35 @@ function widening(name: SkillField, before: unknown, after: unknown, skill: stri
       return dropped.length ? `skill "${skill}" no longer omits: ${dropped.join(', ')}` : undefined;
     }
     default:
-      return undefined; // args, description, rule change what runs, not what it may reach
+      return undefined; // description and rule change what the model reads, not what it may reach
   }
+}
+
+const quoted = (values: string[]) => values.map((value) => `"${value}"`).join(', ');
+
+/**
+ * Why a change of a stdio skill's `args` widens access (docs/registry.md "What a skill runs"): read as its
+ * launcher reads them, a package, a registry, a command line of its own, or an option Cadre cannot read that
+ * the old version did not have. A command that is no launcher Cadre reads (`node`, `docker`) runs what its
+ * arguments say, so any change of them widens.
+ */
+function argsWidening(skill: string, before: Skill, after: Skill): string | undefined {
+  if (before.type !== 'mcpStdioSkill' || after.type !== 'mcpStdioSkill') return undefined;
+  if (before.command !== after.command) return undefined; // the command's change says it
+  const was = launchOf(before);
+  const now = launchOf(after);
+  if (!was || !now) return `skill "${skill}" runs ${after.command} with other arguments`;
+  const fresh = (pick: (launch: Launch) => string[]) => pick(now).filter((item) => !pick(was).includes(item));
+  const reasons = [
+    [fresh((l) => l.packages), 'runs a new package'],
+    [fresh((l) => l.sources), 'takes packages from another registry'],
+    [fresh((l) => l.shellCommands), 'runs a command line of its own'],
+    [fresh((l) => l.unknownOptions), `passes ${after.command} options Cadre cannot read`],
+  ] as const;
+  const said = reasons
+    .filter(([items]) => items.length > 0)
+    .map(([items, what]) => `${what} ${quoted(items)}`);
+  return said.length > 0 ? `skill "${skill}" ${said.join('; ')}` : undefined;
 }
 
 function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[] {
@@ -126,7 +154,7 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
     const b = field(after, key);
     if (same(a, b)) continue;
     const path = ['skills', name, key];
-    const why = widening(key, a, b, name);
+    const why = key === 'args' ? argsWidening(name, before, after) : widening(key, a, b, name);
     if (a === undefined) changes.push(added(path, b, why));
     else if (b === undefined) changes.push({ ...removed(path, a), ...(why ? { widens: why } : {}) });
     else changes.push(changed(path, a, b, why));
