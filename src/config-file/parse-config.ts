@@ -1,5 +1,6 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { nestedDeeperThan } from '../lib/nesting.js';
+import { launchOf } from '../modules/registry/launcher.js';
 import { findDelegationCycle, localDelegates } from './delegation.js';
 import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
 import { foreignModel, STARTER_MODELS } from './models.js';
@@ -62,6 +63,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   // Cycles are checked even when other fields are wrong, so one run shows every problem.
   checkDelegation(result.success ? result.data : lenientExperts(data), diagnostics);
   checkProviderModel(data, diagnostics);
+  if (result.success) checkLaunchers(result.data, diagnostics);
   const sorted = sortByPosition(diagnostics.diagnostics);
   if (!result.success || sorted.some((d) => d.severity === 'error'))
     return { ok: false, diagnostics: sorted };
@@ -103,6 +105,42 @@ function protoKeys(data: unknown, path: PathSegment[] = []): PathSegment[][] {
     found.push(...protoKeys(value, at));
   }
   return found;
+}
+
+/**
+ * Launcher arguments a publish policy refuses (docs/registry.md "What a skill runs"): a warning, since the file
+ * does not know the organization's policy, at the skill's `args` — an option that runs a command line of the
+ * launcher's own, takes packages from another registry, or that Cadre cannot read.
+ */
+function checkLaunchers(config: CadreConfig, diagnostics: DiagnosticBuilder): void {
+  for (const [expert, { skills }] of Object.entries(config.experts)) {
+    for (const [name, skill] of Object.entries(skills)) {
+      if (skill.type !== 'mcpStdioSkill') continue;
+      const launch = launchOf(skill);
+      if (!launch) continue;
+      const found = [
+        ...launch.shellCommands.map(
+          (option) => `"${option}" makes ${skill.command} run a command line of its own`,
+        ),
+        ...launch.sources.map((option) => `"${option}" takes packages from another registry`),
+        ...launch.unknownOptions.map(
+          (option) => `"${option}" is an option of ${skill.command} Cadre cannot check`,
+        ),
+      ];
+      for (const message of found) {
+        diagnostics.add(
+          {
+            kind: 'invalid-value',
+            path: ['experts', expert, 'skills', name, 'args'],
+            at: 'value',
+            message: `${message}: a registry whose publish policy limits commands or pins versions refuses it`,
+            hint: 'name the package (and its exact version) only; put options for the program after it',
+          },
+          'warning',
+        );
+      }
+    }
+  }
 }
 
 /**
