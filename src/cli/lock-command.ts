@@ -102,6 +102,47 @@ async function resolveLock(client: RegistryClient, roots: Root[]) {
   return { lock, problems, warnings };
 }
 
+/**
+ * Floating delegates (a bare name, `@latest`, a custom tag) that no longer resolve to the version locked for
+ * them: the lock no longer says what resolving them gives (docs/registry.md "Lockfile"). Each distinct key is
+ * read once; problems name the locked version (or root) that delegates, in key order.
+ */
+async function floatingDrift(client: RegistryClient, lock: Lockfile): Promise<string[]> {
+  const owners: Array<[string, Record<string, string>]> = [
+    ...Object.entries(lock.experts).map(([key, entry]): [string, Record<string, string>] => [
+      key,
+      entry.delegates,
+    ]),
+    ...Object.entries(lock.roots).map(([name, root]): [string, Record<string, string>] => [
+      name,
+      root.delegates,
+    ]),
+  ];
+  const now = new Map<string, Promise<Lookup>>();
+  const problems: string[] = [];
+  for (const [owner, delegates] of owners.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [requested, locked] of Object.entries(delegates)) {
+      const parsed = tryParseExpertKey(requested);
+      if (!parsed.ok || parsed.key.version !== undefined) continue; // an exact version cannot float
+      if (!now.has(requested)) now.set(requested, lookUp(client, requested));
+      const found = await now.get(requested)!;
+      if ('problem' in found) {
+        problems.push(
+          `${owner}: delegate "${requested}" no longer resolves (${found.problem}), locked ${locked}`,
+        );
+        continue;
+      }
+      const resolved = `${found.expert.name}@${found.expert.version}`;
+      if (resolved !== locked) {
+        problems.push(
+          `${owner}: delegate "${requested}" now resolves to ${resolved}, locked ${locked} (run cadre lock)`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
 /** The config file to read, if any: `--config`, else the nearest cadre.toml (none is fine for published roots). */
 function configPath(io: CliIo, explicit: string | undefined): string | undefined {
   if (explicit !== undefined) return resolve(io.cwd, explicit);
@@ -256,6 +297,7 @@ export function registerLockCommands(program: Command, io: CliIo): void {
         problems.push(`${key}: the registry's record does not match its own digest`);
       }
     }
+    problems.push(...(await floatingDrift(client, lock)));
     // The config's Experts still delegate to what was locked (else the lock is stale, not the registry wrong).
     for (const [name, root] of Object.entries(lock.roots)) {
       if (root.source !== 'config' || !config) continue;
