@@ -93,7 +93,7 @@ const LAUNCHERS: Record<string, LauncherRules> = {
 /** A skill's command line as its launcher reads it. */
 export interface Launch {
   ecosystem: Ecosystem;
-  /** Every package spec it installs and runs, as written (`packageName` too when given). */
+  /** Every package spec it installs and runs, as written. */
   packages: string[];
   /** Options choosing where packages come from, as written (`--registry=https://…`). */
   sources: string[];
@@ -110,15 +110,12 @@ interface StdioCommand {
 }
 
 /**
- * The command line a skill runs: `command args` when `args` is not empty, else `command packageName` (what
- * the runtime does; Perstack's refuses a skill with both).
+ * The command line a skill runs: `command packageName args`, or `command args` without a packageName. With
+ * both, every argument comes after the package, so it is the program's, never the launcher's (Perstack's
+ * runtime refuses a skill with both; one that runs it appends args to the package).
  */
 const commandLine = (skill: StdioCommand): string[] =>
-  skill.args && skill.args.length > 0
-    ? skill.args
-    : skill.packageName !== undefined
-      ? [skill.packageName]
-      : [];
+  skill.packageName !== undefined ? [skill.packageName, ...(skill.args ?? [])] : (skill.args ?? []);
 
 /** The option's name and its value when written `--name=value`. */
 function splitOption(arg: string): [string, string | undefined] {
@@ -171,8 +168,5 @@ export function launchOf(skill: StdioCommand): Launch | undefined {
   if (named.length > 0) launch.packages.push(...named);
   else if (positional !== undefined) launch.packages.push(positional);
   launch.packages.push(...extra);
-  if (skill.packageName !== undefined && !launch.packages.includes(skill.packageName)) {
-    launch.packages.push(skill.packageName);
-  }
   return launch;
 }

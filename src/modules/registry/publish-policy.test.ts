@@ -69,8 +69,10 @@ const packagesOf = (skill: { command: string; packageName?: string; args?: strin
 
 describe('which package specs a skill runs (launcher.ts)', () => {
   it('npx: the command line is args when given, else packageName; --package/-p values, else the first positional', () => {
-    // Both given: args is what runs, and packageName is checked too.
-    expect(packagesOf({ command: 'npx', packageName: 'a@1.0.0', args: ['b'] })).toEqual(['b', 'a@1.0.0']);
+    // Both given: args come after the package, so they are the program's (`-p` there is no package).
+    expect(packagesOf({ command: 'npx', packageName: 'a@1.0.0', args: ['-p', 'b', '-c', 'x'] })).toEqual([
+      'a@1.0.0',
+    ]);
     expect(packagesOf({ command: 'npx', args: ['-y', '--package=a@1.0.0', '-p', 'b', 'bin'] })).toEqual([
       'a@1.0.0',
       'b',
@@ -175,11 +177,11 @@ describe('args cannot bypass the policy (issue 39)', () => {
     expect(check({}, { tool: stdio(args) })).toEqual([]);
   });
 
-  it('a package named in args is pinned like packageName, also when packageName is pinned', () => {
-    expect(check(recommendedPinned, { tool: stdio(['-y', 'evil'], 'good@1.0.0') })).toEqual([
+  it("a package named in args is pinned like packageName; after packageName, args are the program's", () => {
+    expect(check(recommendedPinned, { tool: stdio(['-y', 'evil']) })).toEqual([
       expect.objectContaining({ rule: 'requirePinnedVersions', path: 'skills.tool.args' }),
     ]);
-    expect(check(recommendedPinned, { tool: stdio(['-y', 'evil@6.6.6'], 'good@1.0.0') })).toEqual([]);
+    expect(check(recommendedPinned, { tool: stdio(['-y', '--safe-search'], 'good@1.0.0') })).toEqual([]);
     expect(check(recommendedPinned, { tool: stdio(['-y', 'good@1.0.0', '--port', '3']) })).toEqual([]);
   });
 });
