@@ -132,6 +132,35 @@ describe('fuzzing every operation of /openapi.json', () => {
     expect(ids).toEqual(expect.arrayContaining(['deleteConnection', 'listAuditEvents']));
   });
 
+  it("answers a body nested 20,000 levels deep ([[[…]]]) with a 4xx in its face's shape on every operation", async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const failures: string[] = [];
+    for (const op of operations.filter((o) => o.method !== 'GET')) {
+      const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => segment(known[name]?.[0] ?? 'x'));
+      // The whole body, and each documented field in turn (and a publish's, whose schema is a reference).
+      const fields = new Set([...op.bodyProperties, 'name', 'skills']);
+      const bodies = [deep, ...[...fields].map((field) => `{${JSON.stringify(field)}:${deep}}`)];
+      for (const [credential, key] of [
+        ['owner', org.ownerKey],
+        ['admin', ADMIN_TOKEN],
+      ] as const) {
+        for (const body of bodies) {
+          const res = await server.request(op.method, path, { key, rawBody: body });
+          const where = `${op.method} ${path} (${credential}, ${body.slice(0, 30)}) → ${res.status} ${res.text.slice(0, 160)}`;
+          if (res.status >= 500) failures.push(where);
+          else if (res.status >= 400) {
+            const parsed = res.body as Record<string, unknown>;
+            const shapeOk = answersInRegistryShape(path)
+              ? typeof parsed.code === 'number' && typeof parsed.reason === 'string'
+              : typeof (parsed.error as { code?: unknown })?.code === 'string';
+            if (!shapeOk) failures.push(`shape: ${where}`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
   it('never answers 500; every answer has a documented status and, if an error, the documented shape', async () => {
     const credential = fc.constantFrom<'none' | 'owner' | 'admin' | 'garbage'>(
       'none',

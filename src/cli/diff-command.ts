@@ -44,7 +44,7 @@ export function registerDiffCommand(program: Command, io: CliIo): void {
     }
     const { config } = loadConfig(io, options.config, 'not compared');
     const { name } = parseExpertKey(from);
-    if (!config.experts[name]) {
+    if (!Object.hasOwn(config.experts, name)) {
       throw new CliError(
         `no Expert "${name}" in the config`,
         EXIT_USER,

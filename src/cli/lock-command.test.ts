@@ -173,6 +173,30 @@ describe('cadre verify', () => {
     expect(run.stdout).toContain('✗ lock-root: the config changed since it was locked (run cadre lock)');
   });
 
+  it('fails when a floating delegate (a name, a tag) of a locked version now resolves to another version', async () => {
+    const a = uniqueName('float-a');
+    const b = uniqueName('float-b');
+    await published(server, org.ownerKey, expertBody(a, '1.0.0'));
+    await published(server, org.ownerKey, expertBody(b, '1.0.0', { delegates: [a] }));
+    const dir = tempProject({ 'cadre.toml': toml([a, `${b}@1.0.0`]) });
+    expect((await runCli(['lock'], { cwd: dir, env })).code).toBe(0);
+    expect((await runCli(['verify'], { cwd: dir, env })).code).toBe(0);
+
+    await published(server, org.ownerKey, expertBody(a, '1.1.0'));
+    const run = await runCli(['verify'], { cwd: dir, env });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toContain(
+      `✗ ${b}@1.0.0: delegate "${a}" now resolves to ${a}@1.1.0, locked ${a}@1.0.0 (run cadre lock)`,
+    );
+    expect(run.stdout).toContain(
+      `✗ lock-root: delegate "${a}" now resolves to ${a}@1.1.0, locked ${a}@1.0.0 (run cadre lock)`,
+    );
+    expect(run.stderr).toContain('2 problems in');
+    // An exact delegate never floats: locking again settles it.
+    expect((await runCli(['lock'], { cwd: dir, env })).code).toBe(0);
+    expect((await runCli(['verify'], { cwd: dir, env })).code).toBe(0);
+  });
+
   it('refuses a lock of another version, or none at all, with a hint', async () => {
     const dir = tempProject({ 'cadre.toml': toml([]) });
     const none = await runCli(['verify'], { cwd: dir, env });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CadreConfig } from '../config-file/index.js';
+import { own } from '../lib/own.js';
 import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
 import { integrityOf } from '../modules/registry/integrity.js';
 import { findConfigFile, loadConfig } from './config-loader.js';
@@ -71,7 +72,7 @@ async function resolveLock(client: RegistryClient, roots: Root[]) {
     const { expert } = found;
     const exact = `${expert.name}@${expert.version}`;
     resolved.set(requested, exact);
-    if (experts[exact]) return exact;
+    if (Object.hasOwn(experts, exact)) return exact;
     if (Object.keys(experts).length >= MAX_LOCKED_VERSIONS) {
       throw new CliError(`more than ${MAX_LOCKED_VERSIONS} versions to lock; refusing to go on`);
     }
@@ -101,6 +102,47 @@ async function resolveLock(client: RegistryClient, roots: Root[]) {
   return { lock, problems, warnings };
 }
 
+/**
+ * Floating delegates (a bare name, `@latest`, a custom tag) that no longer resolve to the version locked for
+ * them: the lock no longer says what resolving them gives (docs/registry.md "Lockfile"). Each distinct key is
+ * read once; problems name the locked version (or root) that delegates, in key order.
+ */
+async function floatingDrift(client: RegistryClient, lock: Lockfile): Promise<string[]> {
+  const owners: Array<[string, Record<string, string>]> = [
+    ...Object.entries(lock.experts).map(([key, entry]): [string, Record<string, string>] => [
+      key,
+      entry.delegates,
+    ]),
+    ...Object.entries(lock.roots).map(([name, root]): [string, Record<string, string>] => [
+      name,
+      root.delegates,
+    ]),
+  ];
+  const now = new Map<string, Promise<Lookup>>();
+  const problems: string[] = [];
+  for (const [owner, delegates] of owners.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [requested, locked] of Object.entries(delegates)) {
+      const parsed = tryParseExpertKey(requested);
+      if (!parsed.ok || parsed.key.version !== undefined) continue; // an exact version cannot float
+      if (!now.has(requested)) now.set(requested, lookUp(client, requested));
+      const found = await now.get(requested)!;
+      if ('problem' in found) {
+        problems.push(
+          `${owner}: delegate "${requested}" no longer resolves (${found.problem}), locked ${locked}`,
+        );
+        continue;
+      }
+      const resolved = `${found.expert.name}@${found.expert.version}`;
+      if (resolved !== locked) {
+        problems.push(
+          `${owner}: delegate "${requested}" now resolves to ${resolved}, locked ${locked} (run cadre lock)`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
 /** The config file to read, if any: `--config`, else the nearest cadre.toml (none is fine for published roots). */
 function configPath(io: CliIo, explicit: string | undefined): string | undefined {
   if (explicit !== undefined) return resolve(io.cwd, explicit);
@@ -124,7 +166,7 @@ async function rootsOf(
     );
   }
   for (const arg of names) {
-    const local = config?.experts[arg];
+    const local = config && own(config.experts, arg);
     if (local) {
       roots.push({ name: arg, version: local.version, source: 'config', delegates: local.delegates });
       continue;
@@ -255,10 +297,11 @@ export function registerLockCommands(program: Command, io: CliIo): void {
         problems.push(`${key}: the registry's record does not match its own digest`);
       }
     }
+    problems.push(...(await floatingDrift(client, lock)));
     // The config's Experts still delegate to what was locked (else the lock is stale, not the registry wrong).
     for (const [name, root] of Object.entries(lock.roots)) {
       if (root.source !== 'config' || !config) continue;
-      const local = config.experts[name];
+      const local = own(config.experts, name);
       if (!local) {
         problems.push(`${name}: locked from the config, which no longer defines it (run cadre lock)`);
         continue;

@@ -2,6 +2,7 @@
  * Delegation between Experts of the same file: which delegates name an Expert defined here (so it
  * must be published first), the publish order, and cycles (which no order can satisfy).
  */
+import { own } from '../lib/own.js';
 import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
 import type { CadreConfig } from './schema.js';
 
@@ -9,13 +10,13 @@ type ExpertsOnly = Pick<CadreConfig, 'experts'>;
 
 /** Names of same-file Experts that `name` delegates to, with the index of each delegate entry. */
 export function localDelegates(config: ExpertsOnly, name: string): { target: string; index: number }[] {
-  const expert = config.experts[name];
+  const expert = own(config.experts, name);
   if (!expert) return [];
   const out: { target: string; index: number }[] = [];
   expert.delegates.forEach((delegate, index) => {
     const parsed = tryParseExpertKey(delegate);
     if (!parsed.ok) return;
-    const target = config.experts[parsed.key.name];
+    const target = own(config.experts, parsed.key.name);
     if (!target) return;
     const { version, tag } = parsed.key;
     // A delegate pinned to another version refers to one already in the registry, not to this file.

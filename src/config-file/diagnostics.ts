@@ -57,7 +57,9 @@ function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
   let current = data;
   for (const segment of path) {
     if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment];
+    current = Object.hasOwn(current, segment)
+      ? (current as Record<PropertyKey, unknown>)[segment]
+      : undefined;
   }
   return current;
 }

@@ -1,4 +1,5 @@
 /** Wording for diagnostics: type names, examples, allowed keys and one-line fix hints. */
+import { own } from '../lib/own.js';
 import {
   DEFAULT_BASE_SKILL_NAMES,
   DEFINITION_LIMITS,
@@ -25,7 +26,9 @@ function get(data: unknown, path: readonly PathSegment[]): unknown {
   let current = data;
   for (const segment of path) {
     if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment];
+    current = Object.hasOwn(current, segment)
+      ? (current as Record<PropertyKey, unknown>)[segment]
+      : undefined;
   }
   return current;
 }
@@ -36,12 +39,12 @@ export function keysAt(path: readonly PathSegment[], data: unknown): string[] {
   if (p.length === 0) return Object.keys(configFileSchema.shape);
   if (p.length === 1 && p[0] === 'provider') return ['providerName', 'setting'];
   if (p.length === 2 && p[0] === 'provider' && p[1] === 'setting') {
-    return PROVIDER_SETTING_KEYS[String(get(data, ['provider', 'providerName']))] ?? [];
+    return own(PROVIDER_SETTING_KEYS, String(get(data, ['provider', 'providerName']))) ?? [];
   }
   if (p[0] !== 'experts') return [];
   if (p.length === 2) return Object.keys(expertConfigSchema.shape);
   if (p.length === 4 && p[2] === 'skills')
-    return SKILL_KEYS[String(get(data, [...path, 'type']))] ?? ['type'];
+    return own(SKILL_KEYS, String(get(data, [...path, 'type']))) ?? ['type'];
   if (p.length === 6 && p[4] === 'tools') return Object.keys(interactiveToolSchema.shape);
   return [];
 }
@@ -134,7 +137,7 @@ const EXPECTED: Record<string, string> = {
 };
 
 export function expectedName(expected: string | undefined): string {
-  return expected === undefined ? 'a value' : (EXPECTED[expected] ?? expected);
+  return expected === undefined ? 'a value' : (own(EXPECTED, expected) ?? expected);
 }
 
 /** The TOML name of what the user wrote. */
@@ -188,9 +191,9 @@ export function exampleFor(path: readonly PathSegment[], expected: string | unde
   if (typeof last === 'number') {
     return expected === 'string' ? 'a quoted string, e.g. "…"' : `${expectedName(expected)}`;
   }
-  const specific = EXAMPLES[key];
+  const specific = own(EXAMPLES, key);
   if (specific && expected !== 'object' && expected !== 'record') return specific;
-  return GENERIC_EXAMPLE[expected ?? 'string']?.(key) ?? `${key} = …`;
+  return own(GENERIC_EXAMPLE, expected ?? 'string')?.(key) ?? `${key} = …`;
 }
 
 const BASE_SKILL_NAMES_TEXT = quotedNames(DEFAULT_BASE_SKILL_NAMES);
@@ -244,13 +247,13 @@ const ENTRY_NAMES: Record<string, string> = {
 };
 
 function changeHint(field: string, message: string): string {
-  return `change ${ENTRY_NAMES[field] ?? (field || 'the value')} so that it ${message.replace(/^must /, 'will ')}`;
+  return `change ${own(ENTRY_NAMES, field) ?? (field || 'the value')} so that it ${message.replace(/^must /, 'will ')}`;
 }
 
 export function fieldHint(field: string, message: string): string {
-  return FIELD_HINTS[field] ?? changeHint(field, message);
+  return own(FIELD_HINTS, field) ?? changeHint(field, message);
 }
 
 export function limitHint(field: string, message: string): string {
-  return LIMIT_HINTS[field] ?? changeHint(field, message);
+  return own(LIMIT_HINTS, field) ?? changeHint(field, message);
 }

@@ -1,4 +1,6 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { nestedDeeperThan } from '../lib/nesting.js';
+import { launchOf } from '../modules/registry/launcher.js';
 import { findDelegationCycle, localDelegates } from './delegation.js';
 import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
 import { foreignModel, STARTER_MODELS } from './models.js';
@@ -9,7 +11,7 @@ import {
   PROVIDER_NAMES,
   type ProviderName,
 } from './schema.js';
-import { TomlLocator } from './toml-locator.js';
+import { type PathSegment, TomlLocator } from './toml-locator.js';
 
 /**
  * A valid file (`ok`) may still carry warnings: keys Cadre does not define, which it ignores (files written
@@ -36,7 +38,18 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
     if (!(error instanceof TomlError)) throw error;
     return { ok: false, diagnostics: [syntaxDiagnostic(error, text, options.path)] };
   }
+  if (nestedDeeperThan(data, CONFIG_MAX_DEPTH)) return { ok: false, diagnostics: [tooDeep(options.path)] };
   const diagnostics = new DiagnosticBuilder(options.path, new TomlLocator(text));
+  for (const path of protoKeys(data)) {
+    diagnostics.add({
+      kind: 'invalid-value',
+      path,
+      at: 'key',
+      message:
+        '"__proto__" cannot be a name: every JavaScript object reserves it (it would be dropped unseen)',
+      hint: 'rename it',
+    });
+  }
   let result = configFileSchema.safeParse(data);
   if (!result.success) {
     diagnostics.fromIssues(result.error.issues, data);
@@ -50,10 +63,84 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   // Cycles are checked even when other fields are wrong, so one run shows every problem.
   checkDelegation(result.success ? result.data : lenientExperts(data), diagnostics);
   checkProviderModel(data, diagnostics);
+  if (result.success) checkLaunchers(result.data, diagnostics);
   const sorted = sortByPosition(diagnostics.diagnostics);
   if (!result.success || sorted.some((d) => d.severity === 'error'))
     return { ok: false, diagnostics: sorted };
   return { ok: true, config: result.data, warnings: sorted };
+}
+
+/**
+ * Deepest nesting of tables and arrays a file may have. A real file has at most seven levels
+ * (`experts.<name>.skills.<skill>.tools.<tool>.inputJsonSchema`). smol-toml bounds arrays and inline tables
+ * itself (a syntax error), not dotted keys and headers (`a.a.a.… = 1`), whose depth the validation, the
+ * positions and structuredClone would pay for (recursion past the stack, time quadratic in the depth).
+ */
+const CONFIG_MAX_DEPTH = 32;
+
+function tooDeep(file: string): Diagnostic {
+  return {
+    severity: 'error',
+    kind: 'limit',
+    file,
+    line: 1,
+    column: 1,
+    length: 1,
+    path: '',
+    message: `the file is nested too deeply: at most ${CONFIG_MAX_DEPTH} levels of tables and arrays`,
+    hint: 'a cadre.toml needs at most 7 levels (experts."<name>".skills."<skill>".tools."<tool>"): shorten the longest dotted key or table header',
+  };
+}
+
+/**
+ * The paths of every key named `__proto__` (smol-toml keeps it as an ordinary key; validation would drop it
+ * unseen, as a JavaScript object cannot hold it as a name). Called on data nested at most CONFIG_MAX_DEPTH.
+ */
+function protoKeys(data: unknown, path: PathSegment[] = []): PathSegment[][] {
+  if (typeof data !== 'object' || data === null) return [];
+  const found: PathSegment[][] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const at = [...path, Array.isArray(data) ? Number(key) : key];
+    if (key === '__proto__') found.push(at);
+    found.push(...protoKeys(value, at));
+  }
+  return found;
+}
+
+/**
+ * Launcher arguments a publish policy refuses (docs/registry.md "What a skill runs"): a warning, since the file
+ * does not know the organization's policy, at the skill's `args` — an option that runs a command line of the
+ * launcher's own, takes packages from another registry, or that Cadre cannot read.
+ */
+function checkLaunchers(config: CadreConfig, diagnostics: DiagnosticBuilder): void {
+  for (const [expert, { skills }] of Object.entries(config.experts)) {
+    for (const [name, skill] of Object.entries(skills)) {
+      if (skill.type !== 'mcpStdioSkill') continue;
+      const launch = launchOf(skill);
+      if (!launch) continue;
+      const found = [
+        ...launch.shellCommands.map(
+          (option) => `"${option}" makes ${skill.command} run a command line of its own`,
+        ),
+        ...launch.sources.map((option) => `"${option}" takes packages from another registry`),
+        ...launch.unknownOptions.map(
+          (option) => `"${option}" is an option of ${skill.command} Cadre cannot check`,
+        ),
+      ];
+      for (const message of found) {
+        diagnostics.add(
+          {
+            kind: 'invalid-value',
+            path: ['experts', expert, 'skills', name, 'args'],
+            at: 'value',
+            message: `${message}: a registry whose publish policy limits commands or pins versions refuses it`,
+            hint: 'name the package (and its exact version) only; put options for the program after it',
+          },
+          'warning',
+        );
+      }
+    }
+  }
 }
 
 /**

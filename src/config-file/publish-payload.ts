@@ -1,3 +1,4 @@
+import { own } from '../lib/own.js';
 import {
   BASE_SKILL_KEY,
   baseSkillsIn,
@@ -16,7 +17,7 @@ import type { CadreConfig } from './schema.js';
  * is a payload the registry accepts.
  */
 export function toPublishPayload(config: CadreConfig, name: string): ExpertDefinition {
-  const expert = config.experts[name];
+  const expert = own(config.experts, name);
   if (!expert) throw new Error(`no Expert "${name}" in the config`);
   const skills =
     baseSkillsIn(expert.skills, DEFAULT_BASE_SKILL_NAMES).length > 0

@@ -5,6 +5,7 @@
  */
 import semver from 'semver';
 import { z } from 'zod';
+import { nestedDeeperThan } from '../../lib/nesting.js';
 import { checkJsonSchemaText } from './json-schema-check.js';
 
 /** The base skill's name in Cadre's specification: the one `cadre publish` adds when a definition has none. */
@@ -61,6 +62,9 @@ const TOOL_NAME_ALPHABET = /^[a-zA-Z0-9_-]+$/;
 // Skill names are map keys that also appear in keys like `@service/base`.
 const SKILL_NAME_PATTERN = /^[a-zA-Z0-9@][a-zA-Z0-9@/._-]*$/;
 const ENV_VAR_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Deepest nesting of objects and arrays a definition may have (a valid one has about six levels). */
+const DEFINITION_MAX_DEPTH = 32;
 
 /** UTF-8 length without Buffer, so the same rules run in the console's browser playground. */
 export function utf8ByteLength(text: string): number {
@@ -413,6 +417,15 @@ export const skillsSchema = namedRecord(skillSchema, {
  * Checked even when other fields are wrong (`ALWAYS`), so a user learns of it with them, not after fixing them.
  */
 export function checkDefinitionSize(definition: unknown, ctx: z.RefinementCtx): void {
+  // A valid definition is a few levels deep; a body nested past the stack's reach (`[[[…]]]`, which JSON.parse
+  // builds) is refused by depth first, since JSON.stringify would overflow on it.
+  if (nestedDeeperThan(definition, DEFINITION_MAX_DEPTH)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `the definition is nested too deeply: at most ${DEFINITION_MAX_DEPTH} levels of objects and arrays`,
+    });
+    return;
+  }
   const bytes = utf8ByteLength(JSON.stringify(definition) ?? '');
   if (bytes > L.definitionBytes) {
     ctx.addIssue({

@@ -1,3 +1,4 @@
+import { nestedDeeperThan } from '../../lib/nesting.js';
 import { validateAgainstMetaSchema } from './meta-schema-validator.js';
 
 /**
@@ -6,17 +7,6 @@ import { validateAgainstMetaSchema } from './meta-schema-validator.js';
  * far from the stack's limit.
  */
 export const JSON_SCHEMA_MAX_DEPTH = 64;
-
-/** True when `value` nests objects and arrays deeper than `max` levels; iterative, so any depth is safe. */
-function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item.value !== 'object' || item.value === null) continue;
-    if (item.depth > max) return true;
-    for (const child of Object.values(item.value)) stack.push({ value: child, depth: item.depth + 1 });
-  }
-  return false;
-}
 
 export type JsonSchemaCheck = { ok: true; schema: unknown } | { ok: false; reason: string };
 

@@ -33,7 +33,7 @@ function publishable(
   body: z.output<typeof perstackPublishBody>,
   baseSkillNames: readonly string[],
 ): ExpertDefinition {
-  const hasBase = baseSkillNames.some((name) => body.skills[name] !== undefined);
+  const hasBase = baseSkillNames.some((name) => Object.hasOwn(body.skills, name));
   return {
     ...body,
     ...(body.tags ? { tags: body.tags.filter((tag) => tag !== LATEST_TAG) } : {}),

@@ -5,7 +5,8 @@
  * takes `latest`. Pure: the registry checks a publish with it, and the rules are tested here one by one.
  */
 import { z } from 'zod';
-import type { ExpertDefinition, Skills } from './expert-definition.js';
+import type { ExpertDefinition, McpStdioSkill, Skills } from './expert-definition.js';
+import { type Ecosystem, launchOf } from './launcher.js';
 
 /** A command as a skill writes it: a program name or path, no whitespace. */
 const commandName = z
@@ -135,68 +136,6 @@ export function pypiSpecProblem(spec: string): string | undefined {
   return undefined;
 }
 
-/** The value of `--name value` or `--name=value` options (and their short forms) among `args`. */
-function optionValues(args: readonly string[], names: readonly string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    for (const name of names) {
-      if (arg === name && i + 1 < args.length) values.push(args[i + 1]!);
-      else if (arg.startsWith(`${name}=`)) values.push(arg.slice(name.length + 1));
-    }
-  }
-  return values;
-}
-
-/** The first argument that is not an option (nor an option's value for the options that take one). */
-function firstPositional(args: readonly string[], takesValue: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (takesValue.includes(arg)) {
-      i++;
-      continue;
-    }
-    if (!arg.startsWith('-')) return arg;
-  }
-  return undefined;
-}
-
-const NPX_VALUE_OPTIONS = ['--package', '-p', '--call', '-c'];
-const UVX_VALUE_OPTIONS = [
-  '--from',
-  '--with',
-  '--python',
-  '-p',
-  '--index',
-  '--index-url',
-  '--with-requirements',
-];
-
-/**
- * The package specs an npx or uvx skill runs, as the pinned rule reads them: `packageName` when given, else
- * (npx) every `--package`/`-p` value, else the first positional argument; (uvx) the `--from` value, else the
- * first positional argument; for uvx also every `--with` value.
- */
-export function packageSpecs(skill: { command: string; packageName?: string; args?: string[] }): string[] {
-  const args = skill.args ?? [];
-  if (skill.command === 'npx') {
-    if (skill.packageName !== undefined) return [skill.packageName];
-    const packages = optionValues(args, ['--package', '-p']);
-    if (packages.length > 0) return packages;
-    const first = firstPositional(args, NPX_VALUE_OPTIONS);
-    return first === undefined ? [] : [first];
-  }
-  if (skill.command === 'uvx') {
-    const withs = optionValues(args, ['--with']);
-    if (skill.packageName !== undefined) return [skill.packageName, ...withs];
-    const from = optionValues(args, ['--from']);
-    if (from.length > 0) return [...from, ...withs];
-    const first = firstPositional(args, UVX_VALUE_OPTIONS);
-    return [...(first === undefined ? [] : [first]), ...withs];
-  }
-  return [];
-}
-
 /**
  * Base skills the runtime provides itself (its own package, chosen by the runtime's version): exempt from the
  * pinned rule, since pinning them would pin the runtime's tools to a version the runtime may not have.
@@ -232,6 +171,62 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
   );
 }
 
+const EXAMPLE_PIN: Record<Ecosystem, string> = { npm: 'pkg@1.2.3', pypi: 'pkg==1.2.3' };
+const REGISTRY_NAME: Record<Ecosystem, string> = { npm: "npm's registry", pypi: 'PyPI' };
+
+/**
+ * What a launcher skill's command line breaks (docs/registry.md "What a skill runs"). Under a policy that
+ * limits commands or pins versions, the launcher must run its package from the default registry and nothing
+ * else: an option that runs a command line of its own, chooses another registry, or that Cadre cannot read
+ * (it might do either) is refused, under the pinned rule when it is on, else under allowedCommands. With
+ * pinned versions, every package the command line names (and packageName) names one exact version.
+ */
+function launchViolations(policy: PublishPolicy, skill: McpStdioSkill, at: string): PolicyViolation[] {
+  const launch = launchOf(skill);
+  if (!launch) return [];
+  const violations: PolicyViolation[] = [];
+  const { command } = skill;
+  const guarded = policy.requirePinnedVersions || policy.allowedCommands !== null;
+  if (guarded) {
+    const rule = policy.requirePinnedVersions ? 'requirePinnedVersions' : 'allowedCommands';
+    const refuse = (message: string) => violations.push({ rule, path: `${at}.args`, message });
+    for (const option of launch.shellCommands) {
+      refuse(`"${option}" makes ${command} run a command line of its own, not its package`);
+    }
+    for (const option of launch.sources) {
+      refuse(`"${option}" takes packages from another registry than ${REGISTRY_NAME[launch.ecosystem]}`);
+    }
+    for (const option of launch.unknownOptions) {
+      refuse(
+        `"${option}" is not an option of ${command} Cadre can check (it could choose another registry or command); remove it`,
+      );
+    }
+  }
+  if (!policy.requirePinnedVersions) return violations;
+  const pin = EXAMPLE_PIN[launch.ecosystem];
+  if (launch.packages.length === 0) {
+    violations.push({
+      rule: 'requirePinnedVersions',
+      path: at,
+      message: `names no package for ${command} (give packageName, e.g. "${pin}")`,
+    });
+  }
+  for (const spec of launch.packages) {
+    const problem = launch.ecosystem === 'npm' ? npmSpecProblem(spec) : pypiSpecProblem(spec);
+    if (problem) {
+      violations.push({
+        rule: 'requirePinnedVersions',
+        path:
+          spec === skill.packageName && !(skill.args ?? []).includes(spec)
+            ? `${at}.packageName`
+            : `${at}.args`,
+        message: `${problem}; pin an exact version (${pin})`,
+      });
+    }
+  }
+  return violations;
+}
+
 /**
  * Every rule of `policy` that `definition` breaks, all at once, in skill order (the approval rule is not
  * checked here: a widening version is published and waits; see registry.service.ts).
@@ -252,29 +247,8 @@ export function policyViolations(
           message: `"${skill.command}" is not an allowed command (allowed: ${policy.allowedCommands.join(', ')})`,
         });
       }
-      if (policy.requirePinnedVersions && !isRuntimeBase(name, skill, baseSkillNames)) {
-        const specs = packageSpecs(skill);
-        if ((skill.command === 'npx' || skill.command === 'uvx') && specs.length === 0) {
-          violations.push({
-            rule: 'requirePinnedVersions',
-            path: at,
-            message: `names no package for ${skill.command} (give packageName, e.g. "${skill.command === 'npx' ? 'pkg@1.2.3' : 'pkg==1.2.3'}")`,
-          });
-        }
-        for (const spec of specs) {
-          const problem = skill.command === 'npx' ? npmSpecProblem(spec) : pypiSpecProblem(spec);
-          if (problem) {
-            violations.push({
-              rule: 'requirePinnedVersions',
-              path:
-                skill.packageName !== undefined && spec === skill.packageName
-                  ? `${at}.packageName`
-                  : `${at}.args`,
-              message: `${problem}; pin an exact version (${skill.command === 'npx' ? 'pkg@1.2.3' : 'pkg==1.2.3'})`,
-            });
-          }
-        }
-      }
+      if (!isRuntimeBase(name, skill, baseSkillNames))
+        violations.push(...launchViolations(policy, skill, at));
     } else if (skill.type === 'mcpSseSkill' && policy.allowedSseHosts) {
       const host = endpointHost(skill.endpoint);
       if (host === undefined || !hostAllowed(host, policy.allowedSseHosts)) {

@@ -4,7 +4,9 @@
  * so a local cadre.toml is compared with a published version by exactly the rules the API answers with.
  */
 import { structuredPatch } from 'diff';
+import { own } from '../../lib/own.js';
 import type { Skills } from './expert-definition.js';
+import { type Launch, launchOf } from './launcher.js';
 
 type Skill = Skills[string];
 
@@ -115,8 +117,35 @@ function widening(name: SkillField, before: unknown, after: unknown, skill: stri
       return dropped.length ? `skill "${skill}" no longer omits: ${dropped.join(', ')}` : undefined;
     }
     default:
-      return undefined; // args, description, rule change what runs, not what it may reach
+      return undefined; // description and rule change what the model reads, not what it may reach
   }
+}
+
+const quoted = (values: string[]) => values.map((value) => `"${value}"`).join(', ');
+
+/**
+ * Why a change of a stdio skill's `args` widens access (docs/registry.md "What a skill runs"): read as its
+ * launcher reads them, a package, a registry, a command line of its own, or an option Cadre cannot read that
+ * the old version did not have. A command that is no launcher Cadre reads (`node`, `docker`) runs what its
+ * arguments say, so any change of them widens.
+ */
+function argsWidening(skill: string, before: Skill, after: Skill): string | undefined {
+  if (before.type !== 'mcpStdioSkill' || after.type !== 'mcpStdioSkill') return undefined;
+  if (before.command !== after.command) return undefined; // the command's change says it
+  const was = launchOf(before);
+  const now = launchOf(after);
+  if (!was || !now) return `skill "${skill}" runs ${after.command} with other arguments`;
+  const fresh = (pick: (launch: Launch) => string[]) => pick(now).filter((item) => !pick(was).includes(item));
+  const reasons = [
+    [fresh((l) => l.packages), 'runs a new package'],
+    [fresh((l) => l.sources), 'takes packages from another registry'],
+    [fresh((l) => l.shellCommands), 'runs a command line of its own'],
+    [fresh((l) => l.unknownOptions), `passes ${after.command} options Cadre cannot read`],
+  ] as const;
+  const said = reasons
+    .filter(([items]) => items.length > 0)
+    .map(([items, what]) => `${what} ${quoted(items)}`);
+  return said.length > 0 ? `skill "${skill}" ${said.join('; ')}` : undefined;
 }
 
 function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[] {
@@ -126,17 +155,15 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
     const b = field(after, key);
     if (same(a, b)) continue;
     const path = ['skills', name, key];
-    const why = widening(key, a, b, name);
+    const why = key === 'args' ? argsWidening(name, before, after) : widening(key, a, b, name);
     if (a === undefined) changes.push(added(path, b, why));
     else if (b === undefined) changes.push({ ...removed(path, a), ...(why ? { widens: why } : {}) });
     else changes.push(changed(path, a, b, why));
   }
   if (before.type === 'interactiveSkill' && after.type === 'interactiveSkill') {
-    for (const tool of Object.keys(after.tools)) {
+    for (const [tool, now] of Object.entries(after.tools)) {
       const path = ['skills', name, 'tools', tool];
-      const old = before.tools[tool];
-      const now = after.tools[tool];
-      if (!now) continue;
+      const old = own(before.tools, tool);
       if (!old) {
         changes.push(added(path, now, `skill "${name}" gains the tool "${tool}"`));
         continue;
@@ -145,14 +172,14 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
         if (old[part] !== now[part]) changes.push(changed([...path, part], old[part], now[part]));
       }
     }
-    for (const tool of Object.keys(before.tools)) {
-      if (!(tool in after.tools)) changes.push(removed(['skills', name, 'tools', tool], before.tools[tool]));
+    for (const [tool, old] of Object.entries(before.tools)) {
+      if (!Object.hasOwn(after.tools, tool)) changes.push(removed(['skills', name, 'tools', tool], old));
     }
   } else if (after.type === 'interactiveSkill') {
     // The type changed (flagged above); its tools are all new.
-    for (const tool of Object.keys(after.tools)) {
+    for (const [tool, definition] of Object.entries(after.tools)) {
       changes.push(
-        added(['skills', name, 'tools', tool], after.tools[tool], `skill "${name}" gains the tool "${tool}"`),
+        added(['skills', name, 'tools', tool], definition, `skill "${name}" gains the tool "${tool}"`),
       );
     }
   }
@@ -162,12 +189,12 @@ function diffSkill(name: string, before: Skill, after: Skill): DefinitionChange[
 function diffSkills(before: Skills, after: Skills): DefinitionChange[] {
   const changes: DefinitionChange[] = [];
   for (const [name, skill] of Object.entries(after)) {
-    const old = before[name];
+    const old = own(before, name);
     if (!old) changes.push(added(['skills', name], skill, `new skill "${name}" (${skill.type})`));
     else if (!same(old, skill)) changes.push(...diffSkill(name, old, skill));
   }
   for (const [name, skill] of Object.entries(before)) {
-    if (!(name in after)) changes.push(removed(['skills', name], skill));
+    if (!Object.hasOwn(after, name)) changes.push(removed(['skills', name], skill));
   }
   return changes;
 }
