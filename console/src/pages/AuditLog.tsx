@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { formatDateTime } from '../format.js';
@@ -95,10 +96,7 @@ export function AuditLog() {
   const list = events.data?.data ?? [];
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Audit log</h1>
-        <p className="muted">Every change to your organization, newest first.</p>
-      </div>
+      <PageHeader title="Audit log">Every change to your organization, newest first.</PageHeader>
       <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
         <div className="field">
           <label htmlFor="audit-action">Action</label>

@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { api, currentCsrfToken, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate, formatPeriod } from '../format.js';
 import { useCan, useSession } from '../session.js';
@@ -138,10 +139,7 @@ export function Billing() {
   const outcome = params.get('checkout');
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Billing</h1>
-        <p className="muted">Your plan, what it allows, and how much of it you use.</p>
-      </div>
+      <PageHeader title="Billing">Your plan, what it allows, and how much of it you use.</PageHeader>
       {outcome === 'success' && (
         <p className="notice" role="status">
           Payment complete. Your plan is updated below (it may take a few seconds with a payment provider).
