@@ -30,7 +30,7 @@ export interface AuditReference {
  * "Actions"), each a string or a list of strings. Other ids in details (an approval's, an integration
  * version's) are bookkeeping a person does not read.
  */
-export const REFERENCE_FIELDS: Readonly<Record<string, ReferenceType>> = {
+const REFERENCE_FIELDS: Readonly<Record<string, ReferenceType>> = {
   invitedByUserId: 'user',
   invitationId: 'invitation',
   expertId: 'expert',
