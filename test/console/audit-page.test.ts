@@ -193,7 +193,7 @@ describe('the audit log in the browser', () => {
       const table = (await page.locator('main table').textContent()) ?? '';
       // Every change in words: no JSON, no user id, no raw action code.
       expect(table).toContain('Approval for widening: off → on');
-      expect(table).toContain('Invited by ' + ownerEmail());
+      expect(table).toContain(`Invited by ${ownerEmail()}`);
       expect(table).toContain(`Invitation: grace@${org.slug}.test`);
       expect(table).toContain('Role: admin → member');
       expect(table).toContain('Chat bot');
