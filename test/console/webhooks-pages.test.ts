@@ -253,6 +253,8 @@ describe('webhooks in the browser', () => {
     await expect
       .poll(() => page.locator('.notice-warning').textContent())
       .toContain('Deliveries are failing: the first failure was');
+    // Its status says so too, not only "Enabled".
+    expect(await page.locator('main h1 .badge').textContent()).toBe('Enabled, failing');
     await screenshots(page, 'webhook-deliveries-failing');
     await expectAccessible(page, 'a failing endpoint');
 

@@ -237,6 +237,10 @@ export function SecretCard(props: {
 }
 
 export function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
+  // An enabled endpoint whose deliveries fail is not simply "Enabled": three days of it disable it.
+  if (endpoint.enabled && endpoint.failingSince) {
+    return <span className="badge badge-deprecated">Enabled, failing</span>;
+  }
   if (endpoint.enabled) return <span className="badge badge-available">Enabled</span>;
   return (
     <span className="badge badge-disabled">{endpoint.disabledReason ? 'Disabled by Cadre' : 'Disabled'}</span>
