@@ -133,7 +133,14 @@ export function RegistryList() {
 
       {!list.isPending && !list.isError && experts.length === 0 && (
         <div className="empty card">
-          {filter ? (
+          {total > 0 ? (
+            <p>
+              There is no page {page}: the list has {pages} {pages === 1 ? 'page' : 'pages'}.{' '}
+              <Link to={`?${new URLSearchParams({ ...Object.fromEntries(params), page: String(pages) })}`}>
+                Go to page {pages}
+              </Link>
+            </p>
+          ) : filter ? (
             <p>
               No Expert matches “{filter}”. A name matches from its start or after its scope, a <code>-</code>{' '}
               or a <code>_</code> (<code>search</code> finds <code>web-search</code>); a description anywhere.
