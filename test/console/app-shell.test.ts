@@ -159,6 +159,25 @@ describe('the app shell in the browser', () => {
     await close();
   });
 
+  it('labels each cell of a key row on a phone, where the table becomes cards', async () => {
+    const { page, problems, close } = await openConsole(browser, { viewport: PHONE });
+    await signIn(page, people.owner, '/keys');
+    const row = page.locator('main tbody tr').first();
+    await expect.poll(() => row.count()).toBe(1);
+    const labels = await row.locator('td').evaluateAll((cells) =>
+      cells.map((cell) => {
+        const view = cell.ownerDocument.defaultView as unknown as {
+          getComputedStyle(element: unknown, pseudo: string): { content: string };
+        };
+        return view.getComputedStyle(cell, '::before').content;
+      }),
+    );
+    expect(labels.slice(0, 4)).toEqual(['"Rights"', '"Created"', '"Last used"', '"Expires"']);
+    await page.screenshot({ path: `${import.meta.dirname}/screenshots/keys-phone-labelled.png` });
+    expect(problems).toEqual([]);
+    await close();
+  });
+
   for (const role of ['owner', 'admin', 'member'] as const) {
     it(`passes axe on every page as ${role}, at 1280 px light and 390 px dark, never scrolling sideways`, {
       timeout: 300_000,

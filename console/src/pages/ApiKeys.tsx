@@ -109,12 +109,12 @@ export function ApiKeys() {
                         <code>{key.start}…</code>
                       </p>
                     </th>
-                    <td>{grantInWords(key.grants)}</td>
-                    <td>{formatDate(key.createdAt)}</td>
-                    <td>
+                    <td data-label="Rights">{grantInWords(key.grants)}</td>
+                    <td data-label="Created">{formatDate(key.createdAt)}</td>
+                    <td data-label="Last used">
                       {key.lastUsedAt ? <When at={key.lastUsedAt} /> : <span className="muted">never</span>}
                     </td>
-                    <td>
+                    <td data-label="Expires">
                       {key.revokedAt
                         ? `revoked ${formatDate(key.revokedAt)}`
                         : key.expiresAt

@@ -238,10 +238,10 @@ export function AuditLog() {
                         </span>
                       ))}
                   </td>
-                  <td>
+                  <td data-label="Who">
                     <Who event={event} />
                   </td>
-                  <td>
+                  <td data-label="On">
                     <On event={event} />
                   </td>
                   <td>
