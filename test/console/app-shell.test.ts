@@ -178,6 +178,25 @@ describe('the app shell in the browser', () => {
     await close();
   });
 
+  it('keeps an invitation for a long email inside a phone', async () => {
+    const email = `${'averylongmailboxname'.repeat(3)}@${org.slug}.test`;
+    const invited = await server.request<{ data: { token: string } }>(
+      'POST',
+      `/api/v1/organizations/${org.slug}/invitations`,
+      { key: org.ownerKey, body: { email, role: 'member' } },
+    );
+    expect(invited.status, invited.text).toBe(201);
+    const { page, problems, close } = await openConsole(browser, { viewport: PHONE });
+    await page.goto(`${server.url}/invitations/${invited.body.data.token}`);
+    await expect.poll(() => page.locator('main').textContent()).toContain(email);
+    const sideways = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
+    expect(sideways).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${import.meta.dirname}/screenshots/invitation-long-email-phone.png` });
+    await expectAccessible(page, 'an invitation for a long email');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
   for (const role of ['owner', 'admin', 'member'] as const) {
     it(`passes axe on every page as ${role}, at 1280 px light and 390 px dark, never scrolling sideways`, {
       timeout: 300_000,
