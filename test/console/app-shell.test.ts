@@ -197,6 +197,60 @@ describe('the app shell in the browser', () => {
     await close();
   });
 
+  it('at a plan limit, offers the owner an upgrade and tells a member to ask an owner', {
+    timeout: 90_000,
+  }, async () => {
+    const small = await createOrganization(server, 'team');
+    const limits = await server.admin('PUT', `/admin/v1/organizations/${small.slug}/limits`, {
+      apiRequests: 1e9,
+      expertVersions: 1e6,
+      apiKeys: 1,
+      connections: 1e6,
+    });
+    expect(limits.status, limits.text).toBe(200);
+    await setPassword(server, small.ownerId);
+    const memberEmail = `member@${small.slug}.test`;
+    const added = await server.admin<{ data: { user: { id: string } } }>(
+      'POST',
+      `/admin/v1/organizations/${small.id}/members`,
+      { email: memberEmail, role: 'member' },
+    );
+    await setPassword(server, added.body.data.user.id);
+
+    const member = await openConsole(browser, { viewport: DESKTOP });
+    await signIn(member.page, memberEmail, '/home');
+    await expect.poll(() => member.page.locator('main').textContent()).toContain('Limit reached');
+    const memberText = await member.page.locator('main').textContent();
+    expect(memberText).toContain('until an owner upgrades the plan');
+    expect(memberText).not.toContain('until you upgrade');
+    expect(member.problems).toEqual([]);
+    await member.close();
+
+    const owner = await openConsole(browser, { viewport: DESKTOP });
+    await signIn(owner.page, `owner@${small.slug}.test`, '/home');
+    await expect.poll(() => owner.page.locator('main').textContent()).toContain('until you upgrade');
+    await owner.page.goto(`${server.url}/keys`);
+    await settled(owner.page);
+    await owner.page.getByRole('button', { name: 'Create an API key' }).click();
+    await owner.page.getByRole('textbox', { name: 'Name' }).fill('one too many');
+    await owner.page.getByLabel('list API keys').check();
+    await owner.page.getByRole('button', { name: 'Create key' }).click();
+    const alert = owner.page.getByRole('alert');
+    await expect
+      .poll(() => alert.textContent())
+      .toContain("Your organization's plan does not allow more of these.");
+    expect(await alert.textContent()).not.toContain('You are not allowed to do this.');
+    expect(await alert.getByRole('link', { name: 'See the plans and upgrade' }).getAttribute('href')).toBe(
+      '/billing',
+    );
+    await owner.page.screenshot({
+      path: `${import.meta.dirname}/screenshots/plan-limit-owner.png`,
+      fullPage: true,
+    });
+    expect(owner.problems).toEqual([]);
+    await owner.close();
+  });
+
   for (const role of ['owner', 'admin', 'member'] as const) {
     it(`passes axe on every page as ${role}, at 1280 px light and 390 px dark, never scrolling sideways`, {
       timeout: 300_000,

@@ -31,7 +31,7 @@ const STATUS_WORDS: Record<string, string> = {
 const howMany = (limit: number | null) => (limit === null ? 'Unlimited' : limit.toLocaleString());
 
 /** Usage against the plan's limits as bars, with a warning at 80% and at 100%; a counter without a limit as its count. */
-export function UsageBars({ usage }: { usage: Usage }) {
+export function UsageBars({ usage, canUpgrade }: { usage: Usage; canUpgrade: boolean }) {
   return (
     <div>
       {usage.counters.map((counter) => {
@@ -66,7 +66,9 @@ export function UsageBars({ usage }: { usage: Usage }) {
             />
             {share >= 1 ? (
               <p className="small notice-inline-error">
-                Limit reached: new ones are refused until you upgrade or remove some.
+                {canUpgrade
+                  ? 'Limit reached: new ones are refused until you upgrade or remove some.'
+                  : 'Limit reached: new ones are refused until an owner upgrades the plan or some are removed.'}
               </p>
             ) : share >= 0.8 ? (
               <p className="small notice-inline-warning">
@@ -240,7 +242,7 @@ export function Billing() {
             {usage.data ? (
               <>
                 <p className="muted small">{formatPeriod(usage.data.periodStart, usage.data.periodEnd)}</p>
-                <UsageBars usage={usage.data} />
+                <UsageBars usage={usage.data} canUpgrade={can('billing:manage')} />
               </>
             ) : (
               <PageSkeleton lines={3} />

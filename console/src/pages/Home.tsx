@@ -84,7 +84,12 @@ export function Home() {
                 {subscription.data.testMode ? ' (test mode)' : ''} · <Link to="/billing">Billing</Link>
               </p>
             )}
-            {usage.data && <UsageBars usage={usage.data} />}
+            {usage.data && (
+              <UsageBars
+                usage={usage.data}
+                canUpgrade={Boolean(me.data?.permissions.includes('billing:manage'))}
+              />
+            )}
           </section>
         </aside>
       </div>
