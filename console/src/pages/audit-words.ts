@@ -157,7 +157,7 @@ const REFERENCE_WORDS: Record<string, string> = {
 const UNSAID = new Set(['expiresAt', 'awaitingApproval', 'cascade', 'from', 'to']);
 
 /** A value in words: on/off, "any" for no restriction, lists joined, dates as dates. */
-export function valueWords(value: unknown): string {
+function valueWords(value: unknown): string {
   if (value === null || value === undefined) return 'any';
   if (value === true) return 'on';
   if (value === false) return 'off';
