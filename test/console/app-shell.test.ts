@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
-import { createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { createKey, createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
 import { expectAccessible, openConsole, screenshots } from './console-page.js';
@@ -174,6 +174,24 @@ describe('the app shell in the browser', () => {
     );
     expect(labels.slice(0, 4)).toEqual(['"Rights"', '"Created"', '"Last used"', '"Expires"']);
     await page.screenshot({ path: `${import.meta.dirname}/screenshots/keys-phone-labelled.png` });
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it("describes a project key's rights as what it may do to those projects, never creating projects", async () => {
+    const project = await createProject(server, org);
+    await createKey(server, org, org.ownerId, {
+      type: 'project',
+      projectIds: [project.project.id],
+      permissions: ['projects:write'],
+    });
+    const { page, problems, close } = await openConsole(browser, { viewport: DESKTOP });
+    await signIn(page, people.owner, '/keys');
+    const row = page.locator('main tbody tr').filter({ hasText: '1 project' });
+    await expect.poll(() => row.count()).toBe(1);
+    const words = (await row.textContent()) ?? '';
+    expect(words).toContain('1 project: rename and delete them and change their environments and agents');
+    expect(words).not.toContain('create');
     expect(problems).toEqual([]);
     await close();
   });
