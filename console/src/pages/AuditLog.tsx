@@ -55,7 +55,12 @@ function Who({ event }: { event: AuditEvent }) {
 
 function On({ event }: { event: AuditEvent }) {
   const link = targetLink(event);
-  const name = event.target.name ?? `a ${TARGET_WORDS[event.target.type] ?? 'record'} since deleted`;
+  // No name: a key may simply have none; anything else named nothing is gone.
+  const name =
+    event.target.name ??
+    (event.target.type === 'apiKey'
+      ? 'an unnamed API key'
+      : `a ${TARGET_WORDS[event.target.type] ?? 'record'} since deleted`);
   return (
     <>
       {link && event.target.name ? <Link to={link}>{name}</Link> : name}
