@@ -1742,6 +1742,19 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+            /** @description The people, keys, Experts, projects and others the details refer to by id, named */
+            references: {
+                /**
+                 * @description The field of `metadata` holding the id
+                 * @example invitedByUserId
+                 */
+                field: string;
+                /** @enum {string} */
+                type: "user" | "apiKey" | "expert" | "project" | "environment" | "invitation" | "connection";
+                id: string;
+                /** @description Its name now (a person's name or email, a key's, an Expert's key, a project's, an invitation's email, a connection's provider and account); null when it no longer exists */
+                name: string | null;
+            }[];
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -3487,6 +3500,19 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+            /** @description The people, keys, Experts, projects and others the details refer to by id, named */
+            references: {
+                /**
+                 * @description The field of `metadata` holding the id
+                 * @example invitedByUserId
+                 */
+                field: string;
+                /** @enum {string} */
+                type: "user" | "apiKey" | "expert" | "project" | "environment" | "invitation" | "connection";
+                id: string;
+                /** @description Its name now (a person's name or email, a key's, an Expert's key, a project's, an invitation's email, a connection's provider and account); null when it no longer exists */
+                name: string | null;
+            }[];
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z

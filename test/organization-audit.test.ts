@@ -78,6 +78,7 @@ describe('GET /api/v1/organizations/{org}/audit-events', () => {
       // An unnamed key: no name to show.
       target: { type: 'apiKey', id: keys[4]!.id, name: null },
       metadata: null,
+      references: [],
       createdAt: expect.any(String),
     });
 

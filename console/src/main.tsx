@@ -56,48 +56,98 @@ const router = createBrowserRouter([
   {
     element: <Layout />,
     children: [
-      { path: '/', element: <RegistryList /> },
+      { path: '/', handle: { title: 'Experts' }, element: <RegistryList /> },
       {
         path: '/experts/*',
+        handle: { title: 'Expert' },
         lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
       },
       // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
       {
         path: '/playground',
+        handle: { title: 'Playground' },
         lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
       },
-      { path: '/sign-in', element: <SignIn /> },
-      { path: '/home', ...signedIn(async () => (await import('./pages/Home.js')).Home) },
-      { path: '/keys', ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys) },
-      { path: '/billing', ...signedIn(async () => (await import('./pages/Billing.js')).Billing) },
-      { path: '/connections', ...signedIn(async () => (await import('./pages/Connections.js')).Connections) },
-      { path: '/projects', ...signedIn(async () => (await import('./pages/Projects.js')).Projects) },
+      { path: '/sign-in', handle: { title: 'Sign in' }, element: <SignIn /> },
+      {
+        path: '/home',
+        handle: { title: 'Home', organization: true },
+        ...signedIn(async () => (await import('./pages/Home.js')).Home),
+      },
+      {
+        path: '/keys',
+        handle: { title: 'API keys', organization: true },
+        ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys),
+      },
+      {
+        path: '/billing',
+        handle: { title: 'Billing', organization: true },
+        ...signedIn(async () => (await import('./pages/Billing.js')).Billing),
+      },
+      {
+        path: '/connections',
+        handle: { title: 'Connections', organization: true },
+        ...signedIn(async () => (await import('./pages/Connections.js')).Connections),
+      },
+      {
+        path: '/projects',
+        handle: { title: 'Projects', organization: true },
+        ...signedIn(async () => (await import('./pages/Projects.js')).Projects),
+      },
       {
         path: '/integrations',
+        handle: { title: 'Integrations', organization: true },
         ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
       },
-      { path: '/audit', ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog) },
-      // Developers: one menu entry for webhooks and events (their own small menu, DevelopersNav).
+      {
+        path: '/audit',
+        handle: { title: 'Audit log', organization: true },
+        ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog),
+      },
+      // The Developers group's old address opens its first page.
       { path: '/developers', element: <Navigate to="/developers/webhooks" replace /> },
       {
         path: '/developers/webhooks',
+        handle: { title: 'Webhooks', organization: true },
         ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
       },
       {
         path: '/developers/webhooks/:endpointId',
+        handle: { title: 'Webhook endpoint', organization: true },
         ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
       },
-      { path: '/developers/events', ...signedIn(async () => (await import('./pages/Events.js')).Events) },
-      { path: '/members', ...signedIn(async () => (await import('./pages/Members.js')).Members) },
-      { path: '/settings', ...signedIn(async () => (await import('./pages/Settings.js')).Settings) },
-      { path: '/publishing', ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing) },
-      { path: '/cli-login', ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin) },
+      {
+        path: '/developers/events',
+        handle: { title: 'Events', organization: true },
+        ...signedIn(async () => (await import('./pages/Events.js')).Events),
+      },
+      {
+        path: '/members',
+        handle: { title: 'Members', organization: true },
+        ...signedIn(async () => (await import('./pages/Members.js')).Members),
+      },
+      {
+        path: '/settings',
+        handle: { title: 'Settings', organization: true },
+        ...signedIn(async () => (await import('./pages/Settings.js')).Settings),
+      },
+      {
+        path: '/publishing',
+        handle: { title: 'Publishing', organization: true },
+        ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
+      },
+      {
+        path: '/cli-login',
+        handle: { title: 'Approve a CLI sign-in' },
+        ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),
+      },
       // The invitation link is public: the invitee may have no account yet.
       {
         path: '/invitations/:token',
+        handle: { title: 'Invitation' },
         lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
       },
-      { path: '*', element: <NotFound /> },
+      { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> },
     ],
   },
 ]);

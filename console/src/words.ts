@@ -31,8 +31,26 @@ export const PERMISSION_WORDS: Record<string, string> = {
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
+/**
+ * What a permission allows on a project or an environment grant: less than on the whole organization
+ * (a project grant's projects:write renames and deletes those projects, never creates one; docs/api-keys.md).
+ */
+const SCOPED_WORDS: Record<'project' | 'environment', Record<string, string>> = {
+  project: {
+    'projects:read': 'read them',
+    'projects:write': 'rename and delete them and change their environments and agents',
+    'projects:operate': 'connect and disconnect their environments',
+  },
+  environment: {
+    'projects:read': 'read them',
+    'projects:write': 'rename or delete them',
+    'projects:operate': 'connect and disconnect them',
+  },
+};
+
 export function grantInWords(grant: Grant): string {
-  const what = grant.permissions.map((p) => PERMISSION_WORDS[p] ?? p).join(', ');
+  const scoped = grant.type === 'project' || grant.type === 'environment' ? SCOPED_WORDS[grant.type] : {};
+  const what = grant.permissions.map((p) => scoped[p] ?? PERMISSION_WORDS[p] ?? p).join(', ');
   switch (grant.type) {
     case 'organization':
       return `Whole organization: ${what}`;

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
+import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { parseAllowedPrivateHosts } from '../../src/modules/webhooks/safe-target.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -20,7 +22,11 @@ const FORMULA = '=HYPERLINK("http://evil.test","click")';
 beforeAll(async () => {
   chromium = await launchChromium();
   browser = chromium.browser;
-  server = await startServer({ clock });
+  server = await startServer({
+    clock,
+    keyRing: parseKeyRing(generateKeyEntry('k1')),
+    webhooks: { allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed },
+  });
   org = await createOrganization(server, 'team');
   await setPassword(server, org.ownerId);
   const january = await server.request<{ data: { id: string } }>('POST', '/api/v1/projects', {
@@ -88,7 +94,7 @@ describe('the audit log in the browser', () => {
     expect(all).toContain(`Spring → ${FORMULA}`);
     expect(all).toContain('Winter');
     expect(all).toContain(`member@${org.slug}.test`);
-    expect(all).toContain('Operator');
+    expect(all).toContain('The operator');
     await screenshots(page, 'audit-log');
     await expectAccessible(page, 'audit log');
 
@@ -128,7 +134,7 @@ describe('the audit log in the browser', () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Who').selectOption({ label: ownerEmail() });
     await page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => page.locator('main table').textContent()).not.toContain('Operator');
+    await expect.poll(() => page.locator('main table').textContent()).not.toContain('The operator');
     const byOwner = await rows(page).count();
     expect(byOwner).toBeGreaterThanOrEqual(3);
     const ownerCsv = (await download(page, 'CSV')).trim().split('\r\n');
@@ -138,6 +144,92 @@ describe('the audit log in the browser', () => {
     expect(ownerCsv.some((line) => /(^|,)"?=/.test(line))).toBe(false);
     expect(problems).toEqual([]);
     await close();
+  });
+
+  it('says each change as a sentence, names people instead of ids, and opens the details with the raw JSON', {
+    timeout: 120_000,
+  }, async () => {
+    // An invitation accepted (the event names its inviter and invitation by id), a role change, a removal,
+    // a policy change and a webhook endpoint.
+    const invited = await server.request<{ data: { token: string } }>(
+      'POST',
+      `/api/v1/organizations/${org.slug}/invitations`,
+      { key: org.ownerKey, body: { email: `grace@${org.slug}.test`, role: 'admin' } },
+    );
+    expect(invited.status, invited.text).toBe(201);
+    const accepted = await server.request<{ data: { user: { id: string } } }>(
+      'POST',
+      `/auth/invitations/${invited.body.data.token}/accept`,
+      { body: { name: 'Grace Hopper', password: PASSWORD } },
+    );
+    expect(accepted.status, accepted.text).toBe(200);
+    const graceId = accepted.body.data.user.id;
+    const member = `/api/v1/organizations/${org.slug}/members/${graceId}`;
+    expect(
+      (await server.request('PUT', member, { key: org.ownerKey, body: { role: 'member' } })).status,
+    ).toBe(200);
+    expect((await server.request('DELETE', member, { key: org.ownerKey })).status).toBe(200);
+    const policy = await server.request('PUT', '/api/v1/organization/publish-policy', {
+      key: org.ownerKey,
+      body: { approvalRequiredForWidening: true },
+    });
+    expect(policy.status, policy.text).toBe(200);
+    const endpoint = await server.request('POST', '/api/v1/webhook-endpoints', {
+      key: org.ownerKey,
+      body: { url: 'http://127.0.0.1:9/hook', eventTypes: ['member.joined'], description: 'Chat bot' },
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+
+    for (const [size, colorScheme] of [
+      [{ width: 1280, height: 800 }, 'light'],
+      [{ width: 390, height: 844 }, 'dark'],
+    ] as const) {
+      const { page, problems, close } = await openConsole(browser, { viewport: size, colorScheme });
+      await page.goto(`${server.url}/sign-in?next=/audit`);
+      await page.getByLabel('Email').fill(ownerEmail());
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.locator('main table').textContent()).toContain('Webhook endpoint added');
+      const table = (await page.locator('main table').textContent()) ?? '';
+      // Every change in words: no JSON, no user id, no raw action code.
+      expect(table).toContain('Approval for widening: off → on');
+      expect(table).toContain(`Invited by ${ownerEmail()}`);
+      expect(table).toContain(`Invitation: grace@${org.slug}.test`);
+      expect(table).toContain('Role: admin → member');
+      expect(table).toContain('Chat bot');
+      expect(table).not.toContain(graceId);
+      expect(table).not.toContain(org.ownerId);
+      expect(table).not.toMatch(/[{}]|"[a-zA-Z]+":/);
+      expect(table).not.toContain('webhook_endpoint.created');
+      expect(table).not.toContain('payment provider');
+      // The action filter knows the webhook actions.
+      await page.getByLabel('Action').selectOption({ label: 'Webhook endpoint added' });
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => rows(page).count()).toBe(1);
+      // The details: a side panel with the ids to copy and the raw JSON.
+      const details = page.getByRole('button', { name: /^Details: Webhook endpoint added/ });
+      await details.click();
+      const panel = page.getByRole('dialog', { name: 'Webhook endpoint added' });
+      await expect.poll(() => panel.isVisible()).toBe(true);
+      expect(await panel.getByRole('link', { name: 'Chat bot' }).getAttribute('href')).toMatch(
+        /^\/developers\/webhooks\//,
+      );
+      await panel.getByText('Raw JSON').click();
+      expect(await panel.locator('pre').textContent()).toContain('"action": "webhook_endpoint.created"');
+      await screenshots(page, `audit-details-${colorScheme}`);
+      await expectAccessible(page, `audit details, ${colorScheme}`);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => panel.isVisible()).toBe(false);
+      await expect
+        .poll(() => details.evaluate((button) => button === button.ownerDocument.activeElement))
+        .toBe(true);
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await expect.poll(() => rows(page).count()).toBeGreaterThan(5);
+      await screenshots(page, `audit-words-${colorScheme}`);
+      await expectAccessible(page, `audit log in words, ${colorScheme}`);
+      expect(problems).toEqual([]);
+      await close();
+    }
   });
 
   it('refuses a bad export query with 422 and a range that ends before it starts', async () => {

@@ -68,14 +68,14 @@ describe('console polish in the browser', () => {
     expect(await nav.isVisible()).toBe(false);
     expect(await menu.evaluate((button) => button === button.ownerDocument.activeElement)).toBe(true);
 
-    // At 1280 px there is no menu button: the navigation is one row.
+    // At 1280 px there is no menu button: the navigation is one column on the left.
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(await menu.isVisible()).toBe(false);
     expect(await nav.isVisible()).toBe(true);
-    const tops = await nav
+    const lefts = await nav
       .locator('a')
-      .evaluateAll((links) => links.map((a) => a.getBoundingClientRect().top));
-    expect(new Set(tops).size).toBe(1);
+      .evaluateAll((links) => links.map((a) => a.getBoundingClientRect().left));
+    expect(new Set(lefts).size).toBe(1);
     expect(problems).toEqual([]);
     await close();
   });
@@ -93,8 +93,10 @@ describe('sign-in and dates in the browser', () => {
     expect(await alert.textContent()).toBe('Wrong email or password.');
     const card = await page.locator('form.card').boundingBox();
     expect(card).not.toBeNull();
-    // Centred: as much room on its left as on its right.
-    expect(Math.abs(card!.x - (1280 - card!.x - card!.width))).toBeLessThan(2);
+    // Centred in the page's column (right of the navigation): as much room on its left as on its right.
+    const column = (await page.locator('main').boundingBox())!;
+    const left = card!.x - column.x;
+    expect(Math.abs(left - (column.x + column.width - card!.x - card!.width))).toBeLessThan(2);
     await screenshots(page, 'sign-in-error');
     await expectAccessible(page, 'sign-in with an error');
     expect(problems).toEqual([]);

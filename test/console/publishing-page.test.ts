@@ -55,7 +55,11 @@ async function signIn(page: Page, email: string) {
 const latestOf = async () => (await versionsOf(server, name())).body.data.latest;
 
 describe('the publish policy and approvals in the browser', () => {
-  it('lets the owner set the policy, holds a widening version, and a second admin approves or rejects it', async () => {
+  // Three browsers, screenshots and axe: a minute or more on a busy machine. Every check below waits on what
+  // it reads (expect.poll), never on time.
+  it('lets the owner set the policy, holds a widening version, and a second admin approves or rejects it', {
+    timeout: 180_000,
+  }, async () => {
     const owner = await openConsole(browser);
     await signIn(owner.page, `owner@${org.slug}.test`);
     const approvals = owner.page.getByRole('region', { name: 'Approvals' });
@@ -64,7 +68,7 @@ describe('the publish policy and approvals in the browser', () => {
     // The owner takes the recommended commands, keeps hosts open, and asks for approval of wider access.
     const policy = owner.page.getByRole('region', { name: 'Publish policy' });
     await policy.getByRole('button', { name: 'Use the recommended preset' }).click();
-    expect(await policy.getByLabel('Allowed commands').inputValue()).toBe('npx, uvx');
+    await expect.poll(() => policy.getByLabel('Allowed commands').inputValue()).toBe('npx, uvx');
     await policy.getByLabel(/waits for a second owner or admin/).check();
     await screenshots(owner.page, 'publishing-policy');
     await expectAccessible(owner.page, 'the publish policy form');
@@ -108,14 +112,15 @@ describe('the publish policy and approvals in the browser', () => {
     const item = owner.page.locator('.approval').first();
     await expect.poll(() => item.textContent()).toContain(`${name()}@1.1.0`);
     expect(await item.textContent()).toContain('new skill "search" (mcpSseSkill)');
+    // Once the page knows who is reading (GET /api/v1/me), it says who may approve, and offers no Approve.
+    await expect.poll(() => item.textContent()).toContain('You published this version');
     expect(await item.getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    expect(await item.textContent()).toContain('You published this version');
 
     // The version's own page says it waits, and links to where it is decided.
     await owner.page.goto(`${server.url}/experts/${name()}@1.1.0`);
     const waitingNote = owner.page.getByRole('note').filter({ hasText: 'Waiting for approval' });
     await expect.poll(() => waitingNote.count()).toBe(1);
-    expect(await waitingNote.textContent()).toContain('new skill "search" (mcpSseSkill)');
+    await expect.poll(() => waitingNote.textContent()).toContain('new skill "search" (mcpSseSkill)');
     await screenshots(owner.page, 'expert-waiting-for-approval');
     await waitingNote.getByRole('link', { name: 'Review it in Publishing' }).click();
     await expect.poll(() => heading(owner.page).textContent()).toBe('Publishing');
@@ -124,10 +129,10 @@ describe('the publish policy and approvals in the browser', () => {
     const member = await openConsole(browser);
     await signIn(member.page, memberEmail);
     await expect.poll(() => member.page.locator('.approval').count()).toBe(1);
+    await expect.poll(() => member.page.getByText('Owners and admins change the policy.').count()).toBe(1);
+    await expect.poll(() => member.page.locator('.facts').textContent()).toContain('npx, uvx');
     expect(await member.page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     expect(await member.page.getByRole('button', { name: 'Save policy' }).count()).toBe(0);
-    expect(await member.page.getByText('Owners and admins change the policy.').count()).toBe(1);
-    expect(await member.page.locator('.facts').textContent()).toContain('npx, uvx');
     await screenshots(member.page, 'publishing-member');
     await expectAccessible(member.page, 'the publishing page as a member');
     expect(member.problems).toEqual([]);
@@ -142,14 +147,16 @@ describe('the publish policy and approvals in the browser', () => {
     await expect
       .poll(() => waiting.locator('.diff-change').filter({ hasText: 'Widens access' }).count())
       .toBe(1);
-    expect(await waiting.locator('.diff-why').textContent()).toBe('Why: new skill "search" (mcpSseSkill)');
+    await expect
+      .poll(() => waiting.locator('.diff-why').textContent())
+      .toBe('Why: new skill "search" (mcpSseSkill)');
     await screenshots(admin.page, 'publishing-approval');
     await expectAccessible(admin.page, 'a waiting version with its changes');
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await expect
       .poll(() => admin.page.getByRole('status').filter({ hasText: 'Approved' }).textContent())
       .toBe(`Approved: ${name()}@1.1.0 is now latest.`);
-    expect(await latestOf()).toBe('1.1.0');
+    await expect.poll(latestOf).toBe('1.1.0');
 
     // 1.2.0 adds a delegate-free new stdio skill: it waits; the admin rejects it after confirming.
     await published(
@@ -168,7 +175,7 @@ describe('the publish policy and approvals in the browser', () => {
     await expect.poll(() => next.textContent()).toContain(`${name()}@1.2.0`);
     await next.getByRole('button', { name: 'Reject…' }).click();
     const dialog = admin.page.getByRole('dialog');
-    expect(await dialog.textContent()).toContain('never becomes latest');
+    await expect.poll(() => dialog.textContent()).toContain('never becomes latest');
     await dialog.getByRole('button', { name: 'Reject' }).click();
     await expect
       .poll(() => admin.page.getByRole('status').filter({ hasText: 'Rejected' }).textContent())

@@ -95,6 +95,14 @@ describe('the registry in the browser', () => {
     await expect.poll(() => page.getByText('Page 2 of 2').count()).toBe(1);
     await expect.poll(() => page.locator('.expert-item').count()).toBe(all.body.meta.total - 20);
 
+    // A page past the end (an old link): it says so and links the last page, not "Nothing is published yet".
+    await page.goto(`${server.url}/?page=9`);
+    const past = page.locator('main .empty');
+    await expect.poll(() => past.textContent()).toContain('There is no page 9: the list has 2 pages.');
+    expect(await page.locator('main').textContent()).not.toContain('Nothing is published yet');
+    await past.getByRole('link', { name: 'Go to page 2' }).click();
+    await expect.poll(() => page.locator('.expert-item').count()).toBe(all.body.meta.total - 20);
+
     await page.getByLabel('Search', { exact: true }).fill('wri');
     await expect.poll(() => page.locator('.expert-item').count()).toBe(1);
     expect(await page.locator('.expert-name').first().textContent()).toBe('writer');

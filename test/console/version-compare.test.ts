@@ -156,6 +156,11 @@ describe('comparing versions in the browser', () => {
     // Swap: the address says the other way round; going back, only the skill 1.1.0 dropped comes back new.
     await page.getByRole('link', { name: 'Swap' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('from')).toBe('1.1.0');
+    // The labels follow: From is now the newer one.
+    await expect
+      .poll(() => page.locator('label').filter({ hasText: /^From/ }).textContent())
+      .toBe('From (newer)');
+    expect(await page.locator('label').filter({ hasText: /^To/ }).textContent()).toBe('To (older)');
     await expect
       .poll(() =>
         page.getByRole('note').filter({ hasText: 'can reach more than' }).locator('li').allTextContents(),

@@ -88,13 +88,12 @@ describe('webhooks in the browser', () => {
   }, async () => {
     const { page, problems, close } = await openConsole(browser);
     await signIn(page, '/developers');
-    // One menu entry for webhooks and events; /developers opens the webhooks.
+    // The Developers group holds webhooks and events; /developers opens the webhooks.
     await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
     expect(new URL(page.url()).pathname).toBe('/developers/webhooks');
     const main = page.getByRole('navigation', { name: 'Main' });
-    expect(await main.getByRole('link', { name: 'Developers' }).getAttribute('aria-current')).toBe('page');
-    const developers = page.getByRole('navigation', { name: 'Developers' });
-    expect(await developers.getByRole('link').allTextContents()).toEqual(['Webhooks', 'Events']);
+    expect(await main.getByRole('link', { name: 'Webhooks' }).getAttribute('aria-current')).toBe('page');
+    expect(await main.getByRole('link', { name: 'Events' }).count()).toBe(1);
     await expect
       .poll(() => page.locator('.webhooks-intro').textContent())
       .toContain('A webhook endpoint is a URL');
@@ -254,6 +253,8 @@ describe('webhooks in the browser', () => {
     await expect
       .poll(() => page.locator('.notice-warning').textContent())
       .toContain('Deliveries are failing: the first failure was');
+    // Its status says so too, not only "Enabled".
+    expect(await page.locator('main h1 .badge').textContent()).toBe('Enabled, failing');
     await screenshots(page, 'webhook-deliveries-failing');
     await expectAccessible(page, 'a failing endpoint');
 
@@ -425,11 +426,12 @@ describe('webhooks in the browser', () => {
     await page.getByRole('button', { name: 'Menu' }).click();
     const main = page.getByRole('navigation', { name: 'Main' });
     await expect.poll(() => main.getByRole('link', { name: 'Members' }).count()).toBe(1);
-    expect(await main.getByRole('link', { name: 'Developers' }).count()).toBe(0);
+    expect(await main.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
+    expect(await main.getByRole('link', { name: 'Events' }).count()).toBe(0);
     await page.keyboard.press('Escape');
     await screenshots(page, 'webhooks-member');
     await expectAccessible(page, 'webhooks, as a member');
-    await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name: 'Events' }).click();
+    await page.goto(`${server.url}/developers/events`);
     await expect.poll(() => page.locator('main .notice').textContent()).toContain('only owners and admins');
     expect(problems).toEqual([]);
     await close();
@@ -469,7 +471,7 @@ describe('webhooks in the browser', () => {
     await signIn(page, '/home');
     await expect.poll(() => heading(page).textContent()).toBe(org.slug);
     await page.getByRole('button', { name: 'Menu' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Developers' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
     await expect.poll(() => heading(page).textContent()).toBe('Webhooks');
     expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('false');
     expect(problems).toEqual([]);

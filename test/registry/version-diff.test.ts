@@ -307,6 +307,27 @@ describe('diffDefinitions', () => {
     expect(diff.instruction.hunks[0]?.lines).toEqual([' one', '-two', '+2', ' three', '+four']);
     expect(formatDiff(diff)).toContain('  ~ instruction: +2 −1 lines');
   });
+
+  it('sees one added line as one, whether or not the instruction ends with a newline', () => {
+    for (const [before, after] of [
+      ['one\ntwo', 'one\ntwo\nthree'],
+      ['one\ntwo', 'one\ntwo\nthree\n'],
+      ['one\ntwo\n', 'one\ntwo\nthree'],
+    ] as const) {
+      const diff = diffDefinitions(
+        { ...base, instruction: before },
+        next((d) => {
+          d.instruction = after;
+        }),
+      );
+      expect(diff.instruction, JSON.stringify([before, after])).toMatchObject({
+        changed: true,
+        linesAdded: 1,
+        linesRemoved: 0,
+      });
+      expect(diff.instruction.hunks[0]?.lines).toEqual([' one', ' two', '+three']);
+    }
+  });
 });
 
 describe('GET /registry/diff', () => {
@@ -349,7 +370,8 @@ describe('GET /registry/diff', () => {
       toIntegrity: two.integrity,
       widensAccess: true,
       changes: [{ kind: 'added', path: ['skills', 'search'], widens: 'new skill "search" (mcpSseSkill)' }],
-      instruction: { changed: true, linesAdded: 2, linesRemoved: 1 },
+      // One line added after a last line without a newline: one added line, nothing removed.
+      instruction: { changed: true, linesAdded: 1, linesRemoved: 0 },
     });
   });
 

@@ -1,4 +1,6 @@
+import { Link } from 'react-router';
 import { ApiProblem } from '../api/client.js';
+import { useMe } from '../session.js';
 
 const STATUS_WORDS: Record<number, string> = {
   400: 'The request was not accepted.',
@@ -25,11 +27,18 @@ export function ErrorNotice({
   title?: string;
   retry?: () => unknown;
 }) {
+  const me = useMe();
   if (!error) return null;
   const problem = error instanceof ApiProblem ? error : undefined;
-  const summary = problem
-    ? (STATUS_WORDS[problem.status] ?? 'Something went wrong.')
-    : 'Something went wrong.';
+  // A plan's limit is not a permission: say so, and say what lifts it — upgrading, for those who may,
+  // else asking an owner.
+  const planLimit = problem?.code === 'plan_limit_exceeded';
+  const canUpgrade = Boolean(me.data?.permissions.includes('billing:manage'));
+  const summary = planLimit
+    ? "Your organization's plan does not allow more of these."
+    : problem
+      ? (STATUS_WORDS[problem.status] ?? 'Something went wrong.')
+      : 'Something went wrong.';
   const message = problem?.message ?? (error instanceof Error ? error.message : String(error));
   const offline = error instanceof TypeError;
   return (
@@ -44,6 +53,15 @@ export function ErrorNotice({
             </li>
           ))}
         </ul>
+      )}
+      {planLimit && (
+        <p>
+          {canUpgrade ? (
+            <Link to="/billing">See the plans and upgrade</Link>
+          ) : (
+            'Ask an owner of your organization to upgrade its plan, or remove some you no longer use.'
+          )}
+        </p>
       )}
       {problem?.requestId && (
         <p className="muted small">

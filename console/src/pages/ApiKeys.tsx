@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
@@ -55,17 +56,19 @@ export function ApiKeys() {
   const list = keys.data?.apiKeys ?? [];
   return (
     <section className="page">
-      <div className="page-heading row space-between">
-        <div>
-          <h1 tabIndex={-1}>API keys</h1>
-          <p className="muted">Keys let programs call Cadre as you, with the rights you grant them.</p>
-        </div>
-        {!creating && can('api-keys:create') && (
-          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-            Create an API key
-          </button>
-        )}
-      </div>
+      <PageHeader
+        title="API keys"
+        action={
+          !creating &&
+          can('api-keys:create') && (
+            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+              Create an API key
+            </button>
+          )
+        }
+      >
+        Keys let programs call Cadre as you, with the rights you grant them.
+      </PageHeader>
       {creating && (
         <Suspense fallback={<PageSkeleton />}>
           <CreateKeyForm onDone={() => setCreating(false)} />
@@ -106,12 +109,12 @@ export function ApiKeys() {
                         <code>{key.start}…</code>
                       </p>
                     </th>
-                    <td>{grantInWords(key.grants)}</td>
-                    <td>{formatDate(key.createdAt)}</td>
-                    <td>
+                    <td data-label="Rights">{grantInWords(key.grants)}</td>
+                    <td data-label="Created">{formatDate(key.createdAt)}</td>
+                    <td data-label="Last used">
                       {key.lastUsedAt ? <When at={key.lastUsedAt} /> : <span className="muted">never</span>}
                     </td>
-                    <td>
+                    <td data-label="Expires">
                       {key.revokedAt
                         ? `revoked ${formatDate(key.revokedAt)}`
                         : key.expiresAt

@@ -1,13 +1,23 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
-import { AUDIT_ACTIONS, detailsOf } from './audit-words.js';
+import { AuditDetails } from './audit-details.js';
+import {
+  AUDIT_ACTIONS,
+  actionWords,
+  actorWords,
+  changeSentences,
+  TARGET_WORDS,
+  targetLink,
+} from './audit-words.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
 interface Filters {
@@ -34,23 +44,32 @@ function queryOf(filters: Filters): Record<string, string> {
 }
 
 function Who({ event }: { event: AuditEvent }) {
-  const how = ACTOR_WORDS[event.actor.kind];
-  if (!event.actor.name) return <>{how}</>;
+  const { name, how } = actorWords(event);
   return (
     <>
-      {event.actor.name}
-      <p className="small muted">{event.actor.kind === 'apiKey' ? 'through an API key' : how}</p>
+      {name}
+      <span className="cell-note">{how}</span>
+    </>
+  );
+}
+
+function On({ event }: { event: AuditEvent }) {
+  const link = targetLink(event);
+  // No name: a key may simply have none; anything else named nothing is gone.
+  const name =
+    event.target.name ??
+    (event.target.type === 'apiKey'
+      ? 'an unnamed API key'
+      : `a ${TARGET_WORDS[event.target.type] ?? 'record'} since deleted`);
+  return (
+    <>
+      {link && event.target.name ? <Link to={link}>{name}</Link> : name}
+      <span className="cell-note">{TARGET_WORDS[event.target.type] ?? event.target.type}</span>
     </>
   );
 }
 
 const PAGE = 25;
-const ACTOR_WORDS = {
-  apiKey: 'API key',
-  session: 'Console',
-  admin: 'Operator',
-  system: 'Cadre (payment provider)',
-} as const;
 
 /** Who did what, when, from which credential: owners and admins (audit:read). */
 export function AuditLog() {
@@ -58,6 +77,7 @@ export function AuditLog() {
   const org = session.data?.organization.slug ?? '';
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [open, setOpen] = useState<AuditEvent | null>(null);
   const { cursor, pagerProps, reset } = useCursors();
   const query = queryOf(filters);
   const events = useQuery({
@@ -95,10 +115,7 @@ export function AuditLog() {
   const list = events.data?.data ?? [];
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Audit log</h1>
-        <p className="muted">Every change to your organization, newest first.</p>
-      </div>
+      <PageHeader title="Audit log">Every change to your organization, newest first.</PageHeader>
       <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
         <div className="field">
           <label htmlFor="audit-action">Action</label>
@@ -205,26 +222,42 @@ export function AuditLog() {
                 <th scope="col">What</th>
                 <th scope="col">Who</th>
                 <th scope="col">On</th>
+                <th scope="col">
+                  <span className="visually-hidden">Details</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {list.map((event) => (
                 <tr key={event.id}>
-                  <th scope="row">{formatDateTime(event.createdAt)}</th>
+                  <th scope="row" className="audit-when">
+                    {formatDateTime(event.createdAt)}
+                  </th>
                   <td>
                     {actionWords(event.action)}
-                    {detailsOf(event).map((line) => (
-                      <p key={line} className="small muted">
-                        {line}
-                      </p>
-                    ))}
+                    {changeSentences(event)
+                      .slice(0, 3)
+                      .map((line) => (
+                        <span key={line} className="cell-note">
+                          {line}
+                        </span>
+                      ))}
                   </td>
-                  <td>
+                  <td data-label="Who">
                     <Who event={event} />
                   </td>
+                  <td data-label="On">
+                    <On event={event} />
+                  </td>
                   <td>
-                    {event.target.name ?? <code>{event.target.id}</code>}
-                    <p className="small muted">{TARGET_WORDS[event.target.type] ?? event.target.type}</p>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      aria-label={`Details: ${actionWords(event.action)}, ${formatDateTime(event.createdAt)}`}
+                      onClick={() => setOpen(event)}
+                    >
+                      Details
+                    </button>
                   </td>
                 </tr>
               ))}
@@ -233,18 +266,7 @@ export function AuditLog() {
         </TableScroll>
       )}
       <Pager {...pagerProps(events.data?.pagination)} />
+      <AuditDetails event={open} onClose={() => setOpen(null)} />
     </section>
   );
 }
-
-const TARGET_WORDS: Record<string, string> = {
-  apiKey: 'API key',
-  user: 'person',
-  invitation: 'invitation',
-  organization: 'organization',
-  subscription: 'subscription',
-  expert: 'Expert version',
-};
-
-const WORDS = new Map(AUDIT_ACTIONS.flatMap((group) => group.actions));
-const actionWords = (action: string) => WORDS.get(action) ?? action;

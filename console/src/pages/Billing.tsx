@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { api, currentCsrfToken, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate, formatPeriod } from '../format.js';
 import { useCan, useSession } from '../session.js';
@@ -30,7 +31,7 @@ const STATUS_WORDS: Record<string, string> = {
 const howMany = (limit: number | null) => (limit === null ? 'Unlimited' : limit.toLocaleString());
 
 /** Usage against the plan's limits as bars, with a warning at 80% and at 100%; a counter without a limit as its count. */
-export function UsageBars({ usage }: { usage: Usage }) {
+export function UsageBars({ usage, canUpgrade }: { usage: Usage; canUpgrade: boolean }) {
   return (
     <div>
       {usage.counters.map((counter) => {
@@ -65,7 +66,9 @@ export function UsageBars({ usage }: { usage: Usage }) {
             />
             {share >= 1 ? (
               <p className="small notice-inline-error">
-                Limit reached: new ones are refused until you upgrade or remove some.
+                {canUpgrade
+                  ? 'Limit reached: new ones are refused until you upgrade or remove some.'
+                  : 'Limit reached: new ones are refused until an owner upgrades the plan or some are removed.'}
               </p>
             ) : share >= 0.8 ? (
               <p className="small notice-inline-warning">
@@ -138,10 +141,7 @@ export function Billing() {
   const outcome = params.get('checkout');
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Billing</h1>
-        <p className="muted">Your plan, what it allows, and how much of it you use.</p>
-      </div>
+      <PageHeader title="Billing">Your plan, what it allows, and how much of it you use.</PageHeader>
       {outcome === 'success' && (
         <p className="notice" role="status">
           Payment complete. Your plan is updated below (it may take a few seconds with a payment provider).
@@ -242,7 +242,7 @@ export function Billing() {
             {usage.data ? (
               <>
                 <p className="muted small">{formatPeriod(usage.data.periodStart, usage.data.periodEnd)}</p>
-                <UsageBars usage={usage.data} />
+                <UsageBars usage={usage.data} canUpgrade={can('billing:manage')} />
               </>
             ) : (
               <PageSkeleton lines={3} />

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate } from '../format.js';
 import { useSession } from '../session.js';
@@ -176,10 +177,7 @@ export function Connections() {
   const verified = (integrations.data ?? []).filter((integration) => integration.version.verified);
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Connections</h1>
-        <p className="muted">The accounts your agents may use, per project environment.</p>
-      </div>
+      <PageHeader title="Connections">The accounts your agents may use, per project environment.</PageHeader>
       <Outcome names={new Map((integrations.data ?? []).map((i) => [i.presetKey, i.presetName]))} />
       <ErrorNotice error={projects.error ?? integrations.error} />
       {integrations.data && verified.length === 0 && (

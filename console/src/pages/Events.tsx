@@ -4,13 +4,14 @@ import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { When } from '../components/When.js';
 import { useCan, useMe } from '../session.js';
 import { EVENT_GROUPS, eventWords } from './event-words.js';
-import { DevelopersNav, type Endpoint, endpointName } from './webhook-parts.js';
+import { type Endpoint, endpointName } from './webhook-parts.js';
 
 type Event = components['schemas']['Event'];
 type Order = 'newest' | 'oldest';
@@ -124,14 +125,10 @@ export function Events() {
   const list = events.data?.data ?? [];
   return (
     <section className="page">
-      <DevelopersNav />
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Events</h1>
-        <p className="muted">
-          Every change Cadre tells your webhooks about, with its payload as delivered. Scripts read the same
-          list from <code>GET /api/v1/events</code>.
-        </p>
-      </div>
+      <PageHeader title="Events">
+        Every change Cadre tells your webhooks about, with its payload as delivered. Scripts read the same
+        list from <code>GET /api/v1/events</code>.
+      </PageHeader>
       {me.isPending && <PageSkeleton />}
       {me.data && !canRead && (
         <p className="notice">

@@ -45,6 +45,9 @@ export function ExpertCompare({ name }: { name: string }) {
       ).data.diff,
   });
 
+  // The list is newest first: after Swap (or any pick) the labels say which side is the newer one.
+  const rank = (version: string | undefined) => list.findIndex((item) => item.version === version);
+  const fromIsNewer = rank(from) >= 0 && rank(to) >= 0 && rank(from) < rank(to);
   const choose = (side: 'from' | 'to', value: string) => {
     const next = new URLSearchParams(params);
     if (from) next.set('from', from);
@@ -82,7 +85,7 @@ export function ExpertCompare({ name }: { name: string }) {
         <>
           <div className="toolbar compare-pick">
             <div className="field">
-              <label htmlFor={fromId}>From (older)</label>
+              <label htmlFor={fromId}>From ({fromIsNewer ? 'newer' : 'older'})</label>
               <select id={fromId} value={from} onChange={(event) => choose('from', event.target.value)}>
                 {options(from).map((option) => (
                   <option key={option.value} value={option.value}>
@@ -92,7 +95,7 @@ export function ExpertCompare({ name }: { name: string }) {
               </select>
             </div>
             <div className="field">
-              <label htmlFor={toId}>To (newer)</label>
+              <label htmlFor={toId}>To ({fromIsNewer ? 'older' : 'newer'})</label>
               <select id={toId} value={to} onChange={(event) => choose('to', event.target.value)}>
                 {options(to).map((option) => (
                   <option key={option.value} value={option.value}>

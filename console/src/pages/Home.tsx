@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
 import { useBilling } from './billing-queries.js';
@@ -13,16 +14,13 @@ export function Home() {
   if (!session.data || !org) return null;
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>{org.name}</h1>
-        <p className="muted">
-          Signed in as{' '}
-          {session.data.user.name && session.data.user.name !== session.data.user.email
-            ? `${session.data.user.name} (${session.data.user.email})`
-            : session.data.user.email}
-          {me.data ? `, ${me.data.role} of this organization` : ''}
-        </p>
-      </div>
+      <PageHeader title={org.name}>
+        Signed in as{' '}
+        {session.data.user.name && session.data.user.name !== session.data.user.email
+          ? `${session.data.user.name} (${session.data.user.email})`
+          : session.data.user.email}
+        {me.data ? `, ${me.data.role} of this organization` : ''}
+      </PageHeader>
       <div className="expert-grid">
         <div className="expert-main">
           <section aria-labelledby="shortcuts">
@@ -86,7 +84,12 @@ export function Home() {
                 {subscription.data.testMode ? ' (test mode)' : ''} · <Link to="/billing">Billing</Link>
               </p>
             )}
-            {usage.data && <UsageBars usage={usage.data} />}
+            {usage.data && (
+              <UsageBars
+                usage={usage.data}
+                canUpgrade={Boolean(me.data?.permissions.includes('billing:manage'))}
+              />
+            )}
           </section>
         </aside>
       </div>

@@ -5,6 +5,7 @@ import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate } from '../format.js';
 import { useMe, useSession } from '../session.js';
@@ -235,20 +236,21 @@ export function Integrations() {
     `/api/oauth/verify/${encodeURIComponent(presetKey)}?${new URLSearchParams({ returnTo: `/integrations?verifying=${encodeURIComponent(presetKey)}` })}`;
   return (
     <section className="page">
-      <div className="page-heading row space-between">
-        <div>
-          <h1 tabIndex={-1}>Integrations</h1>
-          <p className="muted">
-            Your organization’s own OAuth apps, one per provider: members connect accounts through the
-            verified ones.
-          </p>
-        </div>
-        {canManage && !registering && unregistered.length > 0 && (
-          <button type="button" className="button button-primary" onClick={() => setRegistering(true)}>
-            Register an integration
-          </button>
-        )}
-      </div>
+      <PageHeader
+        title="Integrations"
+        action={
+          canManage &&
+          !registering &&
+          unregistered.length > 0 && (
+            <button type="button" className="button button-primary" onClick={() => setRegistering(true)}>
+              Register an integration
+            </button>
+          )
+        }
+      >
+        Your organization’s own OAuth apps, one per provider: members connect accounts through the verified
+        ones.
+      </PageHeader>
       <Outcome names={names} />
       {me.data && !canManage && (
         <p className="notice">Only owners and admins manage integrations; you can see which ones exist.</p>

@@ -117,7 +117,8 @@ export function Invitation() {
   return (
     <section className="page narrow">
       <h1 tabIndex={-1}>Join {invitation.organization.name}</h1>
-      <p>
+      {/* An email is one unbroken word: it may break anywhere rather than push the page sideways. */}
+      <p className="break-anywhere">
         You are invited to <strong>{invitation.organization.name}</strong> as{' '}
         {invitation.role === 'admin' ? 'an admin' : 'a member'}, for <strong>{invitation.email}</strong>. The
         link works until {formatDate(invitation.expiresAt)}.

@@ -5,6 +5,7 @@ import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { formatDate } from '../format.js';
@@ -139,14 +140,11 @@ export function Members() {
   const selfId = me.data?.user.id;
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Members</h1>
-        <p className="muted">
-          {manages
-            ? `The people of ${me.data?.organization.name ?? 'your organization'}: invite someone, change a role, remove a member.`
-            : `The people of ${me.data?.organization.name ?? 'your organization'}. Owners and admins invite and manage members.`}
-        </p>
-      </div>
+      <PageHeader title="Members">
+        {manages
+          ? `The people of ${me.data?.organization.name ?? 'your organization'}: invite someone, change a role, remove a member.`
+          : `The people of ${me.data?.organization.name ?? 'your organization'}. Owners and admins invite and manage members.`}
+      </PageHeader>
       {manages && org && <InviteForm org={org} onInvited={refresh} />}
       <p role="status" className="success">
         {done}

@@ -5,6 +5,7 @@ import {
   parseConfig,
   SCHEMA_FILE_NAME,
 } from '../../../src/config-file/index.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { STARTER } from '../playground/starter.js';
 
@@ -41,13 +42,10 @@ export function Playground() {
       : `${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}.`;
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>cadre.toml playground</h1>
-        <p className="muted">
-          Paste or edit a configuration file: it is checked as you type, in your browser, by the same
-          validator as <code>cadre config validate</code>. Nothing is sent to the server.
-        </p>
-      </div>
+      <PageHeader title="cadre.toml playground">
+        Paste or edit a configuration file: it is checked as you type, in your browser, by the same validator
+        as <code>cadre config validate</code>. Nothing is sent to the server.
+      </PageHeader>
       <div className="playground">
         <div className="editor-pane">
           <div className="row space-between">

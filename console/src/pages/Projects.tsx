@@ -4,6 +4,7 @@ import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate } from '../format.js';
 import { useMe } from '../session.js';
@@ -391,13 +392,10 @@ export function Projects() {
   };
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Projects</h1>
-        <p className="muted">
-          Each project has environments (where connections live) and agents.
-          {me.data && !canEdit && ' Your role can see them; owners and admins change them.'}
-        </p>
-      </div>
+      <PageHeader title="Projects">
+        Each project has environments (where connections live) and agents.
+        {me.data && !canEdit && ' Your role can see them; owners and admins change them.'}
+      </PageHeader>
       {canEdit && <CreateProject onCreated={refresh} />}
       <ErrorNotice error={projects.error} />
       {projects.isPending && <PageSkeleton />}

@@ -6,6 +6,7 @@ import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { DefinitionDiff } from '../components/DefinitionDiff.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { When } from '../components/When.js';
 import { compareVersionsPath, expertPath } from '../format.js';
@@ -36,12 +37,9 @@ export function Publishing() {
   });
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Publishing</h1>
-        <p className="muted">
-          What your organization's Experts may run and reach, and the versions waiting for approval.
-        </p>
-      </div>
+      <PageHeader title="Publishing">
+        What your organization's Experts may run and reach, and the versions waiting for approval.
+      </PageHeader>
       <Approvals />
       <section aria-labelledby="policy-heading" className="card">
         <h2 id="policy-heading">Publish policy</h2>

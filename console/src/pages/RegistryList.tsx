@@ -3,6 +3,7 @@ import { useEffect, useId, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { When } from '../components/When.js';
@@ -78,10 +79,7 @@ export function RegistryList() {
 
   return (
     <section className="page">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Experts</h1>
-        <p className="muted">Published agent definitions, free to read and delegate to.</p>
-      </div>
+      <PageHeader title="Experts">Published agent definitions, free to read and delegate to.</PageHeader>
       <search className="toolbar">
         <div className="field grow">
           <label htmlFor={searchId}>Search</label>
@@ -135,7 +133,14 @@ export function RegistryList() {
 
       {!list.isPending && !list.isError && experts.length === 0 && (
         <div className="empty card">
-          {filter ? (
+          {total > 0 ? (
+            <p>
+              There is no page {page}: the list has {pages} {pages === 1 ? 'page' : 'pages'}.{' '}
+              <Link to={`?${new URLSearchParams({ ...Object.fromEntries(params), page: String(pages) })}`}>
+                Go to page {pages}
+              </Link>
+            </p>
+          ) : filter ? (
             <p>
               No Expert matches “{filter}”. A name matches from its start or after its scope, a <code>-</code>{' '}
               or a <code>_</code> (<code>search</code> finds <code>web-search</code>); a description anywhere.

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { useCan, useMe } from '../session.js';
 
 /** Your own name and password; the organization's name for its owner (organization:manage). */
@@ -10,10 +11,9 @@ export function Settings() {
   const can = useCan();
   return (
     <section className="page narrow">
-      <div className="page-heading">
-        <h1 tabIndex={-1}>Settings</h1>
-        <p className="muted">Your account{can('organization:manage') ? ' and your organization' : ''}.</p>
-      </div>
+      <PageHeader title="Settings">
+        Your account{can('organization:manage') ? ' and your organization' : ''}.
+      </PageHeader>
       <div className="stack">
         {me.data && <NameForm current={me.data.user.name ?? ''} />}
         <PasswordForm />

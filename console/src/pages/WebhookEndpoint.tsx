@@ -3,11 +3,11 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { useCan, useMe } from '../session.js';
 import { DeliveryLog } from './webhook-deliveries.js';
 import {
-  DevelopersNav,
   DisabledBanner,
   type Endpoint,
   EndpointActions,
@@ -47,16 +47,19 @@ export function WebhookEndpoint() {
   const data = endpoint.data;
   return (
     <section className="page">
-      <DevelopersNav />
       <nav aria-label="Breadcrumb" className="breadcrumb small">
         <Link to="/developers/webhooks">Webhooks</Link> /
       </nav>
-      <div className="page-heading">
-        <h1 tabIndex={-1} className="break-anywhere">
-          {data ? endpointName(data) : notFound ? 'Endpoint not found' : 'Webhook endpoint'}{' '}
-          {data && <EndpointStatus endpoint={data} />}
-        </h1>
-      </div>
+      <PageHeader
+        title={
+          <span className="break-anywhere">
+            {data ? endpointName(data) : notFound ? 'Endpoint not found' : 'Webhook endpoint'}{' '}
+            {data && <EndpointStatus endpoint={data} />}
+          </span>
+        }
+      >
+        A webhook endpoint: its settings and every delivery Cadre made to it.
+      </PageHeader>
       {me.isPending && <PageSkeleton />}
       {me.data && !canManage && (
         <div className="card flush-top">

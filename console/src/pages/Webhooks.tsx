@@ -3,10 +3,10 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { useCan, useMe } from '../session.js';
 import {
-  DevelopersNav,
   DisabledBanner,
   type Endpoint,
   EndpointActions,
@@ -40,20 +40,22 @@ export function Webhooks() {
   const list = endpoints.data ?? [];
   return (
     <section className="page">
-      <DevelopersNav />
-      <div className="page-heading row space-between">
-        <div>
-          <h1 tabIndex={-1}>Webhooks</h1>
-          <p className="muted">
-            Cadre tells your systems when something changes, with a signed HTTP request.
-          </p>
-        </div>
-        {canManage && !adding && !secret && list.length < MAX_ENDPOINTS && endpoints.data && (
-          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
-            Add an endpoint
-          </button>
-        )}
-      </div>
+      <PageHeader
+        title="Webhooks"
+        action={
+          canManage &&
+          !adding &&
+          !secret &&
+          list.length < MAX_ENDPOINTS &&
+          endpoints.data && (
+            <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+              Add an endpoint
+            </button>
+          )
+        }
+      >
+        Cadre tells your systems when something changes, with a signed HTTP request.
+      </PageHeader>
       {me.isPending && <PageSkeleton />}
       {me.data && !canManage && (
         <div className="card flush-top">

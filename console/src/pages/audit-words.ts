@@ -1,4 +1,5 @@
 import type { components } from '../api/schema.js';
+import { expertPath } from '../format.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
 
@@ -67,6 +68,16 @@ export const AUDIT_ACTIONS: ReadonlyArray<{ label: string; actions: ReadonlyArra
     ],
   },
   {
+    label: 'Webhooks',
+    actions: [
+      ['webhook_endpoint.created', 'Webhook endpoint added'],
+      ['webhook_endpoint.updated', 'Webhook endpoint changed'],
+      ['webhook_endpoint.deleted', 'Webhook endpoint deleted'],
+      ['webhook_endpoint.secret_rotated', 'Webhook signing secret rotated'],
+      ['webhook_endpoint.disabled', 'Webhook endpoint disabled by Cadre'],
+    ],
+  },
+  {
     label: 'Billing',
     actions: [
       ['subscription.created', 'Subscription started'],
@@ -76,22 +87,204 @@ export const AUDIT_ACTIONS: ReadonlyArray<{ label: string; actions: ReadonlyArra
   },
 ];
 
-const show = (value: unknown): string => {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && 'name' in value) return String(value.name);
-  return JSON.stringify(value);
-};
+const WORDS = new Map(AUDIT_ACTIONS.flatMap((group) => group.actions));
+/** An action in words; an action this console does not know yet reads as its code. */
+export const actionWords = (action: string) => WORDS.get(action) ?? action;
 
-/** An event's details in words: what changed (from → to) and the rest of its metadata, one line each. */
-export function detailsOf(event: AuditEvent): string[] {
+/** Who did it, truthfully: a member through the console or a key, the operator, or Cadre and why. */
+export function actorWords(event: AuditEvent): { name: string; how: string } {
+  const { kind, name } = event.actor;
+  if (kind === 'admin') return { name: 'The operator', how: 'Admin API' };
+  // Accepting an invitation is recorded as Cadre adding the invitee (the invitee is not a member yet).
+  if (kind === 'system' && event.action === 'membership.created' && name) {
+    return { name, how: 'by accepting an invitation' };
+  }
+  if (kind === 'system') {
+    const why = event.action.startsWith('subscription.')
+      ? "on the payment provider's report"
+      : event.action.startsWith('webhook_endpoint.')
+        ? 'after failed deliveries'
+        : 'automatically';
+    return { name: 'Cadre', how: name ? `${why}, for ${name}` : why };
+  }
+  return {
+    name: name ?? 'A former member',
+    how: kind === 'apiKey' ? 'through an API key' : 'in the console',
+  };
+}
+
+const POLICY_FIELDS: Record<string, string> = {
+  allowedCommands: 'Commands a skill may run',
+  requirePinnedVersions: 'Pinned package versions',
+  allowedSseHosts: 'SSE hosts',
+  approvalRequiredForWidening: 'Approval for widening',
+};
+const FIELD_WORDS: Record<string, string> = {
+  ...POLICY_FIELDS,
+  role: 'Role',
+  email: 'Email',
+  status: 'Status',
+  tags: 'Tags',
+  url: 'URL',
+  reason: 'Why',
+  eventTypes: 'Event types',
+  changed: 'Changed',
+  endedSessions: 'Sessions ended',
+  accountId: 'Account',
+  presetKey: 'Provider',
+  version: 'Version',
+  clientId: 'Client id',
+  source: 'Reported by',
+  plan: 'Plan',
+  planKey: 'Plan',
+  currentPeriodEnd: 'Period ends',
+  cancelAtPeriodEnd: 'Cancels at period end',
+  movedLatest: 'Became latest',
+  preset: 'Preset',
+  name: 'Name',
+  slug: 'Slug',
+  revocation: 'Revoked at the provider',
+};
+const REFERENCE_WORDS: Record<string, string> = {
+  invitedByUserId: 'Invited by',
+  invitationId: 'Invitation',
+  expertId: 'Version',
+  projectId: 'Project',
+  environmentId: 'Environment',
+  revokedApiKeyIds: 'Keys revoked',
+  connections: 'Connections removed',
+};
+/** Details a person does not read in a sentence: ids (named through `references`) and bookkeeping. */
+const UNSAID = new Set(['expiresAt', 'awaitingApproval', 'cascade', 'from', 'to']);
+
+/** A value in words: on/off, "any" for no restriction, lists joined, dates as dates. */
+function valueWords(value: unknown): string {
+  if (value === null || value === undefined) return 'any';
+  if (value === true) return 'on';
+  if (value === false) return 'off';
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map(valueWords).join(', ');
+  if (typeof value === 'object') {
+    const named = (value as { name?: unknown }).name;
+    if (typeof named === 'string') return named;
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, inner]) => `${FIELD_WORDS[key] ?? key}: ${valueWords(inner)}`)
+      .join('; ');
+  }
+  return String(value);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Every change of an event as a sentence ("Approval for widening: off → on", "Role: admin → member",
+ * "Invited by Ada"); ids are said by their names (the API's `references`), never as ids. The raw details
+ * stay in the side panel for those who want them.
+ */
+export function changeSentences(event: AuditEvent): string[] {
   const meta = event.metadata ?? {};
   const lines: string[] = [];
-  if ('from' in meta || 'to' in meta) lines.push(`${show(meta.from)} → ${show(meta.to)}`);
+  const { from, to } = meta as { from?: unknown; to?: unknown };
+  if ('from' in meta || 'to' in meta) {
+    if (isRecord(from) || isRecord(to)) {
+      // Two records (a policy, a subscription): one sentence per field that changed.
+      const before = isRecord(from) ? from : {};
+      const after = isRecord(to) ? to : {};
+      for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        if (!from || !same(before[key], after[key])) {
+          const label = FIELD_WORDS[key] ?? key;
+          lines.push(
+            from
+              ? `${label}: ${valueWords(before[key])} → ${valueWords(after[key])}`
+              : `${label}: ${valueWords(after[key])}`,
+          );
+        }
+      }
+    } else {
+      const label = event.action.startsWith('membership.role_changed')
+        ? 'Role'
+        : event.action.endsWith('renamed')
+          ? 'Name'
+          : 'Changed';
+      lines.push(
+        `${label}: ${from === null || from === undefined ? 'none' : valueWords(from)} → ${valueWords(to)}`,
+      );
+    }
+  }
   for (const [key, value] of Object.entries(meta)) {
-    if (key === 'from' || key === 'to' || value === null || value === undefined) continue;
-    if (Array.isArray(value) && value.length === 0) continue;
-    lines.push(`${key}: ${show(value)}`);
+    if (UNSAID.has(key) || key in REFERENCE_WORDS || (/Ids?$/.test(key) && key !== 'accountId')) continue;
+    if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    if (isRecord(value) && 'from' in value && 'to' in value) {
+      lines.push(`${FIELD_WORDS[key] ?? key}: ${valueWords(value.from)} → ${valueWords(value.to)}`);
+      continue;
+    }
+    if (key === 'eventTypes' && Array.isArray(value)) {
+      lines.push(`${FIELD_WORDS[key]}: ${value.length === 1 ? '1 type' : `${value.length} types`}`);
+      continue;
+    }
+    lines.push(`${FIELD_WORDS[key] ?? key}: ${valueWords(value)}`);
+  }
+  const named = new Map<string, string[]>();
+  for (const reference of event.references) {
+    // An Expert version is already the event's target: no need to say it twice.
+    if (reference.field === 'expertId' && event.target.type === 'expert') continue;
+    const list = named.get(reference.field) ?? [];
+    list.push(reference.name ?? `a ${reference.type === 'apiKey' ? 'key' : reference.type} since deleted`);
+    named.set(reference.field, list);
+  }
+  for (const [field, names] of named) {
+    const words = REFERENCE_WORDS[field] ?? field;
+    lines.push(
+      field === 'invitedByUserId' ? `${words} ${names.join(', ')}` : `${words}: ${names.join(', ')}`,
+    );
   }
   return lines;
 }
+
+/** Where the console shows what an event was made to, when it still exists. */
+export function targetLink(event: AuditEvent): string | null {
+  const { type, id } = event.target;
+  switch (type) {
+    case 'expert':
+      return expertPath(id);
+    case 'apiKey':
+      return '/keys';
+    case 'user':
+    case 'invitation':
+      return '/members';
+    case 'project':
+    case 'environment':
+    case 'agent':
+      return '/projects';
+    case 'connection':
+      return '/connections';
+    case 'integration':
+      return '/integrations';
+    case 'webhookEndpoint':
+      return event.action === 'webhook_endpoint.deleted'
+        ? null
+        : `/developers/webhooks/${encodeURIComponent(id)}`;
+    case 'organization':
+      return event.action === 'publish_policy.updated' ? '/publishing' : '/settings';
+    case 'subscription':
+      return '/billing';
+    default:
+      return null;
+  }
+}
+
+export const TARGET_WORDS: Record<string, string> = {
+  apiKey: 'API key',
+  user: 'person',
+  invitation: 'invitation',
+  organization: 'organization',
+  subscription: 'subscription',
+  expert: 'Expert version',
+  project: 'project',
+  environment: 'environment',
+  agent: 'agent',
+  connection: 'connection',
+  integration: 'integration',
+  webhookEndpoint: 'webhook endpoint',
+};

@@ -1,6 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { NavLink } from 'react-router';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -11,16 +10,6 @@ import { formatDateTime } from '../format.js';
 import { EVENT_GROUPS, type EventType, eventWords } from './event-words.js';
 
 export type Endpoint = components['schemas']['WebhookEndpoint'];
-
-/** The pages for developers (webhooks, events) share one menu entry; this is their own small menu. */
-export function DevelopersNav() {
-  return (
-    <nav aria-label="Developers" className="subnav">
-      <NavLink to="/developers/webhooks">Webhooks</NavLink>
-      <NavLink to="/developers/events">Events</NavLink>
-    </nav>
-  );
-}
 
 /** What webhooks are for, said where someone first meets them (an empty list, a member's view). */
 export function WebhooksExplained() {
@@ -248,6 +237,10 @@ export function SecretCard(props: {
 }
 
 export function EndpointStatus({ endpoint }: { endpoint: Endpoint }) {
+  // An enabled endpoint whose deliveries fail is not simply "Enabled": three days of it disable it.
+  if (endpoint.enabled && endpoint.failingSince) {
+    return <span className="badge badge-deprecated">Enabled, failing</span>;
+  }
   if (endpoint.enabled) return <span className="badge badge-available">Enabled</span>;
   return (
     <span className="badge badge-disabled">{endpoint.disabledReason ? 'Disabled by Cadre' : 'Disabled'}</span>

@@ -3,6 +3,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { findPreset } from '../oauth/presets/index.js';
 import { agents, environments, organizations, projects, users } from '../tenancy/tenancy.tables.js';
+import { webhookEndpoints } from '../webhooks/webhooks.tables.js';
 import { auditEvents } from './audit.tables.js';
 
 /** What naming reads of an event. */
@@ -47,6 +48,8 @@ function nameFromMetadata(row: Named): string | null {
     }
     case 'expert':
       return row.targetId;
+    case 'webhookEndpoint':
+      return text(meta.url);
     default:
       return null;
   }
@@ -59,6 +62,11 @@ const user = (column: 'name' | 'email', id: AnyPgColumn) =>
 const ownNamed = (table: typeof apiKeys | typeof projects | typeof environments | typeof agents) =>
   sql`(SELECT ${table.name} FROM ${table} WHERE ${table.organizationId} = ${auditEvents.organizationId}
     AND ${table.id} = ${auditEvents.targetId})`;
+
+/** An endpoint by its description, else its URL (the console's way of naming it). */
+const endpointName = sql`(SELECT COALESCE(NULLIF(${webhookEndpoints.description}, ''), ${webhookEndpoints.url})
+  FROM ${webhookEndpoints} WHERE ${webhookEndpoints.organizationId} = ${auditEvents.organizationId}
+  AND ${webhookEndpoints.id} = ${auditEvents.targetId})`;
 
 const organizationName = sql`(SELECT ${organizations.name} FROM ${organizations}
   WHERE ${organizations.id} = ${auditEvents.organizationId} AND ${organizations.id} = ${auditEvents.targetId})`;
@@ -78,6 +86,7 @@ export const readNames = {
     WHEN 'agent' THEN ${ownNamed(agents)}
     WHEN 'organization' THEN ${organizationName}
     WHEN 'subscription' THEN ${organizationName}
+    WHEN 'webhookEndpoint' THEN ${endpointName}
   END`.as('target_name'),
   targetEmail: sql<string | null>`CASE WHEN ${auditEvents.targetType} = 'user'
     THEN ${user('email', auditEvents.targetId)} END`.as('target_email'),

@@ -35,6 +35,27 @@ const auditEventSchema = z
       .record(z.string(), z.unknown())
       .nullable()
       .meta({ description: 'Details of the change; their shape depends on the action.' }),
+    references: z
+      .array(
+        z.object({
+          field: z
+            .string()
+            .meta({ description: 'The field of `metadata` holding the id', example: 'invitedByUserId' }),
+          type: z.enum(['user', 'apiKey', 'expert', 'project', 'environment', 'invitation', 'connection']),
+          id: z.string(),
+          name: z
+            .string()
+            .nullable()
+            .meta({
+              description:
+                "Its name now (a person's name or email, a key's, an Expert's key, a project's, an invitation's " +
+                "email, a connection's provider and account); null when it no longer exists",
+            }),
+        }),
+      )
+      .meta({
+        description: 'The people, keys, Experts, projects and others the details refer to by id, named',
+      }),
     createdAt: z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' }),
   })
   .meta({ id: 'AuditEvent' });

@@ -12,6 +12,7 @@ import {
   type ListAuditEventsQuery,
 } from './audit.schemas.js';
 import { actorName, targetName } from './audit-names.js';
+import { type AuditReference, createReferenceNames } from './audit-references.js';
 
 export interface AuditServiceDeps {
   database: Database;
@@ -22,7 +23,7 @@ export type AuditService = ReturnType<typeof createAuditService>;
 
 const EXPORT_BATCH = 500;
 
-const presentAuditEvent = (row: AuditPageRow): AuditEventRecord => ({
+const presentAuditEvent = (row: AuditPageRow, references: AuditReference[]): AuditEventRecord => ({
   id: row.id,
   action: row.action,
   actor: {
@@ -33,12 +34,19 @@ const presentAuditEvent = (row: AuditPageRow): AuditEventRecord => ({
   },
   target: { type: row.targetType, id: row.targetId, name: targetName(row) },
   metadata: row.metadata,
+  references,
   createdAt: row.createdAt,
 });
 
 /** The organization's own audit trail, for its owners and admins (docs/organization-api.md). */
 export function createAuditService({ database, tenancy }: AuditServiceDeps) {
   const listAuditEventRows = createAuditEventReads(database);
+  const referenceNames = createReferenceNames(database);
+  /** A page of rows as the API answers them, with the names of what their details refer to. */
+  const present = async (organizationId: string, rows: AuditPageRow[]) => {
+    const references = await referenceNames(organizationId, rows);
+    return rows.map((row, index) => presentAuditEvent(row, references[index] ?? []));
+  };
 
   /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */
   async function readable(principal: Principal, organizationIdOrSlug: string) {
@@ -64,8 +72,13 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
         before: query.cursor ? decodeCursor(query.cursor) : undefined,
         ...filtersOf(query),
       });
-      const page = cursorPage(rows, query.limit, (last) => encodeCursor(last.seq), presentAuditEvent);
-      return { data: page.items, pagination: page.pagination };
+      const page = cursorPage(
+        rows,
+        query.limit,
+        (last) => encodeCursor(last.seq),
+        (row) => row,
+      );
+      return { data: await present(organizationId, page.items), pagination: page.pagination };
     },
 
     /**
@@ -86,7 +99,7 @@ export function createAuditService({ database, tenancy }: AuditServiceDeps) {
             limit,
           );
           if (rows.length === 0) return;
-          for (const row of rows) yield presentAuditEvent(row);
+          for (const event of await present(organizationId, rows)) yield event;
           sent += rows.length;
           if (rows.length < limit) return;
           before = rows[rows.length - 1]?.seq;

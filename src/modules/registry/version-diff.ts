@@ -201,8 +201,14 @@ function diffSkills(before: Skills, after: Skills): DefinitionChange[] {
 
 /** The instruction as a line diff (jsdiff's Myers diff, as `diff -u` prints it). */
 function diffInstruction(before: string, after: string): InstructionDiff {
-  if (before === after) return { changed: false, linesAdded: 0, linesRemoved: 0, hunks: [] };
-  const patch = structuredPatch('before', 'after', before, after, undefined, undefined, { context: 3 });
+  // A last line without a newline is still a line: compared as ended, one added line reads "+1", not the
+  // unchanged last line removed and re-added ("+2 −1"). A newline added or dropped at the very end alone is
+  // not a change a reviewer weighs.
+  const ended = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`);
+  if (ended(before) === ended(after)) return { changed: false, linesAdded: 0, linesRemoved: 0, hunks: [] };
+  const patch = structuredPatch('before', 'after', ended(before), ended(after), undefined, undefined, {
+    context: 3,
+  });
   let linesAdded = 0;
   let linesRemoved = 0;
   const hunks = patch.hunks.map((hunk) => {
