@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
+import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
-import { parseAllowedPrivateHosts } from '../../src/modules/webhooks/safe-target.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   server = await startServer({
     clock,
     keyRing: parseKeyRing(generateKeyEntry('k1')),
-    webhooks: { allowedPrivateHosts: parseAllowedPrivateHosts(['127.0.0.1']).allowed },
+    webhooks: { allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance },
   });
   org = await createOrganization(server, 'team');
   await setPassword(server, org.ownerId);
