@@ -2,10 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectApiError } from './support/assertions.js';
-import { createOrganization, type TestOrganization, uniqueSlug } from './support/fixtures.js';
-import { startServer, type TestServer } from './support/server.js';
-import { login, PASSWORD, setPassword } from './support/session.js';
+import { expectApiError } from '../support/assertions.js';
+import { createOrganization, type TestOrganization, uniqueSlug } from '../support/fixtures.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { login, PASSWORD, setPassword } from '../support/session.js';
 
 // Account pre-hijacking (docs/admin-api.md "Accounts and proven emails", docs/organization-api.md "Members
 // and invitations"): an account is reused for an email only once the email was proven — the link mailed to it

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore } from '../src/http/rate-limit/redis-store.js';
-import type { RateLimitStore } from '../src/http/rate-limit/store.js';
-import { expectApiError } from './support/assertions.js';
-import { onPostgres } from './support/database.js';
-import { createOrganization, type TestOrganization, uniqueSlug } from './support/fixtures.js';
-import { startServer, type TestServer } from './support/server.js';
-import { type RedisServer, startRedis } from './support/servers.js';
-import { PASSWORD, setPassword } from './support/session.js';
+import { createRedisStore } from '../../src/http/rate-limit/redis-store.js';
+import type { RateLimitStore } from '../../src/http/rate-limit/store.js';
+import { expectApiError } from '../support/assertions.js';
+import { onPostgres } from '../support/database.js';
+import { createOrganization, type TestOrganization, uniqueSlug } from '../support/fixtures.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { type RedisServer, startRedis } from '../support/servers.js';
+import { PASSWORD, setPassword } from '../support/session.js';
 
 // One budget of wrong passwords per account (docs/sessions.md, "Login throttling"), shared by sign-in and
 // invitation links and by every instance on one Redis: two real instances on one database, a real redis-server.
