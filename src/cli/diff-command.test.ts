@@ -47,7 +47,7 @@ describe('cadre diff', () => {
     expect(run.stdout).toContain(`${name}@1.0.0 → ${name}@1.1.0`);
     expect(run.stdout).toMatch(/^! \+ skills\.search: /m);
     expect(run.stdout).toContain('widens access: new skill "search" (mcpSseSkill)');
-    expect(run.stdout).toContain('~ instruction: +2 −1 lines');
+    expect(run.stdout).toContain('~ instruction: +1 −0 lines');
     expect(run.stdout).toContain('this change widens what the Expert can reach');
 
     const json = await runCli(['diff', `${name}@1.0.0`, `${name}@1.1.0`, '--json'], {

@@ -65,6 +65,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           name: 'Console sessions',
           description: 'Signing in to the console (cookie sessions with CSRF tokens). See docs/sessions.md.',
         },
+        {
+          name: 'CLI sign-in',
+          description:
+            '`cadre login`: the CLI asks, a signed-in person approves in the console, the CLI gets its own key. See docs/api-keys.md.',
+        },
         { name: 'System', description: 'Health, readiness, metrics and this document.' },
         {
           name: 'Admin',

@@ -251,7 +251,7 @@ describe('the app shell in the browser', () => {
     await settled(owner.page);
     await owner.page.getByRole('button', { name: 'Create an API key' }).click();
     await owner.page.getByRole('textbox', { name: 'Name' }).fill('one too many');
-    await owner.page.getByLabel('list API keys').check();
+    await owner.page.getByLabel('Everything your role allows (owner), now and later').check();
     await owner.page.getByRole('button', { name: 'Create key' }).click();
     const alert = owner.page.getByRole('alert');
     await expect

@@ -275,7 +275,7 @@ describe('members, invitations and settings in the browser', () => {
     await here.page.getByLabel('Organization name').fill('Hopper & Co');
     await here.page.getByRole('button', { name: 'Rename organization' }).click();
     await expect.poll(() => here.page.getByText('Organization renamed.').count()).toBe(1);
-    await expect.poll(() => here.page.locator('.account-name').textContent()).toContain('Hopper & Co');
+    await expect.poll(() => here.page.locator('.header-organization').textContent()).toContain('Hopper & Co');
 
     // A wrong current password is said in words; nothing changes.
     await here.page.getByLabel('Current password').fill('not the password');

@@ -49,16 +49,16 @@ describe('the organization switcher', () => {
     await expectAccessible(page, 'the organization choice');
     await page.getByRole('button', { name: `${second.slug} (member)` }).click();
     await expect.poll(() => heading(page).textContent()).toBe(second.slug);
-    const picker = page.getByLabel('Organization', { exact: true });
+    const picker = page.getByLabel('Current organization', { exact: true });
     expect(await picker.inputValue()).toBe(second.id);
     // A member of `second`: the audit log is not in the navigation there.
-    expect(await page.getByRole('link', { name: 'Audit' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
 
     await page.goto(`${server.url}/members`);
     await expect.poll(() => heading(page).textContent()).toBe('Members');
     await picker.selectOption(first.id);
-    // The page stays, read again in the owner's organization (where the Audit entry appears).
-    await expect.poll(() => page.getByRole('link', { name: 'Audit' }).count()).toBe(1);
+    // The page stays, read again in the owner's organization (where the Audit log entry appears).
+    await expect.poll(() => page.getByRole('link', { name: 'Audit log' }).count()).toBe(1);
     expect(new URL(page.url()).pathname).toBe('/members');
     await page.goto(`${server.url}/home`);
     await expect.poll(() => heading(page).textContent()).toBe(first.slug);
@@ -71,7 +71,7 @@ describe('the organization switcher', () => {
     const { page, close } = await openConsole(browser);
     await signIn(page, `owner@${second.slug}.test`);
     await expect.poll(() => heading(page).textContent()).toBe(second.slug);
-    expect(await page.getByLabel('Organization', { exact: true }).count()).toBe(0);
+    expect(await page.getByLabel('Current organization', { exact: true }).count()).toBe(0);
     expect(await page.locator('.organization-name').textContent()).toBe(second.slug);
     await close();
   });

@@ -171,9 +171,18 @@ const FOREIGN_ANSWER: Record<string, { status: number; message: RegExp; reason: 
       'registry Experts are public: their existence is no secret, so deleting one is refused, not hidden',
   },
 };
-// The Perstack-compatible face changes and deletes through the same service, with the same answers.
-FOREIGN_ANSWER.perstackUpdateExpert = FOREIGN_ANSWER.updateExpert!;
-FOREIGN_ANSWER.perstackDeleteExpert = FOREIGN_ANSWER.deleteExpert!;
+// The Perstack-compatible face changes and deletes through the same service, refusing in Perstack's
+// documented status for another organization's Expert (400; docs/perstack.md).
+FOREIGN_ANSWER.perstackUpdateExpert = {
+  ...FOREIGN_ANSWER.updateExpert!,
+  status: 400,
+  reason: "refused as on /registry, in the status Perstack's documentation gives (400)",
+};
+FOREIGN_ANSWER.perstackDeleteExpert = {
+  ...FOREIGN_ANSWER.deleteExpert!,
+  status: 400,
+  reason: "refused as on /registry, in the status Perstack's documentation gives (400)",
+};
 
 /** Why admin operations get only the 401 checks. */
 const ADMIN_ONLY_401 =

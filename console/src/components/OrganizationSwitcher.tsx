@@ -18,7 +18,7 @@ export function OrganizationSwitcher() {
   return (
     <span className="organization-switcher">
       <label htmlFor="organization-switcher" className="visually-hidden">
-        Organization
+        Current organization
       </label>
       <select
         id="organization-switcher"

@@ -58,7 +58,7 @@ export function registerCliLoginRoutes(app: App, service: CliLoginsService): voi
       tags,
       security: sessionSecurity,
       params,
-      response: { 200: dataOf(cliLoginSchema), ...managementErrors(401, 404, 409) },
+      response: { 200: dataOf(cliLoginSchema), ...managementErrors(401, 404, 409, 422) },
     },
     handler: async (request) => {
       sessionOf(request.principal);
@@ -95,7 +95,7 @@ export function registerCliLoginRoutes(app: App, service: CliLoginsService): voi
       params,
       response: {
         200: dataOf(z.object({ status: z.literal('denied') })),
-        ...managementErrors(401, 403, 404, 409),
+        ...managementErrors(401, 403, 404, 409, 422),
       },
     },
     handler: async (request) => {
