@@ -57,6 +57,7 @@ export const PERMISSION_AREAS: readonly PermissionArea[] = [
     name: 'Integrations',
     levels: [read(['integrations:read']), write(['integrations:manage'])],
   },
+  { id: 'mcp', name: 'MCP catalog', levels: [read(['mcp:read']), write(['mcp:write'])] },
   { id: 'webhooks', name: 'Webhooks', levels: [write(['webhooks:manage'])] },
   { id: 'events', name: 'Events', levels: [read(['events:read'])] },
   { id: 'audit', name: 'Audit log', levels: [read(['audit:read'])] },
