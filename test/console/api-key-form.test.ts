@@ -5,8 +5,8 @@ import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { PASSWORD, setPassword } from '../support/session.js';
-import { openConsole } from './console-page.js';
+import { setPassword } from '../support/session.js';
+import { openConsole, pageHeading, signInAs } from './console-page.js';
 
 // The console's key form for each role: areas with levels, only what the role can grant, and "everything my
 // role allows" giving exactly the role (docs/api-keys.md).
@@ -36,14 +36,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
-async function signIn(page: Page, email: string, next: string) {
-  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = (page: Page, email: string, next: string) => signInAs(page, server.url, email, next);
 
 describe('the API key form, for every role', () => {
   it('grants "everything my role allows" to a member and an admin, and offers each only what its role can grant', async () => {

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createKey, createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { setPassword } from '../support/session.js';
+import { expectAccessible, openConsole, pageHeading, screenshots, signInAs } from './console-page.js';
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -39,13 +39,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 async function signIn(page: Page, email: string, next: string) {
-  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAs(page, server.url, email, next);
   await expect.poll(() => new URL(page.url()).pathname).toBe(next);
 }
 

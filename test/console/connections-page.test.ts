@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OAuthWorld, startOAuthWorld } from '../oauth/harness.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 let world: OAuthWorld;
 let chromium: TestBrowser | undefined;
@@ -20,7 +20,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 async function signIn(page: Page) {
   await page.goto(`${world.server.url}/sign-in?next=/connections`);

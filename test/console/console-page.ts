@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { PASSWORD } from '../support/session.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
@@ -87,4 +88,15 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 interface Element {
   scrollWidth: number;
   clientWidth: number;
+}
+
+/** A page's main heading: what a person reads first, and what a test waits on after a navigation. */
+export const pageHeading = (page: Page) => page.locator('main h1').first();
+
+/** Signs in through the console's own form (the shared test password), asking to land on `next`. */
+export async function signInAs(page: Page, baseUrl: string, email: string, next: string): Promise<void> {
+  await page.goto(`${baseUrl}/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

@@ -4,7 +4,7 @@ import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -24,7 +24,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 const PHONE = { width: 390, height: 800 };
 
 async function signIn(page: Page, next: string) {

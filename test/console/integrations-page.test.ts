@@ -4,7 +4,7 @@ import { CLIENT_ID, CLIENT_SECRET, type OAuthWorld, startOAuthWorld } from '../o
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 let world: OAuthWorld;
 let chromium: TestBrowser | undefined;
@@ -33,7 +33,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 const WRONG_SECRET = 'not-the-client-secret';
 
 async function signIn(page: Page, next: string, email = `owner@${org.slug}.test`) {

@@ -8,7 +8,7 @@ import { createKey, createOrganization, type TestOrganization } from '../support
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -30,7 +30,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 async function signIn(page: Page, email: string, next: string, password = PASSWORD) {
   await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);

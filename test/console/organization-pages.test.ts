@@ -7,7 +7,7 @@ import { createOrganization, createProject, type TestOrganization } from '../sup
 import { http } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots, signInAs } from './console-page.js';
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -36,14 +36,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
-async function signIn(page: Page, email: string, next: string) {
-  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = (page: Page, email: string, next: string) => signInAs(page, server.url, email, next);
 
 describe('the organization in the browser', () => {
   it('shows home: who I am, the organization, plan and usage', async () => {

@@ -4,7 +4,7 @@ import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading } from './console-page.js';
 
 // One person, two organizations: choosing at sign-in and switching from the header.
 let server: TestServer;
@@ -32,7 +32,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 async function signIn(page: Page, who: string) {
   await page.goto(`${server.url}/sign-in?next=${encodeURIComponent('/home')}`);

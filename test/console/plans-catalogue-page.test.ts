@@ -1,11 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/modules/billing/plans.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 // The console follows an operator's plan catalogue (CADRE_PLANS_FILE, docs/billing.md): a self-hosted
 // catalogue of one plan without limits shows counts without bars and the plan as unlimited.
@@ -39,7 +39,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 describe("the console with an operator's catalogue of one plan without limits", () => {
   it('billing shows the plan as unlimited and usage as counts without bars; home too', async () => {

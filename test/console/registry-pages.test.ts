@@ -9,7 +9,7 @@ import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -72,7 +72,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 async function signIn(page: Page, email: string) {
   await page.getByLabel('Email').fill(email);

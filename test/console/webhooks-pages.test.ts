@@ -9,7 +9,7 @@ import { addMember, createOrganization, type TestOrganization } from '../support
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
 import { type Receiver, startReceiver, status } from '../support/webhook-receiver.js';
-import { expectAccessible, openConsole, screenshots } from './console-page.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -53,7 +53,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const heading = (page: Page) => page.locator('main h1').first();
+const heading = pageHeading;
 
 async function waitFor<T>(read: () => T | undefined, what: string, ms = 15_000): Promise<T> {
   const until = Date.now() + ms;
