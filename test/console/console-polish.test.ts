@@ -57,7 +57,7 @@ describe('console polish in the browser', () => {
     // Following a link closes the menu.
     await nav.getByRole('link', { name: 'API keys' }).click();
     await expect.poll(() => heading(page).textContent()).toBe('API keys');
-    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
     expect(await nav.isVisible()).toBe(false);
 
     // Escape closes it and gives focus back to the button.

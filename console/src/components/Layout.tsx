@@ -209,6 +209,9 @@ export function Layout() {
                           to={entry.to}
                           className={current ? 'active' : undefined}
                           aria-current={current ? 'page' : undefined}
+                          // Closing here too (not only in the effect on the path) closes the menu in the same
+                          // render as the new page, so it is never seen open over the page it led to.
+                          onClick={() => setMenuOpen(false)}
                         >
                           {entry.label}
                         </Link>
