@@ -1,0 +1,77 @@
+// The boundaries `npm test` enforces (`npm run boundaries`, docs/architecture.md "Boundaries"). Each rule's
+// comment is the message a violation prints: which rule, and why it exists.
+import { MODULE_MAP } from './scripts/module-map.mjs';
+
+// The layers of src/, bottom-up; a layer imports only itself and the layers below it.
+// `domain` is the modules and the Expert config-file parser they, the CLI and the console share.
+export const LAYERS = [
+  ['lib', '^src/lib/'],
+  ['db', '^src/db/'],
+  ['http', '^src/http/'],
+  ['domain', '^src/(modules|config-file)/'],
+  ['app', '^src/(app|bootstrap|bootstrap-demo|schema)\\.ts$|^src/config/'],
+  ['main', '^src/(main|api-schema\\.d)\\.ts$|^src/cli/'],
+];
+
+const upward = LAYERS.slice(0, -1).map(([name, path], index) => ({
+  name: `layer-${name}-imports-upward`,
+  severity: 'error',
+  comment:
+    `src/ is layered main → app → domain (modules) → http → db → lib: ${name} may import only itself and the ` +
+    'layers below, so a lower layer never depends on what is built on it (docs/architecture.md, "Layers").',
+  from: { path, pathNot: '\\.test\\.ts$' },
+  to: { path: LAYERS.slice(index + 1).map(([, above]) => above) },
+}));
+
+const modulePath = (name) => `^src/modules/${name}/`;
+
+const unlisted = Object.entries(MODULE_MAP).map(([name, allowed]) => ({
+  name: `module-map-${name}`,
+  severity: 'error',
+  comment:
+    `${name} imports a module the module map does not let it use (scripts/module-map.mjs lists, for each ` +
+    'module, the modules it may use and why; the map is a directed acyclic graph, so adding an edge is a ' +
+    'design decision made there, not a side effect of an import).',
+  from: { path: modulePath(name), pathNot: '\\.test\\.ts$' },
+  to: { path: '^src/modules/', pathNot: [name, ...Object.keys(allowed)].map(modulePath) },
+}));
+
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'No import cycle, type-only imports included: a cycle makes the load order decide what is defined ' +
+        'and ties the files in it into one piece that cannot be understood, tested or moved alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'module-through-its-index',
+      severity: 'error',
+      comment:
+        "A module uses another only through the other's public entry (src/modules/<name>/index.ts): its " +
+        'tables, repositories and helpers stay private, so it can change them without breaking its users.',
+      from: { path: '^src/modules/([^/]+)/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    ...upward,
+    ...unlisted,
+    {
+      name: 'console-imports-server-code',
+      severity: 'error',
+      comment:
+        'The console is a client of the API: it uses the server only through the generated API types ' +
+        '(src/api-schema.d.ts), so the server can change anything the API does not promise.',
+      from: { path: '^console/' },
+      to: { path: '^src/', pathNot: '^src/api-schema\\.d\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

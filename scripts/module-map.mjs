@@ -1,0 +1,99 @@
+// The module map (docs/architecture.md, "Module map"): which module under src/modules/ may import which, and
+// why. dependency-cruiser (.dependency-cruiser.mjs) fails `npm test` on an import along an edge not listed here,
+// and `npm run architecture:graph` draws the graph in docs/architecture.md from the imports it finds. Listed
+// bottom-up: a module only names modules above it in this list, so the map is a directed acyclic graph (the
+// check below refuses a map that is not).
+
+export const MODULE_MAP = {
+  auth: {},
+  tenancy: {
+    auth: 'an organization is checked against the permission model before it is read or changed',
+  },
+  sessions: {
+    auth: 'a console session is a principal',
+    tenancy: 'a session belongs to a user of an organization',
+  },
+  metrics: {},
+  audit: {
+    auth: 'reading the audit log is a permission; a record names its principal',
+    tenancy: 'records belong to an organization',
+  },
+  events: {
+    auth: 'reading events is a permission',
+    tenancy: 'events belong to an organization',
+    audit: 'events are derived from audit records, written in the same transaction',
+  },
+  billing: {
+    auth: 'billing reads and writes are permissions',
+    tenancy: 'a plan belongs to an organization',
+    audit: 'plan changes are audited',
+    metrics: "the providers' calls are measured",
+  },
+  'api-keys': {
+    auth: 'a key carries grants; its routes are permissions',
+    tenancy: 'keys belong to an organization and a user',
+    audit: 'key creation and revocation are audited',
+    billing: 'creating a key checks the plan limit',
+    metrics: 'authentication outcomes are counted',
+  },
+  webhooks: {
+    auth: 'endpoint management is a permission',
+    tenancy: 'endpoints belong to an organization',
+    audit: 'endpoint changes and deliveries are audited',
+    events: 'a webhook delivers events',
+    'api-keys': "lists page with the API keys' cursor",
+  },
+  oauth: {
+    auth: 'connections and integrations are permissions',
+    tenancy: 'connections belong to an organization',
+    audit: 'connections and integrations are audited',
+    billing: 'connections count against the plan',
+    metrics: "the providers' calls are measured",
+    events: 'a connection whose tokens fail raises an event',
+    webhooks: 'rotating the encryption key re-encrypts the webhook secrets',
+  },
+  registry: {
+    auth: 'publishing and reading private Experts are permissions',
+    tenancy: 'Experts belong to an organization',
+    audit: 'publishes, deletions and approvals are audited',
+    billing: 'publishing checks the plan limits',
+    metrics: 'publishes and reads are measured',
+  },
+  'mcp-catalog': {
+    auth: 'catalog management is a permission',
+    tenancy: 'a catalog belongs to an organization',
+    audit: 'catalog changes are audited',
+  },
+  members: {
+    auth: 'managing members is a permission',
+    tenancy: 'members are users of an organization',
+    audit: 'invitations and role changes are audited',
+    'api-keys': "removing a member revokes the member's keys",
+    sessions: "removing a member ends the member's sessions; accepting an invitation spends the password-guess budget",
+  },
+  'cli-logins': {
+    auth: 'a login request asks for grants',
+    tenancy: 'a login belongs to a user of an organization',
+    'api-keys': 'an approved login is an API key',
+  },
+  organization: {
+    auth: 'organization settings and projects are permissions',
+    tenancy: 'the organization, its projects and environments',
+    audit: 'settings and project changes are audited',
+    'api-keys': "a project's deletion revokes its keys",
+    oauth: "a project's page lists its integrations; its deletion disconnects its connections",
+    sessions: "an account's password change ends its sessions",
+  },
+  console: {},
+  system: {},
+};
+
+// A module may name only modules listed before it: the map stays a DAG by construction.
+const order = Object.keys(MODULE_MAP);
+for (const [index, name] of order.entries()) {
+  for (const used of Object.keys(MODULE_MAP[name])) {
+    if (!order.slice(0, index).includes(used)) {
+      throw new Error(`module map: ${name} → ${used} must point to a module listed before ${name}`);
+    }
+  }
+}
