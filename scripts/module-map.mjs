@@ -14,6 +14,9 @@ export const MODULE_MAP = {
     tenancy: 'a session belongs to a user of an organization',
   },
   metrics: {},
+  idempotency: {
+    tenancy: 'a stored answer belongs to a user of an organization',
+  },
   audit: {
     auth: 'reading the audit log is a permission; a record names its principal',
     tenancy: 'records belong to an organization',
@@ -28,6 +31,7 @@ export const MODULE_MAP = {
     tenancy: 'a plan belongs to an organization',
     audit: 'plan changes are audited',
     metrics: "the providers' calls are measured",
+    idempotency: 'a subscription change answers a repeated Idempotency-Key with the first answer',
   },
   'api-keys': {
     auth: 'a key carries grants; its routes are permissions',

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, createIdempotency } from '../src/http/idempotency.js';
-import { idempotencyKeys } from '../src/http/idempotency.tables.js';
 import { createManualClock } from '../src/lib/clock.js';
+import { canonicalJson, createIdempotency } from '../src/modules/idempotency/idempotency.js';
+import { idempotencyKeys } from '../src/modules/idempotency/idempotency.tables.js';
 import { createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 

@@ -1,6 +1,6 @@
 // Every table, gathered for drizzle's typed client. Each module defines its own tables in *.tables.ts.
 
-export * from '../http/idempotency.tables.js';
+export * from '../modules/idempotency/idempotency.tables.js';
 export * from '../modules/api-keys/api-keys.tables.js';
 export * from '../modules/audit/audit.tables.js';
 export * from '../modules/billing/billing.tables.js';

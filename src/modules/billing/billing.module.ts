@@ -1,9 +1,9 @@
 import type { Database } from '../../db/client.js';
 import { countsAsApiRequest } from '../../http/faces.js';
-import { createIdempotency } from '../../http/idempotency.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
+import { createIdempotency } from '../idempotency/idempotency.js';
 import { timedBillingProvider } from '../metrics/instrument.js';
 import type { ProviderCallTimer } from '../metrics/metrics.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../../http/auth.js';
-import { idempotencyKeyOf, sendIdempotent } from '../../http/idempotency.js';
 import {
   type App,
   bearerSecurity,
@@ -10,6 +9,7 @@ import {
   sendSerialized,
 } from '../../http/route-kit.js';
 import type { Permission } from '../auth/grants.js';
+import { idempotencyKeyOf, sendIdempotent } from '../idempotency/idempotency.js';
 import {
   checkoutBody,
   checkoutSessionSchema,

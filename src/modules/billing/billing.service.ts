@@ -1,10 +1,10 @@
 import type { Database } from '../../db/client.js';
 import { ApiError, notFound, serviceUnavailable, validationFailed } from '../../http/errors.js';
-import { canonicalJson, type Idempotency, type StoredAnswer } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { Permission } from '../auth/grants.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
+import { canonicalJson, type Idempotency, type StoredAnswer } from '../idempotency/idempotency.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
 import { ENTITLED, effectiveSubscription, type PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';

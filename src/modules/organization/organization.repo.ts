@@ -3,7 +3,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { asLimit, batchedPages } from '../../db/batched-pages.js';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Database, Executor } from '../../db/client.js';
-import type { KeysetPosition } from '../../lib/keyset-cursor.js';
+import type { KeysetPosition } from '../../http/keyset-cursor.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { agents, environments, memberships, projects, users } from '../tenancy/tenancy.tables.js';
 

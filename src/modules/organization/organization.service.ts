@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { ApiError, forbidden, notFound } from '../../http/errors.js';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../../lib/keyset-cursor.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../../http/keyset-cursor.js';
 import { cursorPage } from '../../lib/page.js';
 import { PERMISSIONS, type Permission } from '../auth/grants.js';
 import { can, type Principal, ROLE_PERMISSIONS, type Scope } from '../auth/permissions.js';

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError } from './errors.js';
 
 /**
  * An opaque cursor for lists ordered by (created_at, id): the last item's position, its time in

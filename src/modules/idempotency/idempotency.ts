@@ -1,12 +1,12 @@
 import { and, eq, lt, lte } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import stringify from 'safe-stable-stringify';
-import type { Database } from '../db/client.js';
-import type { Clock } from '../lib/clock.js';
-import { sha256Hex } from '../lib/secrets.js';
-import { ApiError, retryLater } from './errors.js';
+import type { Database } from '../../db/client.js';
+import { ApiError, retryLater } from '../../http/errors.js';
+import { sendSerialized } from '../../http/route-kit.js';
+import type { Clock } from '../../lib/clock.js';
+import { sha256Hex } from '../../lib/secrets.js';
 import { idempotencyKeys } from './idempotency.tables.js';
-import { sendSerialized } from './route-kit.js';
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const REPLAYED_HEADER = 'Idempotent-Replayed';
