@@ -46,6 +46,7 @@ export const MODULE_MAP = {
     audit: 'endpoint changes and deliveries are audited',
     events: 'a webhook delivers events',
     'api-keys': "lists page with the API keys' cursor",
+    metrics: "the delivery worker's attempts and give-ups are counted",
   },
   oauth: {
     auth: 'connections and integrations are permissions',

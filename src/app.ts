@@ -61,7 +61,7 @@ import type { createKeyRotation } from './modules/oauth/key-rotation.js';
 import { createOAuthModule } from './modules/oauth/oauth.module.js';
 import type { OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthNetworkOptions } from './modules/oauth/oauth-http.js';
-import type { KeyRing } from './modules/oauth/token-vault.js';
+import type { KeyRing } from './lib/key-ring.js';
 import { createOrganizationModule } from './modules/organization/organization.module.js';
 import { seedPublishPolicy } from './modules/registry/policy.service.js';
 import type { PublishPolicy } from './modules/registry/publish-policy.js';

@@ -22,7 +22,7 @@ import {
 } from './modules/billing/plans-file.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
-import { parseKeyRing } from './modules/oauth/token-vault.js';
+import { parseKeyRing } from './lib/key-ring.js';
 
 const env = loadEnv();
 const plans = loadPlans();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
-import { generateKeyEntry } from '../src/modules/oauth/token-vault.js';
+import { generateKeyEntry } from '../src/lib/key-ring.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from './support/database.js';
 import { http } from './support/http.js';
 import { ADMIN, createKeyBody, ownerKeyOf } from './support/load.js';

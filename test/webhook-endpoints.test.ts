@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyEntry, parseKeyRing } from '../src/modules/oauth/token-vault.js';
+import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
 import { secretAad } from '../src/modules/webhooks/webhooks.service.js';
 import { webhookEndpoints } from '../src/modules/webhooks/webhooks.tables.js';
 import { expectApiError } from './support/assertions.js';

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
 import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
-import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

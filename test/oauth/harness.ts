@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
-import { generateKeyEntry, type KeyRing, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { generateKeyEntry, type KeyRing, parseKeyRing } from '../../src/lib/key-ring.js';
 import { createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import type { HttpResult } from '../support/http.js';
 import {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
 import { expectApiError } from '../support/assertions.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

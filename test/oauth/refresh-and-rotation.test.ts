@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { connectionAad } from '../../src/modules/oauth/connections.js';
 import { connections, integrationVersions } from '../../src/modules/oauth/oauth.tables.js';
-import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
 import { runCli } from '../support/cli-harness.js';
 import { onPostgres } from '../support/database.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from '../support/server.js';

@@ -4,7 +4,6 @@ import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
-import { timedBillingProvider } from '../metrics/instrument.js';
 import type { ProviderCallTimer } from '../metrics/metrics.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createApiRequestQuota } from './api-quota.js';
@@ -14,6 +13,7 @@ import { registerLimitsAdminRoutes } from './limits-admin.routes.js';
 import { createPlanLimits } from './plan-limits.js';
 import { createPlanCatalogue, type Plan, type PlanCatalogue } from './plans.js';
 import { BILLING_PROVIDERS, type BillingProviders } from './providers/index.js';
+import { timedBillingProvider } from './providers/timed.js';
 import {
   activeApiKeysSource,
   connectionsSource,

@@ -3,10 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { App } from '../../http/route-kit.js';
 import type { Plan } from './plans.js';
-import type { LocalBilling } from './providers/local.js';
+import { LOCAL_PAGES_PREFIX, type LocalBilling } from './providers/local.js';
 import { normalizedUrl } from './return-url.js';
-
-export const LOCAL_PAGES_PREFIX = '/billing/local';
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

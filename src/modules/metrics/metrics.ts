@@ -3,8 +3,17 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { FACES } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { CircuitState } from '../../http/rate-limit/store.js';
-import type { DeliveryEvents } from '../webhooks/delivery-worker.js';
 import { fastCounter, fastHistogram } from './hot-path-metrics.js';
+
+/** What the webhook delivery worker reports to the metrics (no-ops when metrics are off). */
+export interface DeliveryEvents {
+  /** One attempt: `succeeded` (2xx), `http_error`, `timeout`, `network_error` or `refused` (unsafe target). */
+  attempt(outcome: 'succeeded' | 'http_error' | 'timeout' | 'network_error' | 'refused'): void;
+  /** A delivery given up (its retries spent, or its endpoint answered 410). */
+  gaveUp(): void;
+  /** An endpoint Cadre disabled: `gone` (410) or `failing` (three days of failures). */
+  endpointDisabled(reason: 'gone' | 'failing'): void;
+}
 
 /** What the components that count something are given: narrow callbacks, no-ops when metrics are off. */
 export interface CacheEvents {

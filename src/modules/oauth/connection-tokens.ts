@@ -17,7 +17,7 @@ import {
   grantedScopes,
   tokenResponseOptions,
 } from './provider-client.js';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 /** Refresh when the access token expires within this window. */
 const REFRESH_WINDOW_MS = 5 * 60_000;

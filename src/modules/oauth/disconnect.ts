@@ -11,7 +11,7 @@ import type { IntegrationsService } from './integrations.service.js';
 import { type ConnectionRow, connections } from './oauth.tables.js';
 import type { OAuthHttpOptions } from './oauth-http.js';
 import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface DisconnectDeps {
   database: Database;

@@ -11,7 +11,7 @@ import type { RegisterIntegrationInput, UpdateIntegrationInput } from './integra
 import { clientSecretAad, type IntegrationsService } from './integrations.service.js';
 import { connections, integrations, integrationVersions } from './oauth.tables.js';
 import { findPreset, presetName } from './presets/index.js';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface IntegrationManagementDeps {
   database: Database;

@@ -14,7 +14,7 @@ import {
 } from './oauth.tables.js';
 import { acceptableEndpoint, type OAuthHttpOptions, requestOptions } from './oauth-http.js';
 import { findPreset, type Preset, presetName } from './presets/index.js';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface IntegrationsServiceDeps {
   database: Database;

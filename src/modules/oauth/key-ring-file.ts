@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKeyEntry, type KeyRing, parseKeyRing } from './token-vault.js';
+import { generateKeyEntry, type KeyRing, parseKeyRing } from '../../lib/key-ring.js';
 
 export const keyRingPath = (dataDir: string) => join(dataDir, 'encryption-keys');
 

@@ -6,7 +6,7 @@ import { webhookEndpoints } from '../webhooks/webhooks.tables.js';
 import { connectionAad } from './connections.js';
 import { clientSecretAad } from './integrations.service.js';
 import { connections, integrationVersions } from './oauth.tables.js';
-import { type KeyRing, KeyRingError } from './token-vault.js';
+import { type KeyRing, KeyRingError } from '../../lib/key-ring.js';
 
 export interface ReencryptOptions {
   batchSize?: number;

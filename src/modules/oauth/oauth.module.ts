@@ -19,7 +19,7 @@ import { registerKeyRotationRoute } from './key-rotation.routes.js';
 import { registerOAuthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
 import { type OAuthHttpOptions, type OAuthNetworkOptions, providerFetch } from './oauth-http.js';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface OAuthModuleDeps {
   database: Database;

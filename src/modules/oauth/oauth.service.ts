@@ -38,7 +38,7 @@ import {
 } from './state-cookie.js';
 import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
 import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface OAuthServiceDeps {
   database: Database;

@@ -1,6 +1,6 @@
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import { z } from 'zod';
-import type { KeyRing } from './token-vault.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 
 export const STATE_COOKIE = 'cadre_oauth_state';
 export const STATE_COOKIE_PATH = '/api/oauth';

@@ -3,27 +3,18 @@ import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import type { OutboundAllowance } from '../../lib/outbound/address-policy.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { presentEvent } from '../events/events.service.js';
 import { events } from '../events/events.tables.js';
-import type { KeyRing } from '../oauth/token-vault.js';
+import type { DeliveryEvents } from '../metrics/metrics.js';
 import { type ClaimedDelivery, claimDue } from './deliveries.repo.js';
 import { parseRetired } from './retired-secrets.js';
 import { FAILING_DISABLE_MS, retryDelayMs } from './retry-schedule.js';
 import { type SendResult, sendDelivery } from './sender.js';
 import { secretAad } from './webhooks.service.js';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from './webhooks.tables.js';
-
-/** What the worker reports to the metrics (no-ops when metrics are off). */
-export interface DeliveryEvents {
-  /** One attempt: `succeeded` (2xx), `http_error`, `timeout`, `network_error` or `refused` (unsafe target). */
-  attempt(outcome: 'succeeded' | 'http_error' | 'timeout' | 'network_error' | 'refused'): void;
-  /** A delivery given up (its retries spent, or its endpoint answered 410). */
-  gaveUp(): void;
-  /** An endpoint Cadre disabled: `gone` (410) or `failing` (three days of failures). */
-  endpointDisabled(reason: 'gone' | 'failing'): void;
-}
 
 export interface DeliveryWorkerDeps {
   database: Database;

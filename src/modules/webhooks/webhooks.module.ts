@@ -1,7 +1,7 @@
 import { serviceUnavailable } from '../../http/errors.js';
 import type { App } from '../../http/route-kit.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import { NO_ALLOWANCE } from '../../lib/outbound/address-policy.js';
-import type { KeyRing } from '../oauth/token-vault.js';
 import { createDeliveriesService } from './deliveries.service.js';
 import { createDeliveryWorker, type DeliveryWorkerDeps } from './delivery-worker.js';
 import { registerWebhookRoutes } from './webhooks.routes.js';

@@ -13,7 +13,7 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   enabled: boolean('enabled').notNull().default(true),
   /** Why Cadre disabled it (410 Gone, three days of failures); null when a member did or it is enabled. */
   disabledReason: text('disabled_reason'),
-  /** `whsec_…`, encrypted with the key ring (token-vault.ts), bound to the endpoint's id. */
+  /** `whsec_…`, encrypted with the key ring (src/lib/key-ring.ts), bound to the endpoint's id. */
   secretCiphertext: text('secret_ciphertext').notNull(),
   previousSecretCiphertext: text('previous_secret_ciphertext'),
   previousSecretExpiresAt: at('previous_secret_expires_at'),

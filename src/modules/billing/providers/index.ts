@@ -1,5 +1,5 @@
 import { createBillingProviders } from './definition.js';
-import { localBillingProvider } from './local.js';
+import { localBillingProvider } from './local-definition.js';
 import { stripeBillingProvider } from './stripe.js';
 
 export type { BillingProviders } from './definition.js';

@@ -1,18 +1,18 @@
 import { and, eq, gt } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Database, Executor } from '../../../db/client.js';
 import { notFound } from '../../../http/errors.js';
 import type { Clock } from '../../../lib/clock.js';
 import { randomBase62 } from '../../../lib/secrets.js';
 import { billingLocalSessions } from '../billing.tables.js';
-import { LOCAL_PAGES_PREFIX, registerLocalBillingPages } from '../local-pages.routes.js';
 import { addMonths } from '../period.js';
 import type { PlanCatalogue } from '../plans.js';
 import { findSubscription, findSubscriptionForUpdate, saveSubscription } from '../subscriptions.repo.js';
-import type { BillingProviderDefinition } from './definition.js';
 import type { BillingProvider, CheckoutSession, PortalSession } from './provider.js';
 
-const LOCAL = 'local';
+/** Where the local provider's checkout and portal pages live (../local-pages.routes.ts). */
+export const LOCAL_PAGES_PREFIX = '/billing/local';
+
+export const LOCAL = 'local';
 
 const CHECKOUT_TTL_MS = 24 * 3_600_000;
 const PORTAL_TTL_MS = 3_600_000;
@@ -31,7 +31,7 @@ type LocalSession = typeof billingLocalSessions.$inferSelect;
  * cancel-at-period-end. Session ids are long random strings: whoever holds the URL may use it, exactly as
  * with a hosted checkout page.
  */
-function createLocalProvider({ database, clock, plans }: LocalProviderDeps) {
+export function createLocalProvider({ database, clock, plans }: LocalProviderDeps) {
   const { db } = database;
 
   async function insertOrFind(
@@ -205,32 +205,3 @@ function createLocalProvider({ database, clock, plans }: LocalProviderDeps) {
 }
 
 export type LocalBilling = ReturnType<typeof createLocalProvider>;
-
-/**
- * The default provider (first in the registry): a test mode, so answers say `testMode: true`, the server
- * warns at start, and NODE_ENV=production refuses it unless explicitly allowed.
- */
-export const localBillingProvider: BillingProviderDefinition<
-  { CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION: 'true' | 'false' },
-  undefined
-> = {
-  id: LOCAL,
-  testMode: true,
-  endsAtPeriodEnd: true,
-  env: z.object({
-    CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION: z.enum(['true', 'false']).default('false'),
-  }),
-  settings(vars, { production, problem }) {
-    if (production && vars.CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION !== 'true') {
-      problem(
-        'CADRE_BILLING_PROVIDER',
-        'the built-in "local" provider activates paid plans without payment (a test mode) and is refused with NODE_ENV=production: set CADRE_BILLING_PROVIDER=stripe, or CADRE_BILLING_ALLOW_LOCAL_IN_PRODUCTION=true to run it anyway',
-      );
-    }
-    return undefined;
-  },
-  create(_settings, deps) {
-    const local = createLocalProvider(deps);
-    return { provider: local.provider, registerPages: (app) => registerLocalBillingPages(app, local) };
-  },
-};

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createStateCookieCodec, type StatePayload } from './state-cookie.js';
-import { generateKeyEntry, KeyRingError, parseKeyRing } from './token-vault.js';
+import { createStateCookieCodec, type StatePayload } from '../modules/oauth/state-cookie.js';
+import { generateKeyEntry, KeyRingError, parseKeyRing } from './key-ring.js';
 
 describe('key ring', () => {
   const k1 = generateKeyEntry('k1');
