@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memberships } from '../src/modules/tenancy/tenancy.tables.js';
 import { addMember, createOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -34,9 +36,10 @@ describe("the owner's ownership transfers at once, on PostgreSQL", () => {
         statuses.filter((status) => status === 403),
         statuses.join(),
       ).toHaveLength(members.length - 1);
-      const rows = await server.context.database.db.query.memberships.findMany({
-        where: (m, { eq }) => eq(m.organizationId, org.id),
-      });
+      const rows = await server.context.database.db
+        .select()
+        .from(memberships)
+        .where(eq(memberships.organizationId, org.id));
       const roles = Object.fromEntries(rows.map((row) => [row.userId, row.role]));
       expect(Object.values(roles).filter((role) => role === 'owner')).toHaveLength(1);
       expect(roles[members[statuses.indexOf(200)]!]).toBe('owner');

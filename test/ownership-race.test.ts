@@ -1,5 +1,7 @@
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../src/modules/audit/audit.tables.js';
+import { memberships } from '../src/modules/tenancy/tenancy.tables.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -14,19 +16,25 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const rolesOf = async (organizationId: string) => {
-  const rows = await server.context.database.db.query.memberships.findMany({
-    where: (m, { eq }) => eq(m.organizationId, organizationId),
-  });
+  const rows = await server.context.database.db
+    .select()
+    .from(memberships)
+    .where(eq(memberships.organizationId, organizationId));
   return Object.fromEntries(rows.map((row) => [row.userId, row.role]));
 };
 
 const transferredTo = async (organizationId: string) =>
   (
-    await server.context.database.db.query.auditEvents.findMany({
-      where: (e, { and, eq }) =>
-        and(eq(e.organizationId, organizationId), eq(e.action, 'organization.ownership_transferred_to')),
-      orderBy: auditEvents.seq,
-    })
+    await server.context.database.db
+      .select()
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.organizationId, organizationId),
+          eq(auditEvents.action, 'organization.ownership_transferred_to'),
+        ),
+      )
+      .orderBy(auditEvents.seq)
   ).map((event) => event.targetId);
 
 const transfer = (org: TestOrganization, key: string, userId: string) =>

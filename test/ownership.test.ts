@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memberships } from '../src/modules/tenancy/tenancy.tables.js';
 import { expectApiError, expectRegistryError } from './support/assertions.js';
 import { addMember, createOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -7,9 +9,10 @@ type Membership = { userId: string; role: string };
 type Events = { data: { events: Array<{ action: string; targetId: string; actor: { kind: string } }> } };
 
 const rolesOf = async (server: TestServer, organizationId: string) => {
-  const rows = await server.context.database.db.query.memberships.findMany({
-    where: (m, { eq }) => eq(m.organizationId, organizationId),
-  });
+  const rows = await server.context.database.db
+    .select()
+    .from(memberships)
+    .where(eq(memberships.organizationId, organizationId));
   return Object.fromEntries(rows.map((row) => [row.userId, row.role]));
 };
 

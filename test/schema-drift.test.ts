@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as schema from '../src/db/schema.js';
+import * as schema from '../src/schema.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 // The Drizzle tables are written by hand beside the SQL migrations that create the real ones: this compares

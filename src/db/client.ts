@@ -6,10 +6,11 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { openEmbedded } from './embedded/client.js';
 import { shareCheckoutsByTenant } from './fair-pool.js';
-import * as schema from './schema.js';
 import { createStatementNames, nameStatements } from './statement-names.js';
 
-type Schema = typeof schema;
+// No relational schema: repositories write their queries with drizzle's query builder, and the database layer
+// knows no module's tables (docs/architecture.md, "Layers").
+type Schema = Record<string, never>;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 /** Repositories accept either; the service decides whether work runs in a transaction. */
@@ -109,7 +110,7 @@ async function openPglite(dataDir?: string): Promise<Database> {
       return callback(tx);
     });
   // drizzle's PGlite driver uses only what EmbeddedClient offers of PGlite (query, transaction).
-  const db = drizzlePglite({ client: client as never, schema }) as unknown as Db;
+  const db = drizzlePglite({ client: client as never }) as unknown as Db;
   // PGlite lives in this process (in its own thread): its listeners are the ones registered here.
   const listening = new Map<string, number>();
   return {
@@ -165,7 +166,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     nameStatements(client, nameOf);
     timeQueries(client, () => observer);
   });
-  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const db = drizzlePg({ client: pool }) as unknown as Db;
   const listeners: Array<() => Promise<void>> = [];
   return {
     kind: 'postgres',
