@@ -5,8 +5,9 @@ import type { Change, ChangeBus } from '../../db/change-bus.js';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256 } from '../../lib/secrets.js';
-import type { ApiKeyPrincipal } from '../auth/permissions.js';
-import type { KeyCacheEvents } from '../metrics/metrics.js';
+import type { ApiKeyPrincipal } from '../auth/index.js';
+import type { KeyCacheEvents } from '../metrics/index.js';
+import { MEMBERSHIP_CHANGED } from '../tenancy/changes.js';
 import { memberships } from '../tenancy/tenancy.tables.js';
 import { isWellFormedApiKey } from './api-key-secret.js';
 import { apiKeys } from './api-keys.tables.js';
@@ -49,7 +50,6 @@ export interface ApiKeyAuthenticatorDeps {
 }
 
 export const API_KEY_CHANGED = 'api-key';
-export const MEMBERSHIP_CHANGED = 'membership';
 
 async function loadKey(db: Database['db'], digest: string) {
   const [row] = await db

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { grantSchema } from '../auth/grants.js';
+import { grantSchema } from '../auth/index.js';
 
 const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });
 const MIN_EXPIRES_IN = 60;

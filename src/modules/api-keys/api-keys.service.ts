@@ -8,14 +8,14 @@ import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { auditEvents } from '../audit/audit.tables.js';
-import type { Grant, Permission } from '../auth/grants.js';
+import type { Grant, Permission } from '../auth/index.js';
 import {
   can,
   managesAllApiKeys,
   type Principal,
   ROLE_PERMISSIONS,
   requirePermission,
-} from '../auth/permissions.js';
+} from '../auth/index.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';

@@ -1,6 +1,6 @@
 import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import type { Grant } from '../auth/grants.js';
+import type { Grant } from '../auth/index.js';
 import { organizationIdColumn, users } from '../tenancy/tenancy.tables.js';
 
 export const apiKeys = pgTable('api_keys', {

@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { isoText } from '../../db/columns.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
-import type { Principal } from '../auth/permissions.js';
+import type { Principal } from '../auth/index.js';
 import { eventWrites } from '../events/events.repo.js';
 import { type DerivedEvent, eventsForAuditChange } from '../events/from-audit.js';
 import { type AuditMetadata, auditEvents } from './audit.tables.js';

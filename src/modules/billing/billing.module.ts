@@ -4,7 +4,7 @@ import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
-import type { ProviderCallTimer } from '../metrics/metrics.js';
+import type { ProviderCallTimer } from '../metrics/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createApiRequestQuota } from './api-quota.js';
 import { registerBillingRoutes } from './billing.routes.js';

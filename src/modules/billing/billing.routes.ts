@@ -8,7 +8,7 @@ import {
   preSerialized,
   sendSerialized,
 } from '../../http/route-kit.js';
-import type { Permission } from '../auth/grants.js';
+import type { Permission } from '../auth/index.js';
 import { idempotencyKeyOf, sendIdempotent } from '../idempotency/idempotency.js';
 import {
   checkoutBody,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unauthorized } from '../../http/auth.js';
 import { CSRF_HEADER } from '../../http/csrf.js';
 import { type App, dataOf, managementErrors } from '../../http/route-kit.js';
-import type { Principal, SessionPrincipal } from '../auth/permissions.js';
+import type { Principal, SessionPrincipal } from '../auth/index.js';
 import {
   approveCliLoginBody,
   cliLoginSchema,

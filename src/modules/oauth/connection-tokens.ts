@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import type { Database } from '../../db/client.js';
 import { ApiError, notFound, retryLater } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import { recordEvent } from '../events/events.repo.js';
 import { connectionAad } from './connections.js';
 import type { IntegrationsService } from './integrations.service.js';
@@ -17,7 +18,6 @@ import {
   grantedScopes,
   tokenResponseOptions,
 } from './provider-client.js';
-import type { KeyRing } from '../../lib/key-ring.js';
 
 /** Refresh when the access token expires within this window. */
 const REFRESH_WINDOW_MS = 5 * 60_000;

@@ -2,8 +2,9 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { environments, projects } from '../tenancy/tenancy.tables.js';
 import type { DisconnectRow } from './disconnect.js';
@@ -11,7 +12,6 @@ import type { RegisterIntegrationInput, UpdateIntegrationInput } from './integra
 import { clientSecretAad, type IntegrationsService } from './integrations.service.js';
 import { connections, integrations, integrationVersions } from './oauth.tables.js';
 import { findPreset, presetName } from './presets/index.js';
-import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface IntegrationManagementDeps {
   database: Database;

@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import type { Database, Executor, Tx } from '../../db/client.js';
 import { ApiError, validationFailed } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import type { CreateIntegrationInput, IntegrationRecord } from './integrations.schemas.js';
 import {
@@ -14,7 +15,6 @@ import {
 } from './oauth.tables.js';
 import { acceptableEndpoint, type OAuthHttpOptions, requestOptions } from './oauth-http.js';
 import { findPreset, type Preset, presetName } from './presets/index.js';
-import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface IntegrationsServiceDeps {
   database: Database;

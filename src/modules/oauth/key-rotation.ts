@@ -1,12 +1,12 @@
 import { and, asc, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
+import { type KeyRing, KeyRingError } from '../../lib/key-ring.js';
 import { secretAad } from '../webhooks/webhooks.service.js';
 import { webhookEndpoints } from '../webhooks/webhooks.tables.js';
 import { connectionAad } from './connections.js';
 import { clientSecretAad } from './integrations.service.js';
 import { connections, integrationVersions } from './oauth.tables.js';
-import { type KeyRing, KeyRingError } from '../../lib/key-ring.js';
 
 export interface ReencryptOptions {
   batchSize?: number;

@@ -3,9 +3,10 @@ import { serviceUnavailable } from '../../http/errors.js';
 import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
-import { timedOAuthFetch } from '../metrics/instrument.js';
-import type { ProviderCallTimer } from '../metrics/metrics.js';
+import type { ProviderCallTimer } from '../metrics/index.js';
+import { timedOAuthFetch } from '../metrics/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createConnectionTokens } from './connection-tokens.js';
 import { registerConnectionRoutes } from './connections.routes.js';
@@ -19,7 +20,6 @@ import { registerKeyRotationRoute } from './key-rotation.routes.js';
 import { registerOAuthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
 import { type OAuthHttpOptions, type OAuthNetworkOptions, providerFetch } from './oauth-http.js';
-import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface OAuthModuleDeps {
   database: Database;

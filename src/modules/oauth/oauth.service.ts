@@ -6,9 +6,10 @@ import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import type { KeyRing } from '../../lib/key-ring.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { can, type Principal, requirePermission, type Scope } from '../auth/permissions.js';
+import { can, type Principal, requirePermission, type Scope } from '../auth/index.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import { environments } from '../tenancy/tenancy.tables.js';
 import {
@@ -38,7 +39,6 @@ import {
 } from './state-cookie.js';
 import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
 import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
-import type { KeyRing } from '../../lib/key-ring.js';
 
 export interface OAuthServiceDeps {
   database: Database;

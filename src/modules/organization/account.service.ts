@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { presentOrganization } from '../tenancy/tenancy.presenters.js';
 import { organizations, users } from '../tenancy/tenancy.tables.js';

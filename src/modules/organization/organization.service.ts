@@ -2,8 +2,14 @@ import type { Database } from '../../db/client.js';
 import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import { decodeKeysetCursor, encodeKeysetCursor } from '../../http/keyset-cursor.js';
 import { cursorPage } from '../../lib/page.js';
-import { PERMISSIONS, type Permission } from '../auth/grants.js';
-import { can, type Principal, ROLE_PERMISSIONS, type Scope } from '../auth/permissions.js';
+import {
+  can,
+  PERMISSIONS,
+  type Permission,
+  type Principal,
+  ROLE_PERMISSIONS,
+  type Scope,
+} from '../auth/index.js';
 import type { IntegrationsService } from '../oauth/integrations.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { apiKeyStart, createOrganizationReads, projectIdsOf } from './organization.repo.js';

@@ -10,8 +10,8 @@ import { API_KEY_CHANGED, type ApiKeyAuthenticator } from '../api-keys/api-key-a
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import type { AuditMetadata } from '../audit/audit.tables.js';
-import type { Permission } from '../auth/grants.js';
-import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/permissions.js';
+import type { Permission } from '../auth/index.js';
+import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/index.js';
 import type { DisconnectRow } from '../oauth/disconnect.js';
 import { connections } from '../oauth/oauth.tables.js';
 import { presetName } from '../oauth/presets/index.js';

@@ -1,7 +1,7 @@
 import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import * as policies from './policy.repo.js';
 import type { Approval } from './policy.schemas.js';
 import type { ApprovalRow } from './policy.tables.js';

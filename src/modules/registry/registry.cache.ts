@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ChangeBus } from '../../db/change-bus.js';
-import type { CacheEvents } from '../metrics/metrics.js';
+import type { CacheEvents } from '../metrics/index.js';
 
 export const REGISTRY_CHANGED = 'registry-name';
 

@@ -2,9 +2,9 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Change } from '../../db/change-bus.js';
 import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
-import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
 import { consoleSessions } from '../sessions/sessions.tables.js';
+import { MEMBERSHIP_CHANGED } from './changes.js';
 import { memberships, users } from './tenancy.tables.js';
 
 /** What a reset took from whoever held the account before. */

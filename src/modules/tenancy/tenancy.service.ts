@@ -7,9 +7,9 @@ import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
-import { MEMBERSHIP_CHANGED } from '../api-keys/api-key-authenticator.js';
 import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { resetAccountCredentials, unprovenAccount } from './account-reset.js';
+import { MEMBERSHIP_CHANGED } from './changes.js';
 import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
 import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
 

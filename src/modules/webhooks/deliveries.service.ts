@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import { recordEvent } from '../events/events.repo.js';
 import { events } from '../events/events.tables.js';
 import { queueForEndpoint } from './deliveries.repo.js';

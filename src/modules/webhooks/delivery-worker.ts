@@ -8,7 +8,7 @@ import type { OutboundAllowance } from '../../lib/outbound/address-policy.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { presentEvent } from '../events/events.service.js';
 import { events } from '../events/events.tables.js';
-import type { DeliveryEvents } from '../metrics/metrics.js';
+import type { DeliveryEvents } from '../metrics/index.js';
 import { type ClaimedDelivery, claimDue } from './deliveries.repo.js';
 import { parseRetired } from './retired-secrets.js';
 import { FAILING_DISABLE_MS, retryDelayMs } from './retry-schedule.js';

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import { isAllowedHost, type OutboundAllowance } from '../../lib/outbound/address-policy.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import { parseRetired, retire } from './retired-secrets.js';
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookEndpointRecord } from './webhooks.schemas.js';
 import { webhookEndpoints } from './webhooks.tables.js';

@@ -1,4 +1,4 @@
-import type { ProviderCallTimer } from '../../metrics/metrics.js';
+import type { ProviderCallTimer } from '../../metrics/index.js';
 import type { BillingProvider } from './provider.js';
 
 /** The billing provider with each call to it timed (the local provider too: it is the same interface). */
