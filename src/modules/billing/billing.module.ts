@@ -3,7 +3,7 @@ import { countsAsApiRequest } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
-import { createIdempotency } from '../idempotency/idempotency.js';
+import { createIdempotency } from '../idempotency/index.js';
 import type { ProviderCallTimer } from '../metrics/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createApiRequestQuota } from './api-quota.js';

@@ -9,7 +9,7 @@ import {
   sendSerialized,
 } from '../../http/route-kit.js';
 import type { Permission } from '../auth/index.js';
-import { idempotencyKeyOf, sendIdempotent } from '../idempotency/idempotency.js';
+import { idempotencyKeyOf, sendIdempotent } from '../idempotency/index.js';
 import {
   checkoutBody,
   checkoutSessionSchema,
