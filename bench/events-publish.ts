@@ -18,9 +18,9 @@ import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
 import { auditWrites } from '../src/modules/audit/audit.repo.js';
 import { eventsForAuditChange } from '../src/modules/events/from-audit.js';
-import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 200);

@@ -12,6 +12,7 @@ import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { readTlsCredentials, reloadTlsOnSighup, TlsFilesError } from './http/tls.js';
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
+import { parseKeyRing } from './lib/key-ring.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { makePrivateDataDir, tighten } from './lib/private-dir.js';
 import { createPlanCatalogue } from './modules/billing/plans.js';
@@ -22,7 +23,6 @@ import {
 } from './modules/billing/plans-file.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
-import { parseKeyRing } from './lib/key-ring.js';
 
 const env = loadEnv();
 const plans = loadPlans();

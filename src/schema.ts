@@ -1,12 +1,12 @@
 // Every module's tables in one place: test/schema-drift.test.ts compares them with the migrations. A new module's
 // *.tables.ts gets its line here. (The database client knows no tables: src/db sits below the modules.)
 
-export * from './modules/idempotency/idempotency.tables.js';
 export * from './modules/api-keys/api-keys.tables.js';
 export * from './modules/audit/audit.tables.js';
 export * from './modules/billing/billing.tables.js';
 export * from './modules/cli-logins/cli-logins.tables.js';
 export * from './modules/events/events.tables.js';
+export * from './modules/idempotency/idempotency.tables.js';
 export * from './modules/mcp-catalog/mcp-catalog.tables.js';
 export * from './modules/members/invitations.tables.js';
 export * from './modules/oauth/oauth.tables.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';
 import { type Receiver, startReceiver, verify } from './support/webhook-receiver.js';

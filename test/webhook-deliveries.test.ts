@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/lib/clock.js';
-import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { FAILING_DISABLE_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/modules/webhooks/retry-schedule.js';
 import { secretAad } from '../src/modules/webhooks/webhooks.service.js';
 import { webhookDeliveries, webhookEndpoints } from '../src/modules/webhooks/webhooks.tables.js';

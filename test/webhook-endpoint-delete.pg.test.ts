@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { until, waitingOnLocks } from './support/locks.js';
 import { captureLogs } from './support/log-capture.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
 import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { createEventSweep } from '../src/modules/events/event-sweep.js';
 import { EVENT_TYPES } from '../src/modules/events/event-types.js';
-import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
 import { expertBody, keyPath, published, uniqueName } from './registry/helpers.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { startServer, type TestServer } from './support/server.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/lib/clock.js';
-import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
+import { parseOutboundAllowance } from '../src/lib/outbound/address-policy.js';
 import { createKey, createOrganization, type TestOrganization } from './support/fixtures.js';
 import { endless, type RawBehaviour, startRawReceiver, trickle } from './support/raw-receiver.js';
 import { startServer, type TestServer } from './support/server.js';

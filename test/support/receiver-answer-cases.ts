@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
-import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
+import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import { webhookDeliveries } from '../../src/modules/webhooks/webhooks.tables.js';
 import { createKey, createOrganization, type TestOrganization } from './fixtures.js';
 import { type RawBehaviour, startRawReceiver } from './raw-receiver.js';
