@@ -1,7 +1,8 @@
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { type ComponentType, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { createBrowserRouter, Navigate, type NonIndexRouteObject, RouterProvider } from 'react-router';
+import { CONSOLE_PAGES, type ConsolePage } from '../../src/modules/console/console-pages.js';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
 import { RequireSession } from './components/RequireSession.js';
@@ -51,102 +52,93 @@ const signedIn = (load: () => Promise<ComponentType>) => ({
   },
 });
 
-// Console paths; the server answers each with this app (and every other path with its own 404).
+// The console's pages, each at its path from CONSOLE_PAGES (the list the server answers 200 for): a page
+// missing here or an entry here without a page does not compile.
+const PAGES: Record<ConsolePage, Omit<NonIndexRouteObject, 'path'>> = {
+  registry: { handle: { title: 'Experts' }, element: <RegistryList /> },
+  expert: {
+    handle: { title: 'Expert' },
+    lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
+  },
+  // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
+  playground: {
+    handle: { title: 'Playground' },
+    lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
+  },
+  signIn: { handle: { title: 'Sign in' }, element: <SignIn /> },
+  home: {
+    handle: { title: 'Home', organization: true },
+    ...signedIn(async () => (await import('./pages/Home.js')).Home),
+  },
+  keys: {
+    handle: { title: 'API keys', organization: true },
+    ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys),
+  },
+  billing: {
+    handle: { title: 'Billing', organization: true },
+    ...signedIn(async () => (await import('./pages/Billing.js')).Billing),
+  },
+  connections: {
+    handle: { title: 'Connections', organization: true },
+    ...signedIn(async () => (await import('./pages/Connections.js')).Connections),
+  },
+  projects: {
+    handle: { title: 'Projects', organization: true },
+    ...signedIn(async () => (await import('./pages/Projects.js')).Projects),
+  },
+  integrations: {
+    handle: { title: 'Integrations', organization: true },
+    ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
+  },
+  audit: {
+    handle: { title: 'Audit log', organization: true },
+    ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog),
+  },
+  // The Developers group's old address opens its first page.
+  developers: { element: <Navigate to="/developers/webhooks" replace /> },
+  webhooks: {
+    handle: { title: 'Webhooks', organization: true },
+    ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
+  },
+  webhookEndpoint: {
+    handle: { title: 'Webhook endpoint', organization: true },
+    ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
+  },
+  events: {
+    handle: { title: 'Events', organization: true },
+    ...signedIn(async () => (await import('./pages/Events.js')).Events),
+  },
+  members: {
+    handle: { title: 'Members', organization: true },
+    ...signedIn(async () => (await import('./pages/Members.js')).Members),
+  },
+  settings: {
+    handle: { title: 'Settings', organization: true },
+    ...signedIn(async () => (await import('./pages/Settings.js')).Settings),
+  },
+  publishing: {
+    handle: { title: 'Publishing', organization: true },
+    ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
+  },
+  cliLogin: {
+    handle: { title: 'Approve a CLI sign-in' },
+    ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),
+  },
+  // The invitation link is public: the invitee may have no account yet.
+  invitation: {
+    handle: { title: 'Invitation' },
+    lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
+  },
+};
+
 const router = createBrowserRouter([
   {
     element: <Layout />,
     children: [
-      { path: '/', handle: { title: 'Experts' }, element: <RegistryList /> },
-      {
-        path: '/experts/*',
-        handle: { title: 'Expert' },
-        lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
-      },
-      // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
-      {
-        path: '/playground',
-        handle: { title: 'Playground' },
-        lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
-      },
-      { path: '/sign-in', handle: { title: 'Sign in' }, element: <SignIn /> },
-      {
-        path: '/home',
-        handle: { title: 'Home', organization: true },
-        ...signedIn(async () => (await import('./pages/Home.js')).Home),
-      },
-      {
-        path: '/keys',
-        handle: { title: 'API keys', organization: true },
-        ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys),
-      },
-      {
-        path: '/billing',
-        handle: { title: 'Billing', organization: true },
-        ...signedIn(async () => (await import('./pages/Billing.js')).Billing),
-      },
-      {
-        path: '/connections',
-        handle: { title: 'Connections', organization: true },
-        ...signedIn(async () => (await import('./pages/Connections.js')).Connections),
-      },
-      {
-        path: '/projects',
-        handle: { title: 'Projects', organization: true },
-        ...signedIn(async () => (await import('./pages/Projects.js')).Projects),
-      },
-      {
-        path: '/integrations',
-        handle: { title: 'Integrations', organization: true },
-        ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
-      },
-      {
-        path: '/audit',
-        handle: { title: 'Audit log', organization: true },
-        ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog),
-      },
-      // The Developers group's old address opens its first page.
-      { path: '/developers', element: <Navigate to="/developers/webhooks" replace /> },
-      {
-        path: '/developers/webhooks',
-        handle: { title: 'Webhooks', organization: true },
-        ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
-      },
-      {
-        path: '/developers/webhooks/:endpointId',
-        handle: { title: 'Webhook endpoint', organization: true },
-        ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
-      },
-      {
-        path: '/developers/events',
-        handle: { title: 'Events', organization: true },
-        ...signedIn(async () => (await import('./pages/Events.js')).Events),
-      },
-      {
-        path: '/members',
-        handle: { title: 'Members', organization: true },
-        ...signedIn(async () => (await import('./pages/Members.js')).Members),
-      },
-      {
-        path: '/settings',
-        handle: { title: 'Settings', organization: true },
-        ...signedIn(async () => (await import('./pages/Settings.js')).Settings),
-      },
-      {
-        path: '/publishing',
-        handle: { title: 'Publishing', organization: true },
-        ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
-      },
-      {
-        path: '/cli-login',
-        handle: { title: 'Approve a CLI sign-in' },
-        ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),
-      },
-      // The invitation link is public: the invitee may have no account yet.
-      {
-        path: '/invitations/:token',
-        handle: { title: 'Invitation' },
-        lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
-      },
+      ...Object.entries(PAGES).map(([page, route]) => ({
+        ...route,
+        path: CONSOLE_PAGES[page as ConsolePage],
+      })),
       { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> },
     ],
   },
