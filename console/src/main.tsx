@@ -1,8 +1,8 @@
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { type ComponentType, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, Navigate, type NonIndexRouteObject, RouterProvider } from 'react-router';
-import { CONSOLE_PAGES, type ConsolePage } from '../../src/modules/console/console-pages.js';
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import type { ConsolePath } from '../../src/modules/console/console-pages.js';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
 import { RequireSession } from './components/RequireSession.js';
@@ -52,95 +52,111 @@ const signedIn = (load: () => Promise<ComponentType>) => ({
   },
 });
 
-// The console's pages, each at its path from CONSOLE_PAGES (the list the server answers 200 for): a page
-// missing here or an entry here without a page does not compile.
-const PAGES: Record<ConsolePage, Omit<NonIndexRouteObject, 'path'>> = {
-  registry: { handle: { title: 'Experts' }, element: <RegistryList /> },
-  expert: {
+// The console's pages. Their paths are exactly CONSOLE_PAGES, the list the server answers 200 for: a page
+// whose path is not listed there, or a listed path without a page here, does not compile (below).
+const PAGES = [
+  { path: '/', handle: { title: 'Experts' }, element: <RegistryList /> },
+  {
+    path: '/experts/*',
     handle: { title: 'Expert' },
     lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
   },
   // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
-  playground: {
+  {
+    path: '/playground',
     handle: { title: 'Playground' },
     lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
   },
-  signIn: { handle: { title: 'Sign in' }, element: <SignIn /> },
-  home: {
+  { path: '/sign-in', handle: { title: 'Sign in' }, element: <SignIn /> },
+  {
+    path: '/home',
     handle: { title: 'Home', organization: true },
     ...signedIn(async () => (await import('./pages/Home.js')).Home),
   },
-  keys: {
+  {
+    path: '/keys',
     handle: { title: 'API keys', organization: true },
     ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys),
   },
-  billing: {
+  {
+    path: '/billing',
     handle: { title: 'Billing', organization: true },
     ...signedIn(async () => (await import('./pages/Billing.js')).Billing),
   },
-  connections: {
+  {
+    path: '/connections',
     handle: { title: 'Connections', organization: true },
     ...signedIn(async () => (await import('./pages/Connections.js')).Connections),
   },
-  projects: {
+  {
+    path: '/projects',
     handle: { title: 'Projects', organization: true },
     ...signedIn(async () => (await import('./pages/Projects.js')).Projects),
   },
-  integrations: {
+  {
+    path: '/integrations',
     handle: { title: 'Integrations', organization: true },
     ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
   },
-  audit: {
+  {
+    path: '/audit',
     handle: { title: 'Audit log', organization: true },
     ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog),
   },
   // The Developers group's old address opens its first page.
-  developers: { element: <Navigate to="/developers/webhooks" replace /> },
-  webhooks: {
+  { path: '/developers', element: <Navigate to="/developers/webhooks" replace /> },
+  {
+    path: '/developers/webhooks',
     handle: { title: 'Webhooks', organization: true },
     ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
   },
-  webhookEndpoint: {
+  {
+    path: '/developers/webhooks/:endpointId',
     handle: { title: 'Webhook endpoint', organization: true },
     ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
   },
-  events: {
+  {
+    path: '/developers/events',
     handle: { title: 'Events', organization: true },
     ...signedIn(async () => (await import('./pages/Events.js')).Events),
   },
-  members: {
+  {
+    path: '/members',
     handle: { title: 'Members', organization: true },
     ...signedIn(async () => (await import('./pages/Members.js')).Members),
   },
-  settings: {
+  {
+    path: '/settings',
     handle: { title: 'Settings', organization: true },
     ...signedIn(async () => (await import('./pages/Settings.js')).Settings),
   },
-  publishing: {
+  {
+    path: '/publishing',
     handle: { title: 'Publishing', organization: true },
     ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
   },
-  cliLogin: {
+  {
+    path: '/cli-login',
     handle: { title: 'Approve a CLI sign-in' },
     ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),
   },
   // The invitation link is public: the invitee may have no account yet.
-  invitation: {
+  {
+    path: '/invitations/:token',
     handle: { title: 'Invitation' },
     lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
   },
-};
+] as const;
+true satisfies [(typeof PAGES)[number]['path']] extends [ConsolePath]
+  ? [ConsolePath] extends [(typeof PAGES)[number]['path']]
+    ? true
+    : false
+  : false;
 
 const router = createBrowserRouter([
   {
     element: <Layout />,
-    children: [
-      ...Object.entries(PAGES).map(([page, route]) => ({
-        ...route,
-        path: CONSOLE_PAGES[page as ConsolePage],
-      })),
-      { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> },
-    ],
+    children: [...PAGES, { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> }],
   },
 ]);
 

@@ -36,12 +36,12 @@ export function consoleNotFoundPage(shell: ConsoleShell | undefined) {
 }
 
 /**
- * Each of the console's pages (console-pages.ts, the list its router takes its paths from) answers the app's
+ * Each of the console's pages (console-pages.ts, exactly the paths its router routes) answers the app's
  * page shell. Any other path a browser asks for as a page gets the shell with status 404 (the app says "not
  * found"), and `/api/…`, `/registry/…`, `/admin/…`, `/auth/…` keep their JSON 404s (docs/console.md).
  */
 export function registerConsoleRoutes(app: App, shell: ConsoleShell | undefined): void {
-  for (const url of Object.values(CONSOLE_PAGES)) {
+  for (const url of CONSOLE_PAGES) {
     app.get(url, { schema: { hide: true } }, (request, reply) => sendShell(shell, request, reply, 200));
   }
   if (!shell) return;
