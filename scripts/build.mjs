@@ -25,7 +25,8 @@ const STEPS = [
   },
   {
     // The web console (console/README.md); it runs the cadre.toml validator and registry rules from src/,
-    // and lists the permissions (auth/grants.ts) and event types (events/event-types.ts) from there.
+    // lists the permissions (auth/grants.ts) and event types (events/event-types.ts) from there, and
+    // takes its pages' paths from console/console-pages.ts.
     name: 'console',
     inputs: [
       'console',
@@ -33,6 +34,7 @@ const STEPS = [
       'src/modules/registry',
       'src/modules/auth/grants.ts',
       'src/modules/events/event-types.ts',
+      'src/modules/console/console-pages.ts',
       'package-lock.json',
     ],
     outputs: ['dist/console/index.html'],

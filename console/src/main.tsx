@@ -2,6 +2,7 @@ import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react
 import { type ComponentType, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import type { ConsolePath } from '../../src/modules/console/console-pages.js';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
 import { RequireSession } from './components/RequireSession.js';
@@ -51,104 +52,111 @@ const signedIn = (load: () => Promise<ComponentType>) => ({
   },
 });
 
-// Console paths; the server answers each with this app (and every other path with its own 404).
+// The console's pages. Their paths are exactly CONSOLE_PAGES, the list the server answers 200 for: a page
+// whose path is not listed there, or a listed path without a page here, does not compile (below).
+const PAGES = [
+  { path: '/', handle: { title: 'Experts' }, element: <RegistryList /> },
+  {
+    path: '/experts/*',
+    handle: { title: 'Expert' },
+    lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
+  },
+  // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
+  {
+    path: '/playground',
+    handle: { title: 'Playground' },
+    lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
+  },
+  { path: '/sign-in', handle: { title: 'Sign in' }, element: <SignIn /> },
+  {
+    path: '/home',
+    handle: { title: 'Home', organization: true },
+    ...signedIn(async () => (await import('./pages/Home.js')).Home),
+  },
+  {
+    path: '/keys',
+    handle: { title: 'API keys', organization: true },
+    ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys),
+  },
+  {
+    path: '/billing',
+    handle: { title: 'Billing', organization: true },
+    ...signedIn(async () => (await import('./pages/Billing.js')).Billing),
+  },
+  {
+    path: '/connections',
+    handle: { title: 'Connections', organization: true },
+    ...signedIn(async () => (await import('./pages/Connections.js')).Connections),
+  },
+  {
+    path: '/projects',
+    handle: { title: 'Projects', organization: true },
+    ...signedIn(async () => (await import('./pages/Projects.js')).Projects),
+  },
+  {
+    path: '/integrations',
+    handle: { title: 'Integrations', organization: true },
+    ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
+  },
+  {
+    path: '/audit',
+    handle: { title: 'Audit log', organization: true },
+    ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog),
+  },
+  // The Developers group's old address opens its first page.
+  { path: '/developers', element: <Navigate to="/developers/webhooks" replace /> },
+  {
+    path: '/developers/webhooks',
+    handle: { title: 'Webhooks', organization: true },
+    ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
+  },
+  {
+    path: '/developers/webhooks/:endpointId',
+    handle: { title: 'Webhook endpoint', organization: true },
+    ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
+  },
+  {
+    path: '/developers/events',
+    handle: { title: 'Events', organization: true },
+    ...signedIn(async () => (await import('./pages/Events.js')).Events),
+  },
+  {
+    path: '/members',
+    handle: { title: 'Members', organization: true },
+    ...signedIn(async () => (await import('./pages/Members.js')).Members),
+  },
+  {
+    path: '/settings',
+    handle: { title: 'Settings', organization: true },
+    ...signedIn(async () => (await import('./pages/Settings.js')).Settings),
+  },
+  {
+    path: '/publishing',
+    handle: { title: 'Publishing', organization: true },
+    ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
+  },
+  {
+    path: '/cli-login',
+    handle: { title: 'Approve a CLI sign-in' },
+    ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),
+  },
+  // The invitation link is public: the invitee may have no account yet.
+  {
+    path: '/invitations/:token',
+    handle: { title: 'Invitation' },
+    lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
+  },
+] as const;
+true satisfies [(typeof PAGES)[number]['path']] extends [ConsolePath]
+  ? [ConsolePath] extends [(typeof PAGES)[number]['path']]
+    ? true
+    : false
+  : false;
+
 const router = createBrowserRouter([
   {
     element: <Layout />,
-    children: [
-      { path: '/', handle: { title: 'Experts' }, element: <RegistryList /> },
-      {
-        path: '/experts/*',
-        handle: { title: 'Expert' },
-        lazy: async () => ({ Component: (await import('./pages/ExpertPage.js')).ExpertPage }),
-      },
-      // The playground carries the cadre.toml validator (zod, TOML, JSON Schema): loaded when opened.
-      {
-        path: '/playground',
-        handle: { title: 'Playground' },
-        lazy: async () => ({ Component: (await import('./pages/Playground.js')).Playground }),
-      },
-      { path: '/sign-in', handle: { title: 'Sign in' }, element: <SignIn /> },
-      {
-        path: '/home',
-        handle: { title: 'Home', organization: true },
-        ...signedIn(async () => (await import('./pages/Home.js')).Home),
-      },
-      {
-        path: '/keys',
-        handle: { title: 'API keys', organization: true },
-        ...signedIn(async () => (await import('./pages/ApiKeys.js')).ApiKeys),
-      },
-      {
-        path: '/billing',
-        handle: { title: 'Billing', organization: true },
-        ...signedIn(async () => (await import('./pages/Billing.js')).Billing),
-      },
-      {
-        path: '/connections',
-        handle: { title: 'Connections', organization: true },
-        ...signedIn(async () => (await import('./pages/Connections.js')).Connections),
-      },
-      {
-        path: '/projects',
-        handle: { title: 'Projects', organization: true },
-        ...signedIn(async () => (await import('./pages/Projects.js')).Projects),
-      },
-      {
-        path: '/integrations',
-        handle: { title: 'Integrations', organization: true },
-        ...signedIn(async () => (await import('./pages/Integrations.js')).Integrations),
-      },
-      {
-        path: '/audit',
-        handle: { title: 'Audit log', organization: true },
-        ...signedIn(async () => (await import('./pages/AuditLog.js')).AuditLog),
-      },
-      // The Developers group's old address opens its first page.
-      { path: '/developers', element: <Navigate to="/developers/webhooks" replace /> },
-      {
-        path: '/developers/webhooks',
-        handle: { title: 'Webhooks', organization: true },
-        ...signedIn(async () => (await import('./pages/Webhooks.js')).Webhooks),
-      },
-      {
-        path: '/developers/webhooks/:endpointId',
-        handle: { title: 'Webhook endpoint', organization: true },
-        ...signedIn(async () => (await import('./pages/WebhookEndpoint.js')).WebhookEndpoint),
-      },
-      {
-        path: '/developers/events',
-        handle: { title: 'Events', organization: true },
-        ...signedIn(async () => (await import('./pages/Events.js')).Events),
-      },
-      {
-        path: '/members',
-        handle: { title: 'Members', organization: true },
-        ...signedIn(async () => (await import('./pages/Members.js')).Members),
-      },
-      {
-        path: '/settings',
-        handle: { title: 'Settings', organization: true },
-        ...signedIn(async () => (await import('./pages/Settings.js')).Settings),
-      },
-      {
-        path: '/publishing',
-        handle: { title: 'Publishing', organization: true },
-        ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
-      },
-      {
-        path: '/cli-login',
-        handle: { title: 'Approve a CLI sign-in' },
-        ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),
-      },
-      // The invitation link is public: the invitee may have no account yet.
-      {
-        path: '/invitations/:token',
-        handle: { title: 'Invitation' },
-        lazy: async () => ({ Component: (await import('./pages/Invitation.js')).Invitation }),
-      },
-      { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> },
-    ],
+    children: [...PAGES, { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> }],
   },
 ]);
 

@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+// Read from the sources both under tsx and from dist/ (as the migrations are): src/http/api-reference/.
+const THEME = new URL('../../src/http/api-reference/', import.meta.url);
+const LOGO = new URL('../../console/public/favicon.svg', import.meta.url);
 
 /** The OpenAPI 3.1 document is generated from the same zod schemas the routes validate with. */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
@@ -109,7 +114,24 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     });
     await docs.register(fastifySwaggerUi, {
       routePrefix: '/docs',
-      uiConfig: { deepLinking: true, validatorUrl: null },
+      // BaseLayout: the viewer without Swagger's top bar (its logo, "Explore" box and theme toggle); Cadre's
+      // header takes its place (api-reference/reference.js). No deep links: they put a link inside each
+      // operation's toggle button, an interactive element within another.
+      uiConfig: { deepLinking: false, validatorUrl: null, layout: 'BaseLayout' },
+      theme: {
+        title: 'API reference · Cadre',
+        css: [{ filename: 'reference.css', content: readFileSync(new URL('reference.css', THEME), 'utf8') }],
+        js: [{ filename: 'reference.js', content: readFileSync(new URL('reference.js', THEME), 'utf8') }],
+        favicon: [
+          {
+            filename: 'cadre.svg',
+            rel: 'icon',
+            sizes: 'any',
+            type: 'image/svg+xml',
+            content: readFileSync(LOGO),
+          },
+        ],
+      },
       // The viewer's own policy (its inline script and style hashes), made as strict as the console's.
       staticCSP: true,
       transformStaticCSP: docsPolicy,

@@ -48,18 +48,22 @@ interface AxeViolation {
   nodes: Array<{ target: string[] }>;
 }
 
-/** Runs axe-core in the page; serious and critical violations fail the test, named with their nodes. */
-export async function expectAccessible(page: Page, what: string): Promise<void> {
+/** The serious and critical violations axe-core finds in the page, each named with its nodes. */
+export async function axeFindings(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's CSP (no inline script) does not apply to it.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run();
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
-  expect(violations, `axe on ${what}`).toEqual([]);
+}
+
+/** Runs axe-core in the page; serious and critical violations fail the test, named with their nodes. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  expect(await axeFindings(page), `axe on ${what}`).toEqual([]);
 }
 
 /** Saves the page at desktop and phone width (screenshots/<name>-desktop.png, -phone.png). */

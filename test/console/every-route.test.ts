@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_PAGES } from '../../src/modules/console/console-pages.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-// Every path of the console's router answers 200 on a direct load (a monitor or link checker sees what a
-// browser sees). The paths are read from the router itself, so a new page is covered the day it is added.
-const ROUTER = readFileSync(join(import.meta.dirname, '../../console/src/main.tsx'), 'utf8');
-const routerPaths = [...ROUTER.matchAll(/\bpath: '([^']+)'/g)]
-  .map((match) => match[1]!)
-  .filter((p) => p !== '*');
+// Every page of the console answers 200 on a direct load (a monitor or link checker sees what a browser
+// sees). The console's router routes exactly CONSOLE_PAGES's paths (console/src/main.tsx does not compile
+// otherwise), and the server answers those same paths: a new page is served the day it is routed.
+const routerPaths = CONSOLE_PAGES;
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,10 +18,19 @@ afterAll(async () => {
 });
 
 describe("the console's routes", () => {
-  it('are read from the router (a sanity check of the reading)', () => {
-    expect(routerPaths).toContain('/keys');
+  it("are the router's own: it checks its paths against the list the server serves", () => {
+    const router = readFileSync(join(import.meta.dirname, '../../console/src/main.tsx'), 'utf8');
+    expect(router).toContain(
+      "import type { ConsolePath } from '../../src/modules/console/console-pages.js';",
+    );
+    expect(router).toMatch(/true satisfies \[\(typeof PAGES\)\[number\]\['path'\]\] extends \[ConsolePath\]/);
     expect(routerPaths).toContain('/developers/webhooks/:endpointId');
-    expect(routerPaths.length).toBeGreaterThan(15);
+  });
+
+  it('answer 404 for any other page a browser asks for', async () => {
+    const res = await server.request('GET', '/no-such-page', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(404);
+    expect(res.text).toContain('<div id="root"></div>');
   });
 
   it('each answers 200 with the app shell on a direct load', async () => {

@@ -2,35 +2,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/route-kit.js';
 import { CONSOLE_CSP, type ConsoleShell } from './console-assets.js';
-
-/**
- * The console's pages, as console/src/main.tsx's router lists them (test/console/every-route.test.ts reads
- * the router and fails for a page missing here): each answers the app's page shell. Any
- * other path a browser asks for as a page gets the shell with status 404 (the app says "not found"), and
- * `/api/…`, `/registry/…`, `/admin/…`, `/auth/…` keep their JSON 404s (docs/console.md).
- */
-const CONSOLE_PAGES = [
-  '/',
-  '/experts/*',
-  '/playground',
-  '/sign-in',
-  '/home',
-  '/keys',
-  '/connections',
-  '/projects',
-  '/integrations',
-  '/billing',
-  '/audit',
-  '/members',
-  '/settings',
-  '/publishing',
-  '/developers',
-  '/developers/webhooks',
-  '/developers/webhooks/:endpointId',
-  '/developers/events',
-  '/cli-login',
-  '/invitations/:token',
-] as const;
+import { CONSOLE_PAGES } from './console-pages.js';
 
 const NOT_BUILT = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Cadre</title>
 <p>The web console has not been built. Run <code>npm run build</code> (or <code>npm start</code>, which builds it).</p>`;
@@ -63,6 +35,11 @@ export function consoleNotFoundPage(shell: ConsoleShell | undefined) {
   };
 }
 
+/**
+ * Each of the console's pages (console-pages.ts, exactly the paths its router routes) answers the app's
+ * page shell. Any other path a browser asks for as a page gets the shell with status 404 (the app says "not
+ * found"), and `/api/…`, `/registry/…`, `/admin/…`, `/auth/…` keep their JSON 404s (docs/console.md).
+ */
 export function registerConsoleRoutes(app: App, shell: ConsoleShell | undefined): void {
   for (const url of CONSOLE_PAGES) {
     app.get(url, { schema: { hide: true } }, (request, reply) => sendShell(shell, request, reply, 200));
