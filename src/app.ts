@@ -334,7 +334,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
-  const mcpCatalog = createMcpCatalogModule({ database, clock, tenancy, publicUrl });
+  const mcpCatalog = createMcpCatalogModule({
+    database,
+    bus,
+    clock,
+    tenancy,
+    publicUrl,
+    reads: metrics.mcpCatalogReads,
+  });
   const events = createEventsModule({
     database,
     clock,

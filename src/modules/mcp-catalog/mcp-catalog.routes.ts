@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
-import { type App, registryErrors } from '../../http/route-kit.js';
+import { type App, registryErrors, sendSerialized } from '../../http/route-kit.js';
+import type { CatalogReadEvents } from '../metrics/metrics.js';
 import {
   catalogParams,
   includeDeletedQuery,
@@ -12,7 +13,7 @@ import {
   serverParams,
   versionParams,
 } from './mcp-catalog.schemas.js';
-import type { McpCatalogService } from './mcp-catalog.service.js';
+import type { Answer, McpCatalogService } from './mcp-catalog.service.js';
 
 const tags = ['MCP catalog'];
 
@@ -45,6 +46,7 @@ type Resolve = (request: FastifyRequest, part: CatalogPart) => ReturnType<McpCat
 function registerReads(
   app: App,
   catalogs: McpCatalogService,
+  reads: CatalogReadEvents,
   base: '/:organization' | '/-/:secret',
   resolve: Resolve,
 ): void {
@@ -60,6 +62,11 @@ function registerReads(
     version: (viaLink ? linkVersionParams : versionParams) as typeof versionParams,
   };
   const catalogOf = (request: FastifyRequest) => resolve(request, request.params as CatalogPart);
+  /** Sends a read's answer and counts it by route and by where it came from (cadre_mcp_catalog_reads_total). */
+  const send = (request: FastifyRequest, reply: FastifyReply, answer: Answer) => {
+    reads.read(request.routeOptions.url ?? base, answer.from);
+    return sendSerialized(reply, answer.body);
+  };
   const how = viaLink ? 'through its catalog link' : "at its organization's address";
 
   app.get(`${base}/v0.1/servers`, {
@@ -75,7 +82,8 @@ function registerReads(
       querystring: listServersQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request) => catalogs.list(await catalogOf(request), request.query),
+    handler: async (request, reply) =>
+      send(request, reply, await catalogs.list(await catalogOf(request), request.query)),
   });
 
   app.get(`${base}/v0.1/servers/:serverName/versions`, {
@@ -88,8 +96,15 @@ function registerReads(
       querystring: includeDeletedQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request) =>
-      catalogs.versions(await catalogOf(request), request.params.serverName, request.query.include_deleted),
+    handler: async (request, reply) => {
+      const { serverName } = request.params;
+      const catalog = await catalogOf(request);
+      return send(
+        request,
+        reply,
+        await catalogs.versions(catalog, serverName, request.query.include_deleted),
+      );
+    },
   });
 
   app.get(`${base}/v0.1/servers/:serverName/versions/:version`, {
@@ -102,22 +117,25 @@ function registerReads(
       querystring: includeDeletedQuery,
       response: { 200: serverAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request) =>
-      catalogs.version(
-        await catalogOf(request),
-        request.params.serverName,
-        request.params.version,
-        request.query.include_deleted,
-      ),
+    handler: async (request, reply) => {
+      const { serverName, version } = request.params;
+      const catalog = await catalogOf(request);
+      const answer = await catalogs.version(catalog, serverName, version, request.query.include_deleted);
+      return send(request, reply, answer);
+    },
   });
 }
 
 /** The catalog face (`/mcp`): the v0.1 reads at both addresses, and the CORS preflight of each. */
-export function registerCatalogReadRoutes(app: App, catalogs: McpCatalogService): void {
-  registerReads(app, catalogs, '/:organization', (request, part) =>
+export function registerCatalogReadRoutes(
+  app: App,
+  catalogs: McpCatalogService,
+  reads: CatalogReadEvents,
+): void {
+  registerReads(app, catalogs, reads, '/:organization', (request, part) =>
     catalogs.bySlug(part.organization ?? '', request.principal),
   );
-  registerReads(app, catalogs, '/-/:secret', (_request, part) => catalogs.byLink(part.secret ?? ''));
+  registerReads(app, catalogs, reads, '/-/:secret', (_request, part) => catalogs.byLink(part.secret ?? ''));
 
   // The preflight a browser sends before a GET with Authorization: answered for every catalog path.
   // The pattern, not the URL, goes to the request log: a preflight of a catalog link carries its secret.

@@ -1,4 +1,6 @@
-import type { Database } from '../../db/client.js';
+import { LRUCache } from 'lru-cache';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database, Tx } from '../../db/client.js';
 import { unauthorized } from '../../http/auth.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -7,6 +9,7 @@ import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/permissions.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { type CatalogGate, createCatalogCache, MCP_CATALOG_CHANGED } from './catalog.cache.js';
 import { latestOf } from './latest.js';
 import * as repo from './mcp-catalog.repo.js';
 import {
@@ -26,6 +29,9 @@ export interface McpCatalogServiceDeps {
   tenancy: Pick<TenancyService, 'getOrganization'>;
   /** The origin IDEs reach Cadre at (CADRE_PUBLIC_URL), for the catalog URLs shown to admins. */
   publicUrl: () => string;
+  bus: Pick<ChangeBus, 'commit' | 'subscribe' | 'isLive'>;
+  /** Read answers kept per instance (0 disables the cache). */
+  cacheEntries?: number;
 }
 
 export type McpCatalogService = ReturnType<typeof createMcpCatalogService>;
@@ -34,6 +40,14 @@ export type McpCatalogService = ReturnType<typeof createMcpCatalogService>;
 interface Catalog {
   organizationId: string;
   slug: string;
+  /** The access mode the read was let in under: answers are cached per mode. */
+  access: CatalogAccess;
+}
+
+/** A read's answer as sent (JSON bytes), and whether this instance's cache held it. */
+export interface Answer {
+  body: Buffer;
+  from: 'cache' | 'database';
 }
 
 /** Without a row, a catalog is private and read with a Bearer key: nothing is exposed until an admin says so. */
@@ -41,7 +55,7 @@ const DEFAULT_ACCESS: CatalogAccess = 'key';
 
 const iso = (date: Date) => date.toISOString();
 
-function present(row: ServerVersionRow, catalog: Catalog): ServerAnswer {
+function present(row: ServerVersionRow, catalog: Pick<Catalog, 'slug'>): ServerAnswer {
   return {
     server: row.server as ServerJson,
     _meta: {
@@ -67,11 +81,33 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
   const { db } = deps.database;
   const catalogUrl = (slug: string) => `${deps.publicUrl().replace(/\/$/, '')}/mcp/${slug}`;
 
+  const cache = createCatalogCache(deps.bus, deps.cacheEntries ?? 10_000);
+  // An organization's id and slug never change (tenancy.service.ts): once read, right for the process's life.
+  const organizations = new LRUCache<string, { id: string; slug: string }>({ max: 10_000 });
+  async function organizationOf(idOrSlug: string) {
+    const cached = organizations.get(idOrSlug);
+    if (cached) return cached;
+    const { id, slug } = await deps.tenancy.getOrganization(idOrSlug);
+    organizations.set(id, { id, slug }).set(slug, { id, slug });
+    return { id, slug };
+  }
+
+  /** Who may read an organization's catalog: from this instance's cache, else the database. */
+  async function gateOf(organizationId: string): Promise<CatalogGate> {
+    const cached = cache.gate(organizationId);
+    if (cached) return cached;
+    const token = cache.token();
+    const row = await repo.readCatalog(db, organizationId);
+    const gate = { access: row?.access ?? DEFAULT_ACCESS, linkSecretHash: row?.linkSecretHash ?? null };
+    cache.setGate(organizationId, gate, token);
+    return gate;
+  }
+
   /** The catalog at `/mcp/{slug}`: public to anyone; otherwise to the organization's keys with mcp:read. */
   async function bySlug(slug: string, principal: Principal | null): Promise<Catalog> {
-    const organization = await deps.tenancy.getOrganization(slug);
-    const catalog = { organizationId: organization.id, slug: organization.slug };
-    const access = (await repo.readCatalog(db, organization.id))?.access ?? DEFAULT_ACCESS;
+    const organization = await organizationOf(slug);
+    const { access } = await gateOf(organization.id);
+    const catalog = { organizationId: organization.id, slug: organization.slug, access };
     if (access === 'public') return catalog;
     if (!principal) throw unauthorized('This catalog is private: send a Bearer key with mcp:read');
     // Another organization's private catalog reads as absent.
@@ -82,13 +118,43 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
 
   /** The catalog behind a catalog link (`/mcp/-/{secret}`), while its organization chose link access. */
   async function byLink(secret: string): Promise<Catalog> {
-    const row = await repo.catalogByLinkHash(db, sha256Hex(secret));
-    if (row?.access !== 'link') throw notFound('Catalog');
-    const organization = await deps.tenancy.getOrganization(row.organizationId);
-    return { organizationId: organization.id, slug: organization.slug };
+    const hash = sha256Hex(secret);
+    const owner = cache.linkOwner(hash);
+    let organizationId = owner;
+    let gate = owner === undefined ? undefined : cache.gate(owner);
+    if (!gate) {
+      const token = cache.token();
+      const row = await repo.catalogByLinkHash(db, hash);
+      if (!row) throw notFound('Catalog');
+      organizationId = row.organizationId;
+      gate = { access: row.access, linkSecretHash: row.linkSecretHash };
+      cache.setGate(row.organizationId, gate, token);
+    }
+    if (gate.access !== 'link' || !organizationId) throw notFound('Catalog');
+    const organization = await organizationOf(organizationId);
+    return { organizationId: organization.id, slug: organization.slug, access: gate.access };
   }
 
-  async function list(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
+  /**
+   * A read's answer as sent (JSON bytes): from this instance's cache when a read of the same thing under
+   * the same access mode stored it since the catalog last changed, else from `read`.
+   */
+  async function answered(catalog: Catalog, what: string, read: () => Promise<unknown>): Promise<Answer> {
+    const cached = cache.answer(catalog.organizationId, catalog.access, what);
+    if (cached) return { body: cached, from: 'cache' };
+    const token = cache.token();
+    const body = Buffer.from(JSON.stringify(await read()));
+    cache.setAnswer(catalog.organizationId, catalog.access, what, body, token);
+    return { body, from: 'database' };
+  }
+
+  function list(catalog: Catalog, query: ListServersQuery): Promise<Answer> {
+    const { cursor, limit, search, updated_since, version, include_deleted } = query;
+    const what = JSON.stringify(['list', cursor, limit, search, updated_since, version, include_deleted]);
+    return answered(catalog, what, () => readList(catalog, query));
+  }
+
+  async function readList(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
     const after = query.cursor === undefined ? undefined : repo.decodeCursor(query.cursor);
     if (query.cursor !== undefined && !after) throw new ApiError('bad_request', 'Invalid cursor');
     const rows = await repo.listVersions(db, catalog.organizationId, {
@@ -111,22 +177,40 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     };
   }
 
-  async function versions(catalog: Catalog, name: string, includeDeleted = false): Promise<ServerListAnswer> {
-    const all = await repo.versionsOf(db, catalog.organizationId, name);
-    const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
-    if (shown.length === 0) throw notFound(`Server ${name}`);
-    return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
+  function versions(catalog: Catalog, name: string, includeDeleted = false): Promise<Answer> {
+    return answered(catalog, JSON.stringify(['versions', name, includeDeleted]), async () => {
+      const all = await repo.versionsOf(db, catalog.organizationId, name);
+      const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
+      if (shown.length === 0) throw notFound(`Server ${name}`);
+      return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
+    });
   }
 
-  async function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false) {
-    const all = await repo.versionsOf(db, catalog.organizationId, name);
-    const row = all.find((candidate) =>
-      wanted === 'latest' ? candidate.isLatest : candidate.version === wanted,
-    );
-    if (!row || (row.status === 'deleted' && !includeDeleted))
-      throw notFound(`Server ${name} version ${wanted}`);
-    return present(row, catalog);
+  function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false): Promise<Answer> {
+    return answered(catalog, JSON.stringify(['version', name, wanted, includeDeleted]), async () => {
+      const all = await repo.versionsOf(db, catalog.organizationId, name);
+      const row = all.find((candidate) =>
+        wanted === 'latest' ? candidate.isLatest : candidate.version === wanted,
+      );
+      if (!row || (row.status === 'deleted' && !includeDeleted))
+        throw notFound(`Server ${name} version ${wanted}`);
+      return present(row, catalog);
+    });
   }
+
+  /**
+   * Runs a write to an organization's catalog in a transaction that tells every instance after commit, and
+   * forgets the catalog here at once.
+   */
+  const write = <T>(organizationId: string, work: (tx: Tx) => Promise<T>): Promise<T> =>
+    deps.bus.commit(
+      async (tx, publish) => {
+        const value = await work(tx);
+        await publish({ topic: MCP_CATALOG_CHANGED, organizationId });
+        return value;
+      },
+      (change: { topic: string; organizationId: string }) => cache.invalidate(change.organizationId),
+    );
 
   async function settings(principal: Principal) {
     requirePermission(principal, 'mcp:read');
@@ -149,7 +233,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
   /** Changes who may read the catalog; audited as mcp_catalog.access_changed. */
   async function setAccess(principal: Principal, access: CatalogAccess) {
     requirePermission(principal, 'mcp:write');
-    await db.transaction(async (tx) => {
+    await write(principal.organizationId, async (tx) => {
       const before = (await repo.readCatalog(tx, principal.organizationId))?.access ?? DEFAULT_ACCESS;
       if (before === access) return;
       const at = deps.clock.now();
@@ -179,7 +263,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     requirePermission(principal, 'mcp:write');
     const secret = randomBase62(43);
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
-    await db.transaction(async (tx) => {
+    await write(organization.id, async (tx) => {
       const at = deps.clock.now();
       const access = (await repo.readCatalog(tx, organization.id))?.access ?? DEFAULT_ACCESS;
       await repo.writeCatalog(tx, {
@@ -209,7 +293,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
     const catalog = { organizationId: organization.id, slug: organization.slug };
     const id = newId();
-    return db.transaction(async (tx) => {
+    return write(organization.id, async (tx) => {
       await repo.lockServerName(tx, organization.id, server.name);
       const existing = await repo.versionsOf(tx, organization.id, server.name);
       if (existing.some((row) => row.version === server.version)) {
@@ -260,7 +344,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     requirePermission(principal, 'mcp:write');
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
     const catalog = { organizationId: organization.id, slug: organization.slug };
-    return db.transaction(async (tx) => {
+    return write(organization.id, async (tx) => {
       await repo.lockServerName(tx, organization.id, name);
       const all = await repo.versionsOf(tx, organization.id, name);
       const row = all.find((candidate) => candidate.version === version);
