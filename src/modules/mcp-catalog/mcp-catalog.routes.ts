@@ -13,7 +13,7 @@ import {
   serverParams,
   versionParams,
 } from './mcp-catalog.schemas.js';
-import type { Answer, McpCatalogService } from './mcp-catalog.service.js';
+import type { Answer, Catalog, McpCatalogService } from './mcp-catalog.service.js';
 
 const tags = ['MCP catalog'];
 
@@ -30,14 +30,15 @@ const CORS_HEADERS = {
 
 /** Every answer of the face carries the CORS headers, errors included, so a browser client can read them. */
 export function registerCatalogCors(app: App): void {
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.headers(CORS_HEADERS);
+    done(null, payload);
   });
 }
 
 /** Where a request's catalog comes from: its organization's slug, or its catalog link's secret. */
 type CatalogPart = { organization?: string; secret?: string };
-type Resolve = (request: FastifyRequest, part: CatalogPart) => ReturnType<McpCatalogService['bySlug']>;
+type Resolve = (request: FastifyRequest, part: CatalogPart) => Catalog | Promise<Catalog>;
 
 /**
  * The v0.1 read API of the MCP Registry for one way of reaching a catalog (`base`): its organization's
@@ -67,6 +68,25 @@ function registerReads(
     reads.read(request.routeOptions.url ?? base, answer.from);
     return sendSerialized(reply, answer.body);
   };
+  /**
+   * Resolves the request's catalog, then `read`s from it: synchronous when this instance's cache holds
+   * both (the hot path costs no promise, as the registry's reads).
+   */
+  const respond = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    read: (catalog: Catalog) => Answer | Promise<Answer>,
+  ): Promise<void> | undefined => {
+    const catalog = catalogOf(request);
+    const answer = catalog instanceof Promise ? catalog.then(read) : read(catalog);
+    if (!(answer instanceof Promise)) {
+      send(request, reply, answer);
+      return undefined;
+    }
+    return answer.then(async (found) => {
+      await send(request, reply, found); // a reply is awaitable: settles once sent
+    });
+  };
   const how = viaLink ? 'through its catalog link' : "at its organization's address";
 
   app.get(`${base}/v0.1/servers`, {
@@ -82,8 +102,7 @@ function registerReads(
       querystring: listServersQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request, reply) =>
-      send(request, reply, await catalogs.list(await catalogOf(request), request.query)),
+    handler: (request, reply) => respond(request, reply, (catalog) => catalogs.list(catalog, request.query)),
   });
 
   app.get(`${base}/v0.1/servers/:serverName/versions`, {
@@ -117,11 +136,11 @@ function registerReads(
       querystring: includeDeletedQuery,
       response: { 200: serverAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request, reply) => {
+    handler: (request, reply) => {
       const { serverName, version } = request.params;
-      const catalog = await catalogOf(request);
-      const answer = await catalogs.version(catalog, serverName, version, request.query.include_deleted);
-      return send(request, reply, answer);
+      return respond(request, reply, (catalog) =>
+        catalogs.version(catalog, serverName, version, request.query.include_deleted),
+      );
     },
   });
 }

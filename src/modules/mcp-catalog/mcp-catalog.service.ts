@@ -37,7 +37,7 @@ export interface McpCatalogServiceDeps {
 export type McpCatalogService = ReturnType<typeof createMcpCatalogService>;
 
 /** A catalog a read resolved to: whose it is (the answers name its slug). */
-interface Catalog {
+export interface Catalog {
   organizationId: string;
   slug: string;
   /** The access mode the read was let in under: answers are cached per mode. */
@@ -103,35 +103,54 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     return gate;
   }
 
-  /** The catalog at `/mcp/{slug}`: public to anyone; otherwise to the organization's keys with mcp:read. */
-  async function bySlug(slug: string, principal: Principal | null): Promise<Catalog> {
-    const organization = await organizationOf(slug);
-    const { access } = await gateOf(organization.id);
+  /**
+   * The catalog at `/mcp/{slug}`: public to anyone; otherwise to the organization's keys with mcp:read.
+   * Synchronous when this instance holds the organization and its gate (the hot path costs no promise).
+   */
+  function bySlug(slug: string, principal: Principal | null): Catalog | Promise<Catalog> {
+    const known = organizations.get(slug);
+    const gate = known && cache.gate(known.id);
+    if (known && gate) return admit(known, gate.access, principal, slug);
+    return (async () => {
+      const organization = await organizationOf(slug);
+      return admit(organization, (await gateOf(organization.id)).access, principal, slug);
+    })();
+  }
+
+  function admit(
+    organization: { id: string; slug: string },
+    access: CatalogAccess,
+    principal: Principal | null,
+    asked: string,
+  ): Catalog {
     const catalog = { organizationId: organization.id, slug: organization.slug, access };
     if (access === 'public') return catalog;
     if (!principal) throw unauthorized('This catalog is private: send a Bearer key with mcp:read');
     // Another organization's private catalog reads as absent.
-    if (principal.organizationId !== organization.id) throw notFound(`Organization ${slug}`);
+    if (principal.organizationId !== organization.id) throw notFound(`Organization ${asked}`);
     requirePermission(principal, 'mcp:read');
     return catalog;
   }
 
   /** The catalog behind a catalog link (`/mcp/-/{secret}`), while its organization chose link access. */
-  async function byLink(secret: string): Promise<Catalog> {
+  function byLink(secret: string): Catalog | Promise<Catalog> {
     const hash = sha256Hex(secret);
     const owner = cache.linkOwner(hash);
-    let organizationId = owner;
-    let gate = owner === undefined ? undefined : cache.gate(owner);
-    if (!gate) {
+    const gate = owner === undefined ? undefined : cache.gate(owner);
+    const known = owner === undefined ? undefined : organizations.get(owner);
+    if (gate && known) return linked(known, gate);
+    return (async () => {
       const token = cache.token();
       const row = await repo.catalogByLinkHash(db, hash);
       if (!row) throw notFound('Catalog');
-      organizationId = row.organizationId;
-      gate = { access: row.access, linkSecretHash: row.linkSecretHash };
-      cache.setGate(row.organizationId, gate, token);
-    }
-    if (gate.access !== 'link' || !organizationId) throw notFound('Catalog');
-    const organization = await organizationOf(organizationId);
+      const found = { access: row.access, linkSecretHash: row.linkSecretHash };
+      cache.setGate(row.organizationId, found, token);
+      return linked(await organizationOf(row.organizationId), found);
+    })();
+  }
+
+  function linked(organization: { id: string; slug: string }, gate: CatalogGate): Catalog {
+    if (gate.access !== 'link') throw notFound('Catalog');
     return { organizationId: organization.id, slug: organization.slug, access: gate.access };
   }
 
@@ -139,16 +158,18 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
    * A read's answer as sent (JSON bytes): from this instance's cache when a read of the same thing under
    * the same access mode stored it since the catalog last changed, else from `read`.
    */
-  async function answered(catalog: Catalog, what: string, read: () => Promise<unknown>): Promise<Answer> {
+  function answered(catalog: Catalog, what: string, read: () => Promise<unknown>): Answer | Promise<Answer> {
     const cached = cache.answer(catalog.organizationId, catalog.access, what);
     if (cached) return { body: cached, from: 'cache' };
     const token = cache.token();
-    const body = Buffer.from(JSON.stringify(await read()));
-    cache.setAnswer(catalog.organizationId, catalog.access, what, body, token);
-    return { body, from: 'database' };
+    return read().then((value) => {
+      const body = Buffer.from(JSON.stringify(value));
+      cache.setAnswer(catalog.organizationId, catalog.access, what, body, token);
+      return { body, from: 'database' };
+    });
   }
 
-  function list(catalog: Catalog, query: ListServersQuery): Promise<Answer> {
+  function list(catalog: Catalog, query: ListServersQuery): Answer | Promise<Answer> {
     const { cursor, limit, search, updated_since, version, include_deleted } = query;
     const what = JSON.stringify(['list', cursor, limit, search, updated_since, version, include_deleted]);
     return answered(catalog, what, () => readList(catalog, query));
@@ -177,7 +198,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     };
   }
 
-  function versions(catalog: Catalog, name: string, includeDeleted = false): Promise<Answer> {
+  function versions(catalog: Catalog, name: string, includeDeleted = false) {
     return answered(catalog, JSON.stringify(['versions', name, includeDeleted]), async () => {
       const all = await repo.versionsOf(db, catalog.organizationId, name);
       const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
@@ -186,7 +207,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     });
   }
 
-  function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false): Promise<Answer> {
+  function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false) {
     return answered(catalog, JSON.stringify(['version', name, wanted, includeDeleted]), async () => {
       const all = await repo.versionsOf(db, catalog.organizationId, name);
       const row = all.find((candidate) =>
