@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ChangeBus } from '../../db/change-bus.js';
-import type { Database, Tx } from '../../db/client.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { unauthorized } from '../../http/auth.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -43,6 +43,11 @@ export interface Catalog {
   /** The access mode the read was let in under: answers are cached per mode. */
   access: CatalogAccess;
 }
+
+/** A package (registry type, identifier, exact version) or a remote URL a catalog server may list. */
+export type CatalogEntryRef =
+  | { kind: 'package'; registryType: string; identifier: string; version: string }
+  | { kind: 'remote'; url: string };
 
 /** A read's answer as sent (JSON bytes), and whether this instance's cache held it. */
 export interface Answer {
@@ -422,5 +427,41 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     });
   }
 
-  return { bySlug, byLink, list, versions, version, settings, setAccess, rotateLink, publish, setStatus };
+  /**
+   * The packages and endpoints no active server version of the organization's catalog lists: the lookup of
+   * the publish-policy rule "skills come from the catalog" (docs/registry.md), in the publish's transaction.
+   */
+  async function missingFromCatalog<T extends CatalogEntryRef>(
+    executor: Executor,
+    organizationId: string,
+    refs: T[],
+  ): Promise<T[]> {
+    const missing: T[] = [];
+    for (const ref of refs) {
+      const entry =
+        ref.kind === 'package'
+          ? {
+              packages: [
+                { registryType: ref.registryType, identifier: ref.identifier, version: ref.version },
+              ],
+            }
+          : { remotes: [{ url: ref.url }] };
+      if (!(await repo.activeVersionLists(executor, organizationId, entry))) missing.push(ref);
+    }
+    return missing;
+  }
+
+  return {
+    bySlug,
+    byLink,
+    missingFromCatalog,
+    list,
+    versions,
+    version,
+    settings,
+    setAccess,
+    rotateLink,
+    publish,
+    setStatus,
+  };
 }
