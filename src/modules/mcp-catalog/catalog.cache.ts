@@ -103,5 +103,3 @@ export function createCatalogCache(
     invalidate,
   };
 }
-
-export type CatalogCache = ReturnType<typeof createCatalogCache>;
