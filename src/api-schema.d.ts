@@ -3211,6 +3211,8 @@ export interface components {
             allowedSseHosts: string[] | null;
             /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
             approvalRequiredForWidening: boolean;
+            /** @description Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization's MCP catalog (docs/registry.md "Skills from the MCP catalog") */
+            skillsFromCatalog: boolean;
         };
         PublishPolicyAnswerInput: {
             data: {
@@ -3243,6 +3245,7 @@ export interface components {
             requirePinnedVersions?: boolean;
             allowedSseHosts?: string[] | null;
             approvalRequiredForWidening?: boolean;
+            skillsFromCatalog?: boolean;
         };
         RegistryApprovalInput: {
             id: string;
@@ -4968,6 +4971,8 @@ export interface components {
             allowedSseHosts: string[] | null;
             /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
             approvalRequiredForWidening: boolean;
+            /** @description Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization's MCP catalog (docs/registry.md "Skills from the MCP catalog") */
+            skillsFromCatalog: boolean;
         };
         PublishPolicyAnswer: {
             data: {
@@ -5000,6 +5005,7 @@ export interface components {
             requirePinnedVersions?: boolean;
             allowedSseHosts?: string[] | null;
             approvalRequiredForWidening?: boolean;
+            skillsFromCatalog?: boolean;
         };
         RegistryApproval: {
             id: string;

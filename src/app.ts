@@ -300,6 +300,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     consoleUrl: () => deps.consoleUrl ?? publicUrl(),
   });
+  const mcpCatalog = createMcpCatalogModule({
+    database,
+    bus,
+    clock,
+    tenancy,
+    publicUrl,
+    reads: metrics.mcpCatalogReads,
+  });
   const registry = createRegistryModule({
     planLimits,
     database,
@@ -309,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     cacheEntries: deps.registryCacheEntries ?? 10_000,
     cacheEvents: metrics.registryCache,
     baseSkillNames: deps.baseSkillNames,
+    catalog: mcpCatalog.service,
   });
   const oauth = createOAuthModule({
     database,
@@ -334,7 +343,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
-  const mcpCatalog = createMcpCatalogModule({ database, clock, tenancy, publicUrl });
   const events = createEventsModule({
     database,
     clock,

@@ -61,6 +61,7 @@ describe('cadre policy', () => {
       requirePinnedVersions: true,
       allowedSseHosts: ['mcp.example.com', '*.corp.test'],
       approvalRequiredForWidening: false,
+      skillsFromCatalog: false,
     });
 
     const nothing = await cli(adminKey, 'policy', 'set');

@@ -41,6 +41,7 @@ function printPolicy(io: CliIo, policy: Policy): void {
     ['pinned package versions', policy.requirePinnedVersions ? 'required' : 'not required'],
     ['allowed SSE hosts', any(policy.allowedSseHosts)],
     ['approval for widening versions', policy.approvalRequiredForWidening ? 'required' : 'not required'],
+    ['skills from the MCP catalog', policy.skillsFromCatalog ? 'required' : 'not required'],
   ];
   for (const [label, value] of rows) printLine(io.stdout, `${`${label}:`.padEnd(32)}${value}`);
 }
@@ -86,6 +87,11 @@ export function registerPolicyCommands(program: Command, io: CliIo): void {
     )
     .option('--pinned <on|off>', 'require npx/uvx packages pinned to an exact version', onOff)
     .option('--approval <on|off>', 'versions that widen access wait for a second owner or admin', onOff)
+    .option(
+      '--from-catalog <on|off>',
+      "every MCP skill must be a server of the organization's MCP catalog",
+      onOff,
+    )
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON')
     .action(
@@ -95,6 +101,7 @@ export function registerPolicyCommands(program: Command, io: CliIo): void {
           sseHosts?: string[] | 'any';
           pinned?: boolean;
           approval?: boolean;
+          fromCatalog?: boolean;
         },
       ) => {
         const body: PolicyChange = {
@@ -102,12 +109,13 @@ export function registerPolicyCommands(program: Command, io: CliIo): void {
           ...(options.sseHosts !== undefined ? { allowedSseHosts: orNull(options.sseHosts) } : {}),
           ...(options.pinned !== undefined ? { requirePinnedVersions: options.pinned } : {}),
           ...(options.approval !== undefined ? { approvalRequiredForWidening: options.approval } : {}),
+          ...(options.fromCatalog !== undefined ? { skillsFromCatalog: options.fromCatalog } : {}),
         };
         if (Object.keys(body).length === 0) {
           throw new CliError(
             'nothing to change',
             EXIT_USER,
-            'give --commands, --sse-hosts, --pinned or --approval (or: cadre policy preset recommended)',
+            'give --commands, --sse-hosts, --pinned, --approval or --from-catalog (or: cadre policy preset recommended)',
           );
         }
         await change(options, body);

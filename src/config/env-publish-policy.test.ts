@@ -14,6 +14,7 @@ describe('CADRE_PUBLISH_POLICY_DEFAULT', () => {
       requirePinnedVersions: true,
       allowedSseHosts: ['*.corp.example'],
       approvalRequiredForWidening: false,
+      skillsFromCatalog: false,
     });
   });
 

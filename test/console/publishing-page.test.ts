@@ -84,6 +84,7 @@ describe('the publish policy and approvals in the browser', () => {
       requirePinnedVersions: false,
       allowedSseHosts: null,
       approvalRequiredForWidening: true,
+      skillsFromCatalog: false,
     });
 
     // A list the API refuses (a command twice): the form says why in words.

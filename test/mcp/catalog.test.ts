@@ -212,6 +212,80 @@ describe('metrics', () => {
   });
 });
 
+describe('catalog reads in /metrics', () => {
+  it('counts each read by route and by where its answer came from (database, then cache)', async () => {
+    const name = serverName('counted');
+    await publish(server, org, npmServer(name, '1.0.0'));
+    const count = async (route: string, answer: string) => {
+      const text = (await server.request('GET', '/metrics')).text;
+      const line = text
+        .split('\n')
+        .find((candidate) =>
+          candidate.startsWith(`cadre_mcp_catalog_reads_total{route="${route}",answer="${answer}"}`),
+        );
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const versionRoute = '/mcp/:organization/v0.1/servers/:serverName/versions/:version';
+    const before = {
+      database: await count(versionRoute, 'database'),
+      cache: await count(versionRoute, 'cache'),
+    };
+    expect((await read(`/servers/${enc(name)}/versions/latest`)).status).toBe(200);
+    expect((await read(`/servers/${enc(name)}/versions/latest`)).status).toBe(200);
+    expect(await count(versionRoute, 'database')).toBe(before.database + 1);
+    expect(await count(versionRoute, 'cache')).toBe(before.cache + 1);
+    expect((await read(`/servers/${enc(name)}/versions`)).status).toBe(200);
+    expect(await count('/mcp/:organization/v0.1/servers/:serverName/versions', 'database')).toBeGreaterThan(
+      0,
+    );
+  });
+});
+
+describe('answers from the cache', () => {
+  it('shows a publish and a status change at once to the next read', async () => {
+    const name = serverName('fresh');
+    await publish(server, org, npmServer(name, '1.0.0'));
+    const latest = () => read<Entry>(`/servers/${enc(name)}/versions/latest`);
+    const search = () => read(`/servers?search=${enc(name)}&version=latest`);
+    expect((await latest()).body.server.version).toBe('1.0.0');
+    expect((await latest()).body.server.version).toBe('1.0.0');
+    expect((await search()).body.servers.map((entry) => entry.server.version)).toEqual(['1.0.0']);
+    await publish(server, org, npmServer(name, '1.1.0'));
+    expect((await latest()).body.server.version).toBe('1.1.0');
+    expect((await search()).body.servers.map((entry) => entry.server.version)).toEqual(['1.1.0']);
+    const deprecated = await server.request(
+      'PATCH',
+      `/api/v1/mcp/servers/${enc(name)}/versions/1.1.0/status`,
+      {
+        key: org.ownerKey,
+        body: { status: 'deprecated', statusMessage: 'use 2.x' },
+      },
+    );
+    expect(deprecated.status, deprecated.text).toBe(200);
+    expect(official((await latest()).body).status).toBe('deprecated');
+  });
+
+  it('never serves an answer read while the catalog was public once it is private', async () => {
+    const other = await createOrganization(server);
+    const name = serverName('closing');
+    await publish(server, other, npmServer(name, '1.0.0'));
+    await setAccess(server, other, 'public');
+    const base = `/mcp/${other.slug}/v0.1/servers`;
+    const paths = [base, `${base}/${enc(name)}/versions`, `${base}/${enc(name)}/versions/latest`];
+    for (const path of paths) {
+      expect((await server.request('GET', path)).status, path).toBe(200);
+      expect((await server.request('GET', path)).status, path).toBe(200);
+    }
+    await setAccess(server, other, 'key');
+    for (const path of paths) expect((await server.request('GET', path)).status, path).toBe(401);
+    for (const path of paths) {
+      expect((await server.request('GET', path, { key: other.ownerKey })).status, path).toBe(200);
+    }
+    // The key-protected answers just read are not what an anonymous read gets either.
+    for (const path of paths) expect((await server.request('GET', path)).status, path).toBe(401);
+  });
+});
+
 describe('CORS for IDEs', () => {
   it('answers the preflight and puts the headers on every answer, errors too', async () => {
     const preflight = await server.request('OPTIONS', `/mcp/${org.slug}/v0.1/servers`, {

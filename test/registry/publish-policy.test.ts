@@ -71,6 +71,7 @@ const OPEN = {
   requirePinnedVersions: false,
   allowedSseHosts: null,
   approvalRequiredForWidening: false,
+  skillsFromCatalog: false,
 };
 
 describe('GET and PUT /api/v1/organization/publish-policy', () => {

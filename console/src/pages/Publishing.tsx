@@ -101,6 +101,7 @@ function PolicyForm({ policy, recommended }: { policy: Policy; recommended: read
   const [anyHost, setAnyHost] = useState(policy.allowedSseHosts === null);
   const [hosts, setHosts] = useState((policy.allowedSseHosts ?? []).join('\n'));
   const [approval, setApproval] = useState(policy.approvalRequiredForWidening);
+  const [fromCatalog, setFromCatalog] = useState(policy.skillsFromCatalog);
   const save = useMutation({
     mutationFn: async (body: components['schemas']['PublishPolicyChange']) =>
       unwrap(await api.PUT('/api/v1/organization/publish-policy', { body })),
@@ -113,6 +114,7 @@ function PolicyForm({ policy, recommended }: { policy: Policy; recommended: read
       requirePinnedVersions: pinned,
       allowedSseHosts: anyHost ? null : parseList(hosts),
       approvalRequiredForWidening: approval,
+      skillsFromCatalog: fromCatalog,
     });
   };
   const applyRecommended = () => {
@@ -204,6 +206,20 @@ function PolicyForm({ policy, recommended }: { policy: Policy; recommended: read
           <span>
             A version that can reach more than the latest waits for a second owner or admin to approve it
             before it becomes latest
+          </span>
+        </label>
+      </fieldset>
+      <fieldset className="fieldset">
+        <legend>Where MCP skills come from</legend>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={fromCatalog}
+            onChange={(event) => setFromCatalog(event.target.checked)}
+          />
+          <span>
+            Every skill's package (name and exact version) and SSE endpoint must be an active server of the
+            organization's MCP catalog
           </span>
         </label>
       </fieldset>

@@ -118,6 +118,7 @@ const POLICY_FIELDS: Record<string, string> = {
   requirePinnedVersions: 'Pinned package versions',
   allowedSseHosts: 'SSE hosts',
   approvalRequiredForWidening: 'Approval for widening',
+  skillsFromCatalog: 'Skills from the MCP catalog',
 };
 const FIELD_WORDS: Record<string, string> = {
   ...POLICY_FIELDS,

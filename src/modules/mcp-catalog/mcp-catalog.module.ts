@@ -1,4 +1,5 @@
 import type { App } from '../../http/route-kit.js';
+import type { CatalogReadEvents } from '../metrics/metrics.js';
 import { registerCatalogCors, registerCatalogReadRoutes } from './mcp-catalog.routes.js';
 import { createMcpCatalogService, type McpCatalogServiceDeps } from './mcp-catalog.service.js';
 import { registerCatalogManagementRoutes } from './mcp-catalog-management.routes.js';
@@ -7,7 +8,7 @@ import { registerCatalogManagementRoutes } from './mcp-catalog-management.routes
  * Each organization's MCP catalog (docs/mcp-registry.md): the MCP Registry's v0.1 read API in a face of its
  * own (`/mcp`), and publishing, status changes and the catalog's access in the management face.
  */
-export function createMcpCatalogModule(deps: McpCatalogServiceDeps) {
+export function createMcpCatalogModule(deps: McpCatalogServiceDeps & { reads: CatalogReadEvents }) {
   const service = createMcpCatalogService(deps);
   return {
     service,
@@ -15,7 +16,7 @@ export function createMcpCatalogModule(deps: McpCatalogServiceDeps) {
     setUpFace: registerCatalogCors,
     /** The catalog face's routes (v0.1 reads and their preflight). */
     registerRoutes(app: App) {
-      registerCatalogReadRoutes(app, service);
+      registerCatalogReadRoutes(app, service, deps.reads);
     },
     registerManagementRoutes(app: App) {
       registerCatalogManagementRoutes(app, service);

@@ -133,3 +133,27 @@ export async function updateVersion(
 ) {
   await executor.update(mcpServerVersions).set(change).where(eq(mcpServerVersions.id, id));
 }
+
+/**
+ * Whether an active version of the organization's catalog lists this package (registry type, identifier and
+ * exact version) or this remote URL: a containment test on the server.json (`@>`).
+ */
+export async function activeVersionLists(
+  executor: Executor,
+  organizationId: string,
+  entry: { packages: Array<Record<string, string>> } | { remotes: Array<{ url: string }> },
+): Promise<boolean> {
+  const t = mcpServerVersions;
+  const [row] = await executor
+    .select({ id: t.id })
+    .from(t)
+    .where(
+      and(
+        eq(t.organizationId, organizationId),
+        eq(t.status, 'active'),
+        sql`${t.server} @> ${JSON.stringify(entry)}::jsonb`,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}

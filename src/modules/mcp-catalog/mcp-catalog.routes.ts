@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
-import { type App, registryErrors } from '../../http/route-kit.js';
+import { type App, registryErrors, sendSerialized } from '../../http/route-kit.js';
+import type { CatalogReadEvents } from '../metrics/metrics.js';
 import {
   catalogParams,
   includeDeletedQuery,
@@ -12,7 +13,7 @@ import {
   serverParams,
   versionParams,
 } from './mcp-catalog.schemas.js';
-import type { McpCatalogService } from './mcp-catalog.service.js';
+import type { Answer, Catalog, McpCatalogService } from './mcp-catalog.service.js';
 
 const tags = ['MCP catalog'];
 
@@ -29,14 +30,15 @@ const CORS_HEADERS = {
 
 /** Every answer of the face carries the CORS headers, errors included, so a browser client can read them. */
 export function registerCatalogCors(app: App): void {
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.headers(CORS_HEADERS);
+    done(null, payload);
   });
 }
 
 /** Where a request's catalog comes from: its organization's slug, or its catalog link's secret. */
 type CatalogPart = { organization?: string; secret?: string };
-type Resolve = (request: FastifyRequest, part: CatalogPart) => ReturnType<McpCatalogService['bySlug']>;
+type Resolve = (request: FastifyRequest, part: CatalogPart) => Catalog | Promise<Catalog>;
 
 /**
  * The v0.1 read API of the MCP Registry for one way of reaching a catalog (`base`): its organization's
@@ -45,6 +47,7 @@ type Resolve = (request: FastifyRequest, part: CatalogPart) => ReturnType<McpCat
 function registerReads(
   app: App,
   catalogs: McpCatalogService,
+  reads: CatalogReadEvents,
   base: '/:organization' | '/-/:secret',
   resolve: Resolve,
 ): void {
@@ -60,6 +63,30 @@ function registerReads(
     version: (viaLink ? linkVersionParams : versionParams) as typeof versionParams,
   };
   const catalogOf = (request: FastifyRequest) => resolve(request, request.params as CatalogPart);
+  /** Sends a read's answer and counts it by route and by where it came from (cadre_mcp_catalog_reads_total). */
+  const send = (request: FastifyRequest, reply: FastifyReply, answer: Answer) => {
+    reads.read(request.routeOptions.url ?? base, answer.from);
+    return sendSerialized(reply, answer.body);
+  };
+  /**
+   * Resolves the request's catalog, then `read`s from it: synchronous when this instance's cache holds
+   * both (the hot path costs no promise, as the registry's reads).
+   */
+  const respond = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    read: (catalog: Catalog) => Answer | Promise<Answer>,
+  ): Promise<void> | undefined => {
+    const catalog = catalogOf(request);
+    const answer = catalog instanceof Promise ? catalog.then(read) : read(catalog);
+    if (!(answer instanceof Promise)) {
+      send(request, reply, answer);
+      return undefined;
+    }
+    return answer.then(async (found) => {
+      await send(request, reply, found); // a reply is awaitable: settles once sent
+    });
+  };
   const how = viaLink ? 'through its catalog link' : "at its organization's address";
 
   app.get(`${base}/v0.1/servers`, {
@@ -75,7 +102,7 @@ function registerReads(
       querystring: listServersQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request) => catalogs.list(await catalogOf(request), request.query),
+    handler: (request, reply) => respond(request, reply, (catalog) => catalogs.list(catalog, request.query)),
   });
 
   app.get(`${base}/v0.1/servers/:serverName/versions`, {
@@ -88,8 +115,15 @@ function registerReads(
       querystring: includeDeletedQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request) =>
-      catalogs.versions(await catalogOf(request), request.params.serverName, request.query.include_deleted),
+    handler: async (request, reply) => {
+      const { serverName } = request.params;
+      const catalog = await catalogOf(request);
+      return send(
+        request,
+        reply,
+        await catalogs.versions(catalog, serverName, request.query.include_deleted),
+      );
+    },
   });
 
   app.get(`${base}/v0.1/servers/:serverName/versions/:version`, {
@@ -102,22 +136,25 @@ function registerReads(
       querystring: includeDeletedQuery,
       response: { 200: serverAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: async (request) =>
-      catalogs.version(
-        await catalogOf(request),
-        request.params.serverName,
-        request.params.version,
-        request.query.include_deleted,
-      ),
+    handler: (request, reply) => {
+      const { serverName, version } = request.params;
+      return respond(request, reply, (catalog) =>
+        catalogs.version(catalog, serverName, version, request.query.include_deleted),
+      );
+    },
   });
 }
 
 /** The catalog face (`/mcp`): the v0.1 reads at both addresses, and the CORS preflight of each. */
-export function registerCatalogReadRoutes(app: App, catalogs: McpCatalogService): void {
-  registerReads(app, catalogs, '/:organization', (request, part) =>
+export function registerCatalogReadRoutes(
+  app: App,
+  catalogs: McpCatalogService,
+  reads: CatalogReadEvents,
+): void {
+  registerReads(app, catalogs, reads, '/:organization', (request, part) =>
     catalogs.bySlug(part.organization ?? '', request.principal),
   );
-  registerReads(app, catalogs, '/-/:secret', (_request, part) => catalogs.byLink(part.secret ?? ''));
+  registerReads(app, catalogs, reads, '/-/:secret', (_request, part) => catalogs.byLink(part.secret ?? ''));
 
   // The preflight a browser sends before a GET with Authorization: answered for every catalog path.
   // The pattern, not the URL, goes to the request log: a preflight of a catalog link carries its secret.

@@ -1,4 +1,6 @@
-import type { Database } from '../../db/client.js';
+import { LRUCache } from 'lru-cache';
+import type { ChangeBus } from '../../db/change-bus.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { unauthorized } from '../../http/auth.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -7,6 +9,7 @@ import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { type CatalogGate, createCatalogCache, MCP_CATALOG_CHANGED } from './catalog.cache.js';
 import { latestOf } from './latest.js';
 import * as repo from './mcp-catalog.repo.js';
 import {
@@ -26,14 +29,30 @@ export interface McpCatalogServiceDeps {
   tenancy: Pick<TenancyService, 'getOrganization'>;
   /** The origin IDEs reach Cadre at (CADRE_PUBLIC_URL), for the catalog URLs shown to admins. */
   publicUrl: () => string;
+  bus: Pick<ChangeBus, 'commit' | 'subscribe' | 'isLive'>;
+  /** Read answers kept per instance (0 disables the cache). */
+  cacheEntries?: number;
 }
 
 export type McpCatalogService = ReturnType<typeof createMcpCatalogService>;
 
 /** A catalog a read resolved to: whose it is (the answers name its slug). */
-interface Catalog {
+export interface Catalog {
   organizationId: string;
   slug: string;
+  /** The access mode the read was let in under: answers are cached per mode. */
+  access: CatalogAccess;
+}
+
+/** A package (registry type, identifier, exact version) or a remote URL a catalog server may list. */
+export type CatalogEntryRef =
+  | { kind: 'package'; registryType: string; identifier: string; version: string }
+  | { kind: 'remote'; url: string };
+
+/** A read's answer as sent (JSON bytes), and whether this instance's cache held it. */
+export interface Answer {
+  body: Buffer;
+  from: 'cache' | 'database';
 }
 
 /** Without a row, a catalog is private and read with a Bearer key: nothing is exposed until an admin says so. */
@@ -41,7 +60,7 @@ const DEFAULT_ACCESS: CatalogAccess = 'key';
 
 const iso = (date: Date) => date.toISOString();
 
-function present(row: ServerVersionRow, catalog: Catalog): ServerAnswer {
+function present(row: ServerVersionRow, catalog: Pick<Catalog, 'slug'>): ServerAnswer {
   return {
     server: row.server as ServerJson,
     _meta: {
@@ -67,28 +86,101 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
   const { db } = deps.database;
   const catalogUrl = (slug: string) => `${deps.publicUrl().replace(/\/$/, '')}/mcp/${slug}`;
 
-  /** The catalog at `/mcp/{slug}`: public to anyone; otherwise to the organization's keys with mcp:read. */
-  async function bySlug(slug: string, principal: Principal | null): Promise<Catalog> {
-    const organization = await deps.tenancy.getOrganization(slug);
-    const catalog = { organizationId: organization.id, slug: organization.slug };
-    const access = (await repo.readCatalog(db, organization.id))?.access ?? DEFAULT_ACCESS;
+  const cache = createCatalogCache(deps.bus, deps.cacheEntries ?? 10_000);
+  // An organization's id and slug never change (tenancy.service.ts): once read, right for the process's life.
+  const organizations = new LRUCache<string, { id: string; slug: string }>({ max: 10_000 });
+  async function organizationOf(idOrSlug: string) {
+    const cached = organizations.get(idOrSlug);
+    if (cached) return cached;
+    const { id, slug } = await deps.tenancy.getOrganization(idOrSlug);
+    organizations.set(id, { id, slug }).set(slug, { id, slug });
+    return { id, slug };
+  }
+
+  /** Who may read an organization's catalog: from this instance's cache, else the database. */
+  async function gateOf(organizationId: string): Promise<CatalogGate> {
+    const cached = cache.gate(organizationId);
+    if (cached) return cached;
+    const token = cache.token();
+    const row = await repo.readCatalog(db, organizationId);
+    const gate = { access: row?.access ?? DEFAULT_ACCESS, linkSecretHash: row?.linkSecretHash ?? null };
+    cache.setGate(organizationId, gate, token);
+    return gate;
+  }
+
+  /**
+   * The catalog at `/mcp/{slug}`: public to anyone; otherwise to the organization's keys with mcp:read.
+   * Synchronous when this instance holds the organization and its gate (the hot path costs no promise).
+   */
+  function bySlug(slug: string, principal: Principal | null): Catalog | Promise<Catalog> {
+    const known = organizations.get(slug);
+    const gate = known && cache.gate(known.id);
+    if (known && gate) return admit(known, gate.access, principal, slug);
+    return (async () => {
+      const organization = await organizationOf(slug);
+      return admit(organization, (await gateOf(organization.id)).access, principal, slug);
+    })();
+  }
+
+  function admit(
+    organization: { id: string; slug: string },
+    access: CatalogAccess,
+    principal: Principal | null,
+    asked: string,
+  ): Catalog {
+    const catalog = { organizationId: organization.id, slug: organization.slug, access };
     if (access === 'public') return catalog;
     if (!principal) throw unauthorized('This catalog is private: send a Bearer key with mcp:read');
     // Another organization's private catalog reads as absent.
-    if (principal.organizationId !== organization.id) throw notFound(`Organization ${slug}`);
+    if (principal.organizationId !== organization.id) throw notFound(`Organization ${asked}`);
     requirePermission(principal, 'mcp:read');
     return catalog;
   }
 
   /** The catalog behind a catalog link (`/mcp/-/{secret}`), while its organization chose link access. */
-  async function byLink(secret: string): Promise<Catalog> {
-    const row = await repo.catalogByLinkHash(db, sha256Hex(secret));
-    if (row?.access !== 'link') throw notFound('Catalog');
-    const organization = await deps.tenancy.getOrganization(row.organizationId);
-    return { organizationId: organization.id, slug: organization.slug };
+  function byLink(secret: string): Catalog | Promise<Catalog> {
+    const hash = sha256Hex(secret);
+    const owner = cache.linkOwner(hash);
+    const gate = owner === undefined ? undefined : cache.gate(owner);
+    const known = owner === undefined ? undefined : organizations.get(owner);
+    if (gate && known) return linked(known, gate);
+    return (async () => {
+      const token = cache.token();
+      const row = await repo.catalogByLinkHash(db, hash);
+      if (!row) throw notFound('Catalog');
+      const found = { access: row.access, linkSecretHash: row.linkSecretHash };
+      cache.setGate(row.organizationId, found, token);
+      return linked(await organizationOf(row.organizationId), found);
+    })();
   }
 
-  async function list(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
+  function linked(organization: { id: string; slug: string }, gate: CatalogGate): Catalog {
+    if (gate.access !== 'link') throw notFound('Catalog');
+    return { organizationId: organization.id, slug: organization.slug, access: gate.access };
+  }
+
+  /**
+   * A read's answer as sent (JSON bytes): from this instance's cache when a read of the same thing under
+   * the same access mode stored it since the catalog last changed, else from `read`.
+   */
+  function answered(catalog: Catalog, what: string, read: () => Promise<unknown>): Answer | Promise<Answer> {
+    const cached = cache.answer(catalog.organizationId, catalog.access, what);
+    if (cached) return { body: cached, from: 'cache' };
+    const token = cache.token();
+    return read().then((value) => {
+      const body = Buffer.from(JSON.stringify(value));
+      cache.setAnswer(catalog.organizationId, catalog.access, what, body, token);
+      return { body, from: 'database' };
+    });
+  }
+
+  function list(catalog: Catalog, query: ListServersQuery): Answer | Promise<Answer> {
+    const { cursor, limit, search, updated_since, version, include_deleted } = query;
+    const what = JSON.stringify(['list', cursor, limit, search, updated_since, version, include_deleted]);
+    return answered(catalog, what, () => readList(catalog, query));
+  }
+
+  async function readList(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
     const after = query.cursor === undefined ? undefined : repo.decodeCursor(query.cursor);
     if (query.cursor !== undefined && !after) throw new ApiError('bad_request', 'Invalid cursor');
     const rows = await repo.listVersions(db, catalog.organizationId, {
@@ -111,22 +203,40 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     };
   }
 
-  async function versions(catalog: Catalog, name: string, includeDeleted = false): Promise<ServerListAnswer> {
-    const all = await repo.versionsOf(db, catalog.organizationId, name);
-    const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
-    if (shown.length === 0) throw notFound(`Server ${name}`);
-    return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
+  function versions(catalog: Catalog, name: string, includeDeleted = false) {
+    return answered(catalog, JSON.stringify(['versions', name, includeDeleted]), async () => {
+      const all = await repo.versionsOf(db, catalog.organizationId, name);
+      const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
+      if (shown.length === 0) throw notFound(`Server ${name}`);
+      return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
+    });
   }
 
-  async function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false) {
-    const all = await repo.versionsOf(db, catalog.organizationId, name);
-    const row = all.find((candidate) =>
-      wanted === 'latest' ? candidate.isLatest : candidate.version === wanted,
-    );
-    if (!row || (row.status === 'deleted' && !includeDeleted))
-      throw notFound(`Server ${name} version ${wanted}`);
-    return present(row, catalog);
+  function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false) {
+    return answered(catalog, JSON.stringify(['version', name, wanted, includeDeleted]), async () => {
+      const all = await repo.versionsOf(db, catalog.organizationId, name);
+      const row = all.find((candidate) =>
+        wanted === 'latest' ? candidate.isLatest : candidate.version === wanted,
+      );
+      if (!row || (row.status === 'deleted' && !includeDeleted))
+        throw notFound(`Server ${name} version ${wanted}`);
+      return present(row, catalog);
+    });
   }
+
+  /**
+   * Runs a write to an organization's catalog in a transaction that tells every instance after commit, and
+   * forgets the catalog here at once.
+   */
+  const write = <T>(organizationId: string, work: (tx: Tx) => Promise<T>): Promise<T> =>
+    deps.bus.commit(
+      async (tx, publish) => {
+        const value = await work(tx);
+        await publish({ topic: MCP_CATALOG_CHANGED, organizationId });
+        return value;
+      },
+      (change: { topic: string; organizationId: string }) => cache.invalidate(change.organizationId),
+    );
 
   async function settings(principal: Principal) {
     requirePermission(principal, 'mcp:read');
@@ -149,7 +259,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
   /** Changes who may read the catalog; audited as mcp_catalog.access_changed. */
   async function setAccess(principal: Principal, access: CatalogAccess) {
     requirePermission(principal, 'mcp:write');
-    await db.transaction(async (tx) => {
+    await write(principal.organizationId, async (tx) => {
       const before = (await repo.readCatalog(tx, principal.organizationId))?.access ?? DEFAULT_ACCESS;
       if (before === access) return;
       const at = deps.clock.now();
@@ -179,7 +289,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     requirePermission(principal, 'mcp:write');
     const secret = randomBase62(43);
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
-    await db.transaction(async (tx) => {
+    await write(organization.id, async (tx) => {
       const at = deps.clock.now();
       const access = (await repo.readCatalog(tx, organization.id))?.access ?? DEFAULT_ACCESS;
       await repo.writeCatalog(tx, {
@@ -209,7 +319,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
     const catalog = { organizationId: organization.id, slug: organization.slug };
     const id = newId();
-    return db.transaction(async (tx) => {
+    return write(organization.id, async (tx) => {
       await repo.lockServerName(tx, organization.id, server.name);
       const existing = await repo.versionsOf(tx, organization.id, server.name);
       if (existing.some((row) => row.version === server.version)) {
@@ -260,7 +370,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     requirePermission(principal, 'mcp:write');
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
     const catalog = { organizationId: organization.id, slug: organization.slug };
-    return db.transaction(async (tx) => {
+    return write(organization.id, async (tx) => {
       await repo.lockServerName(tx, organization.id, name);
       const all = await repo.versionsOf(tx, organization.id, name);
       const row = all.find((candidate) => candidate.version === version);
@@ -317,5 +427,41 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     });
   }
 
-  return { bySlug, byLink, list, versions, version, settings, setAccess, rotateLink, publish, setStatus };
+  /**
+   * The packages and endpoints no active server version of the organization's catalog lists: the lookup of
+   * the publish-policy rule "skills come from the catalog" (docs/registry.md), in the publish's transaction.
+   */
+  async function missingFromCatalog<T extends CatalogEntryRef>(
+    executor: Executor,
+    organizationId: string,
+    refs: T[],
+  ): Promise<T[]> {
+    const missing: T[] = [];
+    for (const ref of refs) {
+      const entry =
+        ref.kind === 'package'
+          ? {
+              packages: [
+                { registryType: ref.registryType, identifier: ref.identifier, version: ref.version },
+              ],
+            }
+          : { remotes: [{ url: ref.url }] };
+      if (!(await repo.activeVersionLists(executor, organizationId, entry))) missing.push(ref);
+    }
+    return missing;
+  }
+
+  return {
+    bySlug,
+    byLink,
+    missingFromCatalog,
+    list,
+    versions,
+    version,
+    settings,
+    setAccess,
+    rotateLink,
+    publish,
+    setStatus,
+  };
 }

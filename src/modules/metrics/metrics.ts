@@ -23,6 +23,11 @@ export interface CacheEvents {
   invalidated(): void;
 }
 
+/** A read of the MCP catalog's v0.1 face, by route pattern, answered from the cache or the database. */
+export interface CatalogReadEvents {
+  read(route: string, answer: 'cache' | 'database'): void;
+}
+
 export interface KeyCacheEvents {
   hit(): void;
   miss(): void;
@@ -48,6 +53,7 @@ export interface Metrics {
   readonly requestStep: ResponseStep | undefined;
   readonly registryCache: CacheEvents;
   readonly apiKeyCache: KeyCacheEvents;
+  readonly mcpCatalogReads: CatalogReadEvents;
   readonly providerCall: ProviderCallTimer;
   readonly webhookDeliveries: DeliveryEvents;
   /** How the webhook queue-lag gauge reads the oldest due delivery's age, in seconds (read at each scrape). */
@@ -76,6 +82,7 @@ export const disabledMetrics: Metrics = {
   requestStep: undefined,
   registryCache: { hit: NOOP, miss: NOOP, evicted: NOOP, invalidated: NOOP },
   apiKeyCache: { hit: NOOP, miss: NOOP },
+  mcpCatalogReads: { read: NOOP },
   providerCall: passThrough,
   webhookDeliveries: { attempt: NOOP, gaveUp: NOOP, endpointDisabled: NOOP },
   webhookQueueLag: NOOP,
@@ -179,6 +186,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     label: 'result',
     values: ['hit', 'miss'] as const,
   });
+  const catalogReads = new Counter({
+    name: 'cadre_mcp_catalog_reads_total',
+    help: "MCP catalog reads answered (the v0.1 face) by route pattern and where the answer came from: this instance's cache or the database",
+    labelNames: ['route', 'answer'],
+    registers: [registry],
+  });
   const providerCalls = new Histogram({
     name: 'cadre_provider_call_duration_seconds',
     help: 'Calls to outside providers (billing, OAuth) by provider, operation and outcome',
@@ -250,6 +263,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       invalidated: cache.invalidation,
     },
     apiKeyCache: { hit: keyCache.hit, miss: keyCache.miss },
+    mcpCatalogReads: { read: (route, answer) => catalogReads.inc({ route, answer }) },
     providerCall: async (provider, operation, call) => {
       const started = performance.now();
       let outcome = 'error';

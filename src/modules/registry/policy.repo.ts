@@ -43,6 +43,7 @@ export async function readPolicy(
       requirePinnedVersions: row.requirePinnedVersions,
       allowedSseHosts: row.allowedSseHosts,
       approvalRequiredForWidening: row.approvalRequiredForWidening,
+      skillsFromCatalog: row.skillsFromCatalog,
     },
     updatedAt: row.updatedAt,
     updatedByUserId: row.updatedByUserId,

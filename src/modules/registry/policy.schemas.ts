@@ -22,6 +22,10 @@ const publishPolicySchema = z
         'A version that widens access over `latest` is published but takes `latest` only once a second owner or ' +
         'admin approves it',
     }),
+    skillsFromCatalog: publishPolicyRules.skillsFromCatalog.meta({
+      description:
+        'Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization\'s MCP catalog (docs/registry.md "Skills from the MCP catalog")',
+    }),
   })
   .meta({ id: 'PublishPolicy' });
 

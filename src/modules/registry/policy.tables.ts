@@ -13,6 +13,8 @@ export const registryPublishPolicies = pgTable('registry_publish_policies', {
   /** null: any host. */
   allowedSseHosts: text('allowed_sse_hosts').array(),
   approvalRequiredForWidening: boolean('approval_required_for_widening').notNull().default(false),
+  /** Migration 1041: skills must come from the organization's MCP catalog. */
+  skillsFromCatalog: boolean('skills_from_catalog').notNull().default(false),
   updatedAt: at('updated_at').notNull(),
   updatedByUserId: text('updated_by_user_id'),
 });

@@ -44,6 +44,8 @@ export const publishPolicyRules = {
     .refine(unique, 'hosts must be unique')
     .nullable(),
   approvalRequiredForWidening: z.boolean(),
+  /** Every MCP skill's package and SSE endpoint must be an active server version of the MCP catalog. */
+  skillsFromCatalog: z.boolean(),
 };
 
 const policyShape = z.object(publishPolicyRules).strict();
@@ -55,6 +57,7 @@ export const OPEN_POLICY: PublishPolicy = {
   requirePinnedVersions: false,
   allowedSseHosts: null,
   approvalRequiredForWidening: false,
+  skillsFromCatalog: false,
 };
 
 /** The one-step preset: the commands the platform the specification comes from accepts. */
@@ -73,6 +76,7 @@ export const publishPolicyChange = z
     requirePinnedVersions: publishPolicyRules.requirePinnedVersions.optional(),
     allowedSseHosts: publishPolicyRules.allowedSseHosts.optional(),
     approvalRequiredForWidening: publishPolicyRules.approvalRequiredForWidening.optional(),
+    skillsFromCatalog: publishPolicyRules.skillsFromCatalog.optional(),
   })
   .strict()
   .refine(
@@ -142,7 +146,7 @@ export function pypiSpecProblem(spec: string): string | undefined {
  */
 const RUNTIME_BASE_PACKAGES = new Set(['@cadre/base', '@perstack/base']);
 
-function isRuntimeBase(skillName: string, skill: Skills[string], baseSkillNames: readonly string[]) {
+export function isRuntimeBase(skillName: string, skill: Skills[string], baseSkillNames: readonly string[]) {
   return (
     baseSkillNames.includes(skillName) &&
     skill.type === 'mcpStdioSkill' &&

@@ -11,6 +11,7 @@ import { can, type Principal, requirePermission } from '../auth/index.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
 import type { CacheEvents } from '../metrics/index.js';
 import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
+import { type CatalogLookup, catalogRefs, notInCatalog } from './catalog-rule.js';
 import { checkDelegation, type DelegationProblem } from './delegation-graph.js';
 import { DEPENDENTS_DEPTH_LIMIT, DEPENDENTS_LIMIT, dependentsOf } from './dependents.js';
 import {
@@ -22,11 +23,12 @@ import {
   LATEST_TAG,
   type ParsedExpertKey,
   parseExpertKey,
+  type Skills,
 } from './expert-definition.js';
 import { versionOrder } from './expert-key.js';
 import { integrityOf } from './integrity.js';
 import * as policies from './policy.repo.js';
-import { type PolicyViolation, policyViolations } from './publish-policy.js';
+import { isRuntimeBase, type PolicyViolation, policyViolations } from './publish-policy.js';
 import { type CachedAnswer, createRegistryReadCache, REGISTRY_CHANGED } from './registry.cache.js';
 import {
   type ExpertRecord,
@@ -56,6 +58,8 @@ export interface RegistryServiceDeps {
    * whatever this holds: an operator adds names, never removes Cadre's or Perstack's.
    */
   baseSkillNames?: readonly string[];
+  /** The MCP catalog, for the policy rule "skills come from the catalog" (catalog-rule.ts). */
+  catalog?: CatalogLookup;
 }
 
 export type RegistryService = ReturnType<typeof createRegistryService>;
@@ -154,6 +158,16 @@ export function createRegistryService(deps: RegistryServiceDeps) {
     }
   }
 
+  /** What the rule "skills come from the catalog" refuses in `definition` (catalog-rule.ts). */
+  async function catalogViolations(tx: Tx, principal: Principal, definition: ExpertDefinition) {
+    const exempt = (name: string, skill: Skills[string]) => isRuntimeBase(name, skill, baseSkillNames);
+    const { refs, violations } = catalogRefs(definition, exempt);
+    const missing = deps.catalog
+      ? await deps.catalog.missingFromCatalog(tx, principal.organizationId, refs)
+      : refs;
+    return [...violations, ...missing.map(notInCatalog)];
+  }
+
   function assertSameOrganization(
     principal: Principal,
     expert: ExpertRecord,
@@ -249,6 +263,8 @@ export function createRegistryService(deps: RegistryServiceDeps) {
         }
         const { policy } = await policies.readPolicy(tx, principal.organizationId);
         const violations = policyViolations(policy, definition, baseSkillNames);
+        if (policy.skillsFromCatalog)
+          violations.push(...(await catalogViolations(tx, principal, definition)));
         if (violations.length > 0) throw policyRefused(violations);
         await deps.planLimits.assertWithin(tx, principal.organizationId, 'expertVersions');
         for (const delegate of delegates) {
