@@ -3280,6 +3280,8 @@ export interface components {
                         allowedCommands: string[];
                     };
                 };
+                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
+                warnings: string[];
             };
         };
         /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
@@ -5067,6 +5069,8 @@ export interface components {
                         allowedCommands: string[];
                     };
                 };
+                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
+                warnings: string[];
             };
         };
         /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
