@@ -946,6 +946,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org}/invitations/{invitationId}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new copy of a pending invitation's link for the inviter (the previous copy stops working; the mailed link keeps working) */
+        post: operations["copyInvitationLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org}/invitations/{invitationId}": {
         parameters: {
             query?: never;
@@ -2517,6 +2534,36 @@ export interface components {
             /** @description emailStatus is sent */
             emailSent: boolean;
         };
+        InvitationLinkInput: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The inviter's new copy of the token (inv_…): the previous copy stops working */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token} */
+            url: string;
+        };
         RemovedMemberInput: {
             userId: string;
             /** @enum {string} */
@@ -3235,6 +3282,8 @@ export interface components {
                         allowedCommands: string[];
                     };
                 };
+                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
+                warnings: string[];
             };
         };
         /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
@@ -4277,6 +4326,36 @@ export interface components {
             /** @description emailStatus is sent */
             emailSent: boolean;
         };
+        InvitationLink: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The inviter's new copy of the token (inv_…): the previous copy stops working */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token} */
+            url: string;
+        };
         RemovedMember: {
             userId: string;
             /** @enum {string} */
@@ -4995,6 +5074,8 @@ export interface components {
                         allowedCommands: string[];
                     };
                 };
+                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
+                warnings: string[];
             };
         };
         /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
@@ -13258,6 +13339,131 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    copyInvitationLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id or slug */
+                org: string;
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvitationLink"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

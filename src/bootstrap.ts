@@ -21,6 +21,9 @@ function readBootstrap(path: string): BootstrapFile | undefined {
   return JSON.parse(readFileSync(path, 'utf8')) as BootstrapFile;
 }
 
+/** Who the demo owner is (the start-up banner names them; never their password). */
+export const bootstrapOwnerEmail = (path: string): string | undefined => readBootstrap(path)?.owner?.email;
+
 function writeBootstrap(path: string, file: BootstrapFile): void {
   writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);

@@ -3,12 +3,17 @@ import { resolve } from 'node:path';
 import type { Server as TlsServer } from 'node:tls';
 import pino from 'pino';
 import { buildApp } from './app.js';
-import { bootstrapPath, loadOrCreateAdminToken, seedDemoOrganization } from './bootstrap.js';
+import {
+  bootstrapOwnerEmail,
+  bootstrapPath,
+  loadOrCreateAdminToken,
+  seedDemoOrganization,
+} from './bootstrap.js';
 import { InvalidEnvironmentError, parseEnv } from './config/env.js';
 import { openDatabase } from './db/client.js';
 import { connectWithBackoff } from './db/connect.js';
 import { migrate } from './db/migrate.js';
-import { createBatchedDestination, createLogger } from './http/logger.js';
+import { createBatchedDestination, createLogger, createPrettyDestination } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { readTlsCredentials, reloadTlsOnSighup, TlsFilesError } from './http/tls.js';
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
@@ -23,12 +28,18 @@ import {
 } from './modules/billing/plans-file.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
 import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
+import { startupBanner } from './startup-banner.js';
 
 const env = loadEnv();
 const plans = loadPlans();
 // Buffered stdout: a write per log line costs more than the request it describes. Flushed at least every
 // 200 ms (log lines stay timely), right after start-up, and on exit.
-const logDestination = createBatchedDestination(pino.destination({ sync: false }));
+// On a terminal, readable lines (CADRE_LOG_FORMAT=auto); JSON lines for a file, a pipe or a log collector.
+const prettyLogs =
+  env.CADRE_LOG_FORMAT === 'pretty' || (env.CADRE_LOG_FORMAT === 'auto' && process.stdout.isTTY === true);
+const logDestination = createBatchedDestination(
+  prettyLogs ? createPrettyDestination() : pino.destination({ sync: false }),
+);
 const log = createLogger(env.CADRE_LOG_LEVEL, logDestination);
 process.on('exit', () => logDestination.flushSync());
 const embedded = !env.DATABASE_URL;
@@ -100,7 +111,7 @@ async function main(): Promise<void> {
     consoleUrl: env.CADRE_CONSOLE_URL,
     smtp: env.CADRE_SMTP_URL ? { url: env.CADRE_SMTP_URL, from: env.CADRE_SMTP_FROM } : undefined,
     allowedReturnOrigins: env.CADRE_ALLOWED_RETURN_ORIGINS,
-    oauthHttp: { allowInsecureRequests: env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK },
+    oauthHttp: { allowInsecureRequests: env.allowHttpLoopbackProviders },
     bodyLimitBytes: env.CADRE_BODY_LIMIT_BYTES,
     lastUsedFlushMs: env.CADRE_LAST_USED_FLUSH_MS,
     logRequests: env.CADRE_LOG_REQUESTS,
@@ -117,7 +128,7 @@ async function main(): Promise<void> {
     baseSkillNames: env.CADRE_BASE_SKILL_NAMES,
     publishPolicyDefault: env.CADRE_PUBLISH_POLICY_DEFAULT,
     webhooks: {
-      allowedPrivateHosts: env.CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS,
+      allowedPrivateHosts: env.webhookPrivateTargets,
       worker: { leaseMs: env.CADRE_WEBHOOKS_LEASE_SECONDS * 1000 },
     },
     ...(rateLimitStore ? { rateLimitStore } : {}),
@@ -230,6 +241,17 @@ async function main(): Promise<void> {
     },
     `Cadre listening on ${address}`,
   );
+  if (env.CADRE_DEV) {
+    const bootstrapFile = embedded && env.CADRE_BOOTSTRAP === 'auto' ? bootstrapPath(dataDir) : undefined;
+    log.info(
+      startupBanner({
+        consoleUrl: env.CADRE_CONSOLE_URL ?? address,
+        bootstrap: bootstrapFile
+          ? { path: bootstrapFile, ownerEmail: bootstrapOwnerEmail(bootstrapFile) }
+          : undefined,
+      }),
+    );
+  }
   logDestination.flush();
 }
 

@@ -161,7 +161,15 @@ describe('POST /api/v1/api-keys', () => {
     clock.advance(59_000);
     expect((await server.request('GET', '/api/v1/api-keys', { key })).status).toBe(200);
     clock.advance(1_000);
-    expectApiError(await server.request('GET', '/api/v1/api-keys', { key }), 401, 'unauthorized');
+    const expired = await server.request<{ error: { message: string } }>('GET', '/api/v1/api-keys', { key });
+    expectApiError(expired, 401, 'unauthorized');
+    // Its holder is told what happened (and what to do), not that the key is unknown.
+    expect(expired.body.error.message).toMatch(/^This API key has expired/);
+    expect(expired.body.error.message).toContain('cadre login');
+    const unknown = await server.request<{ error: { message: string } }>('GET', '/api/v1/api-keys', {
+      key: `${key.slice(0, -4)}zzzz`,
+    });
+    expect(unknown.body.error.message).not.toMatch(/expired/);
   });
 
   it('honours expiresAt: null as no expiry and a future expiresAt as given', async () => {

@@ -44,10 +44,19 @@ describe('cadre members', () => {
     const table = await cli(['members', 'invitations', org.slug]);
     expect(table.stdout).toContain('cli@people.test');
 
+    // The link again, for an inviter who lost it: a fresh copy, the previous one stops working.
+    const again = await cli(['members', 'invitation-link', org.slug, invitation!.id]);
+    expect(again.code, again.stderr).toBe(0);
+    const copy = again.stdout.trim();
+    expect(copy).toMatch(/^http:\/\/console\.example\.test\/invitations\/inv_[0-9A-Za-z]{43}$/);
+    expect(copy).not.toBe(link);
+    expect(again.stderr).toContain('the previous copy no longer works');
+    expect((await server.request('GET', `/auth/invitations/${link.split('/').at(-1)!}`)).status).toBe(404);
+
     const revoked = await cli(['members', 'revoke-invitation', org.slug, invitation!.id]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain('revoked');
-    const token = link.split('/').at(-1)!;
+    const token = copy.split('/').at(-1)!;
     const accept = await server.request('POST', `/auth/invitations/${token}/accept`, {
       body: { name: 'Late', password: 'a long enough password' },
     });

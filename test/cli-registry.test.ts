@@ -55,6 +55,25 @@ endpoint = "https://search.example.test/sse"
 `;
 
 describe('cadre publish and cadre experts against a real registry', () => {
+  it("another organization's key on a taken name fails with a clear message, never 'unchanged'", async () => {
+    // Unscoped names belong to personal accounts, first come first served.
+    const mine = await createOrganization(server, 'personal', 'ada');
+    const other = await createOrganization(server, 'personal', 'grace');
+    const dir = tempProject({
+      'cadre.toml': '[experts.summarizer]\nversion = "1.0.0"\ninstruction = "Sum up."\n',
+    });
+    const first = await cadre(['publish'], dir, { CADRE_API_KEY: mine.ownerKey });
+    expect(first.code, first.stderr).toBe(0);
+    const run = await cadre(['publish'], dir, { CADRE_API_KEY: other.ownerKey });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).not.toContain('unchanged');
+    expect(run.stderr).toContain('error: summarizer belongs to another organization (ada)');
+    expect(run.stderr).toContain('hint: choose another name');
+    // The owner's own run still reads as unchanged.
+    const again = await cadre(['publish'], dir, { CADRE_API_KEY: mine.ownerKey });
+    expect(again.stdout).toContain('unchanged summarizer@1.0.0');
+  });
+
   it('publishes a multi-Expert file delegated-to first, then reads it back through the registry', async () => {
     const dir = tempProject({ 'cadre.toml': CONFIG });
     const run = await cadre(['publish'], dir);

@@ -369,6 +369,58 @@ describe('accepting', () => {
     expect(list.body.data.map((i) => i.id)).not.toContain(invitation.id);
   });
 
+  it('the inviter copies the link again: a fresh copy replaces theirs, the mailed link keeps working', async () => {
+    const invitation = await invited({ email: email('again'), role: 'member' });
+    const linkPath = (id: string, organization = org.slug) =>
+      `/api/v1/organizations/${organization}/invitations/${id}/link`;
+    const again = await server.request<{ data: Invitation }>('POST', linkPath(invitation.id), {
+      key: org.ownerKey,
+    });
+    expect(again.status, again.text).toBe(200);
+    const copy = again.body.data;
+    expect(copy).toMatchObject({ id: invitation.id, state: 'pending', expiresAt: invitation.expiresAt });
+    expect(copy.url).toBe(`${CONSOLE}/invitations/${copy.token}`);
+    expect(copy.token).not.toBe(invitation.token);
+    // The old copy stops working (one inviter's copy at a time); the new one opens the same invitation.
+    expectApiError(await preview(invitation.token), 404, 'not_found');
+    expect((await preview(copy.token)).body.data).toMatchObject({
+      state: 'pending',
+      email: invitation.email,
+    });
+    // The mailed link is the invitee's own and untouched: still working, and never the inviter's copy.
+    await expect
+      .poll(() => inbox.some((message) => (message.to as { text: string }).text === invitation.email))
+      .toBe(true);
+    const mail = inbox.find((message) => (message.to as { text: string }).text === invitation.email)!;
+    const mailed = new RegExp(`${CONSOLE}/invitations/(inv_[0-9A-Za-z]{43})`).exec(mail.text ?? '')![1]!;
+    expect(mailed).not.toBe(copy.token);
+    expect((await preview(mailed)).body.data).toMatchObject({ state: 'pending', email: invitation.email });
+    // Another organization sees nothing.
+    const other = await createOrganization(server, 'team');
+    expectApiError(
+      await server.request('POST', linkPath(invitation.id, other.slug), { key: other.ownerKey }),
+      404,
+      'not_found',
+    );
+    // Once accepted (or revoked, or expired) there is nothing to copy.
+    const joined = await accept(copy.token, { name: 'Again', password: PASSWORD });
+    expect(joined.status, joined.text).toBe(200);
+    expectApiError(
+      await server.request('POST', linkPath(invitation.id), { key: org.ownerKey }),
+      410,
+      'invitation_used',
+    );
+    const revoked = await invited({ email: email('gone'), role: 'member' });
+    await server.request('DELETE', `/api/v1/organizations/${org.slug}/invitations/${revoked.id}`, {
+      key: org.ownerKey,
+    });
+    expectApiError(
+      await server.request('POST', linkPath(revoked.id), { key: org.ownerKey }),
+      410,
+      'invitation_revoked',
+    );
+  });
+
   it('an unknown or malformed token is 404; another organization cannot revoke the invitation', async () => {
     expectApiError(await preview(`inv_${'a'.repeat(43)}`), 404, 'not_found');
     expectApiError(await accept('nonsense', { password: PASSWORD }), 404, 'not_found');

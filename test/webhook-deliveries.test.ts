@@ -547,7 +547,7 @@ describe('safe targets without CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS', () => {
   });
   afterAll(() => strict.close());
 
-  it('plain http and private targets are refused: http at creation, private addresses at delivery', async () => {
+  it('plain http and private targets are refused: http and address literals at creation, names at delivery', async () => {
     const create = (url: string) =>
       strict.request<{ data: { endpoint: Endpoint } }>('POST', '/api/v1/webhook-endpoints', {
         key: owner.ownerKey,
@@ -556,9 +556,8 @@ describe('safe targets without CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS', () => {
     const http = await create(receiver.url('/strict'));
     expectApiError(http, 422, 'validation_failed');
     expect(http.text).toContain('CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS');
-    const targets = [
-      `https://rebind.test:${receiver.port}/strict`,
-      `https://mixed.test:${receiver.port}/strict`,
+    // An address written in the URL is judged at once: it could never be delivered to.
+    for (const url of [
       `https://127.0.0.1:${receiver.port}/strict`,
       `https://[::ffff:127.0.0.1]:${receiver.port}/strict`,
       `https://[::ffff:0:127.0.0.1]:${receiver.port}/strict`, // IPv4-translated
@@ -567,6 +566,13 @@ describe('safe targets without CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS', () => {
       `https://[::1]:${receiver.port}/strict`,
       'https://169.254.169.254/latest/meta-data',
       'https://localhost/strict',
+    ]) {
+      expectApiError(await create(url), 422, 'validation_failed');
+    }
+    // A name is judged on what it resolves to at each delivery.
+    const targets = [
+      `https://rebind.test:${receiver.port}/strict`,
+      `https://mixed.test:${receiver.port}/strict`,
     ];
     const ids: string[] = [];
     const errors: string[] = [];
@@ -594,6 +600,8 @@ describe('safe targets without CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS', () => {
     // The log names the host written in the URL, never what an internal name resolves to.
     expect(errors[0]).toMatch(/^refused: rebind\.test has no address Cadre may connect to/);
     expect(errors[1]).toMatch(/^refused: mixed\.test has no address Cadre may connect to/);
+    // and names the settings that would allow it.
+    for (const error of errors) expect(error).toContain('CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS');
     for (const error of errors.slice(0, 2)) expect(error).not.toMatch(/127\.0\.0\.1|10\.0\.0\.7|93\.184/);
     expect(receiver.at('/strict')).toHaveLength(0);
   });

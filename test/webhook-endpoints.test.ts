@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
+import { LOOPBACK_ALLOWANCE } from '../src/lib/outbound/address-policy.js';
 import { secretAad } from '../src/modules/webhooks/webhooks.service.js';
 import { webhookEndpoints } from '../src/modules/webhooks/webhooks.tables.js';
 import { expectApiError } from './support/assertions.js';
@@ -160,6 +161,48 @@ describe('webhook endpoints', () => {
       409,
       'conflict',
     );
+  });
+
+  it('a private or loopback address written in the URL is refused at creation, naming the settings that allow it', async () => {
+    for (const url of [
+      'https://127.0.0.1:8443/hooks',
+      'https://[::1]/hooks',
+      'https://[::ffff:127.0.0.1]/hooks',
+      'https://10.0.0.7/hooks',
+      'https://169.254.169.254/latest/meta-data',
+      'https://localhost/hooks',
+      'https://hooks.localhost/hooks',
+    ]) {
+      const res = await create({ url, eventTypes: ['expert.published'] });
+      expectApiError(res, 422, 'validation_failed');
+      expect(res.text, url).toContain('CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS');
+      expect(res.text, url).toContain('CADRE_DEV=1');
+    }
+    const http = await create({ url: 'http://ci.example.com/hooks', eventTypes: ['expert.published'] });
+    expect(http.text).toContain('CADRE_DEV=1');
+  });
+
+  it('with loopback allowed (CADRE_DEV=1), https and http to 127.0.0.1 are accepted; other private addresses still refused', async () => {
+    const dev = await startServer({ keyRing, webhooks: { allowedPrivateHosts: LOOPBACK_ALLOWANCE } });
+    try {
+      const o = await createOrganization(dev);
+      const make = (url: string) =>
+        dev.request<Created>('POST', '/api/v1/webhook-endpoints', {
+          key: o.ownerKey,
+          body: { url, eventTypes: ['expert.published'] },
+        });
+      for (const url of [
+        'https://127.0.0.1:8443/hooks',
+        'http://127.0.0.1:8080/hooks',
+        'http://localhost/h',
+      ]) {
+        const res = await make(url);
+        expect(res.status, res.text).toBe(201);
+      }
+      expectApiError(await make('https://10.0.0.7/hooks'), 422, 'validation_failed');
+    } finally {
+      await dev.close();
+    }
   });
 
   it('owners and admins manage them (webhooks:manage); members get 403; another organization sees 404', async () => {

@@ -99,6 +99,28 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
     });
 
   members
+    .command('invitation-link <org> <invitationId>')
+    .description("A pending invitation's link again (a new copy: the previous copy stops working)")
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--json', 'print the answer as JSON (with the token and link)')
+    .action(async (org: string, invitationId: string, options: Options) => {
+      const client = apiKeyClient(io, options, NEEDS);
+      const invitation = await dataOf(
+        client.POST('/api/v1/organizations/{org}/invitations/{invitationId}/link', {
+          params: { path: { org, invitationId } },
+        }),
+      );
+      if (options.json) return printJson(io, invitation);
+      printLine(io.stdout, invitation.url);
+      printLine(
+        io.stderr,
+        paintFor(io).dim(
+          `${invitation.email} (${invitation.role}) until ${invitation.expiresAt}; the previous copy no longer works, an emailed link still does`,
+        ),
+      );
+    });
+
+  members
     .command('revoke-invitation <org> <invitationId>')
     .description('Revoke an invitation: its link no longer works')
     .option('--url <url>', URL_OPTION_HELP)

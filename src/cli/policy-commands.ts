@@ -57,6 +57,9 @@ export function registerPolicyCommands(program: Command, io: CliIo): void {
   const change = async (options: Options, body: PolicyChange) => {
     const client = apiKeyClient(io, options, 'publish-policy:manage (an owner or admin)');
     const answer = await dataOf(client.PUT('/api/v1/organization/publish-policy', { body }));
+    // Said on stderr even with --json: a script's log shows it too.
+    for (const warning of answer.warnings ?? [])
+      printLine(io.stderr, `${paintFor(io).yellow('warning')}: ${warning}`);
     if (options.json) return printJson(io, answer);
     printPolicy(io, answer.policy);
     printLine(io.stderr, paintFor(io).dim('publish policy saved'));

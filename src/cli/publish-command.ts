@@ -59,8 +59,9 @@ const keyOf = (p: ExpertDefinition) => `${p.name}@${p.version}`;
 async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDefinition[]): Promise<void> {
   const paint = paintFor(io);
   // The lookups below are public reads: without this, a rejected key would report "unchanged" and exit 0.
+  let ownOrganization: string | undefined;
   try {
-    await client.checkCredential();
+    ownOrganization = await client.checkCredential();
   } catch (error) {
     if (!(error instanceof RegistryError) || error.status !== 401) throw error;
     throw new CliError(
@@ -77,6 +78,22 @@ async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDef
     // Versions are immutable: re-running after a partial failure skips what is already there,
     // but a changed definition under an existing version must be a new version.
     const existing = await client.find(key);
+    // The version holding `latest`: whose the name is, and what this publish changes over it.
+    const previous = await client.find(payload.name);
+    // Someone else's Expert is never "unchanged" for this key: the name is taken (a public read sees it).
+    const owner = (existing ?? previous)?.owner;
+    if (owner && ownOrganization && owner.organizationId !== ownOrganization) {
+      printLine(
+        io.stderr,
+        `${paint.red('error')}: ${payload.name} belongs to another organization (${owner.name})`,
+      );
+      printLine(
+        io.stderr,
+        `${paint.cyan('hint')}: choose another name in cadre.toml, or publish with a key of that organization`,
+      );
+      summary(io, published, unchanged, payloads.length - i);
+      throw new ReportedError(EXIT_USER);
+    }
     if (existing) {
       if (sameDefinition(existing, payload)) {
         unchanged++;
@@ -91,8 +108,7 @@ async function publishAll(io: CliIo, client: RegistryClient, payloads: ExpertDef
       summary(io, published, unchanged, payloads.length - i);
       throw new ReportedError(EXIT_USER);
     }
-    // What this publish changes over the version holding `latest` (a first version has nothing to compare).
-    const previous = await client.find(payload.name);
+    // What this publish changes (a first version has nothing to compare).
     if (previous) printDiff(io, `changes from ${previous.key}:`, diffDefinitions(previous, payload));
     let answer: RegistryExpert;
     try {

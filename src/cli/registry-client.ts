@@ -129,14 +129,18 @@ export function createRegistryClient(options: RegistryClientOptions) {
       );
     },
     /**
-     * Whether the server accepts the API key, before anything relies on it (reads do not check it). Any
-     * authenticated endpoint answers 401 to a rejected key; 403 or 404 mean the key itself is accepted.
+     * Whether the server accepts the API key, before anything relies on it (reads do not check it), and the
+     * id of the organization it acts for. `GET /api/v1/me` answers any live key and 401 to a rejected one;
+     * a server without it (403, 404) accepted the key but leaves its organization unknown.
      */
-    async checkCredential(): Promise<void> {
+    async checkCredential(): Promise<string | undefined> {
       try {
-        await api.GET('/api/v1/billing/plans');
+        const { data } = await api.GET('/api/v1/me');
+        const id = (data?.data as { organization?: { id?: unknown } } | undefined)?.organization?.id;
+        return typeof id === 'string' ? id : undefined;
       } catch (error) {
-        if (error instanceof RegistryError && (error.status === 403 || error.status === 404)) return;
+        if (error instanceof RegistryError && (error.status === 403 || error.status === 404))
+          return undefined;
         throw error;
       }
     },

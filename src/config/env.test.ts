@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isAllowedHost } from '../lib/outbound/address-policy.js';
 import { InvalidEnvironmentError, parseEnv } from './env.js';
 
 describe('the local billing provider is a test mode', () => {
@@ -71,5 +72,29 @@ describe('start-up refusals name the variable, its value and what is expected, o
     expect(refusal({ CADRE_TLS_CERT_FILE: '/etc/cadre/cert.pem' })).toEqual([
       "CADRE_TLS_KEY_FILE (unset): required with CADRE_TLS_CERT_FILE (the certificate's private key)",
     ]);
+  });
+});
+
+describe('CADRE_DEV: the one switch for local development', () => {
+  it('off by default: no private webhook target, no plain-http provider', () => {
+    const env = parseEnv({});
+    expect(env.CADRE_DEV).toBe(false);
+    expect(isAllowedHost(env.webhookPrivateTargets, new URL('https://127.0.0.1/'))).toBe(false);
+    expect(env.allowHttpLoopbackProviders).toBe(false);
+    expect(parseEnv({ CADRE_OAUTH_ALLOW_HTTP_LOOPBACK: 'true' }).allowHttpLoopbackProviders).toBe(true);
+  });
+
+  it('on: this host joins the operator’s webhook list, and providers may be plain http on loopback', () => {
+    const env = parseEnv({ CADRE_DEV: '1', CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: 'hooks.internal' });
+    for (const url of [
+      'https://127.0.0.1:8443/',
+      'http://localhost/',
+      'http://[::1]/',
+      'http://hooks.internal/',
+    ])
+      expect(isAllowedHost(env.webhookPrivateTargets, new URL(url)), url).toBe(true);
+    expect(isAllowedHost(env.webhookPrivateTargets, new URL('https://10.0.0.7/'))).toBe(false);
+    expect(env.allowHttpLoopbackProviders).toBe(true);
+    expect(() => parseEnv({ CADRE_DEV: 'yes' })).toThrow(/CADRE_DEV/);
   });
 });

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { NO_ALLOWANCE, parseOutboundAllowance } from '../lib/outbound/address-policy.js';
+import {
+  LOOPBACK_ENTRIES,
+  NO_ALLOWANCE,
+  type OutboundAllowance,
+  parseOutboundAllowance,
+} from '../lib/outbound/address-policy.js';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
 import { skillNameSchema } from '../modules/registry/expert-definition.js';
@@ -56,7 +61,10 @@ const skillNameList = commaList.superRefine((names, ctx) => {
   }
 });
 
-/** Host names and addresses or CIDRs, comma-separated: webhook targets the operator allows although private. */
+/**
+ * Host names and addresses or CIDRs, comma-separated: webhook targets the operator allows although private.
+ * CADRE_DEV=1 adds this host's (parseEnv).
+ */
 const privateHostList = commaList.transform((entries, ctx) => {
   const { allowance, invalid } = parseOutboundAllowance(entries);
   for (const entry of invalid) {
@@ -73,6 +81,13 @@ const privateHostList = commaList.transform((entries, ctx) => {
  * step. Modules receive the parsed values through their dependencies and never read `process.env`.
  */
 const envSchema = z.object({
+  /**
+   * Local development (docs/operations.md, "Local development"): loopback webhook targets, plain-http
+   * providers on loopback (OAuth, identity providers), the start-up banner. Never in production.
+   */
+  CADRE_DEV: offByDefault,
+  /** `auto`: readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
+  CADRE_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.string().url().optional(),
@@ -207,6 +222,13 @@ export type Env = z.infer<typeof envSchema> & {
   billing: BillingOptions;
   /** TLS served by Cadre: both files set; undefined: plain HTTP. */
   tls: { certFile: string; keyFile: string; http2: boolean } | undefined;
+  /** Where webhooks may go although private: CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS, and loopback with CADRE_DEV. */
+  webhookPrivateTargets: OutboundAllowance;
+  /**
+   * Providers Cadre talks to on a user's behalf (OAuth integrations, identity providers) may be plain http on
+   * this host: CADRE_DEV or CADRE_OAUTH_ALLOW_HTTP_LOOPBACK.
+   */
+  allowHttpLoopbackProviders: boolean;
 };
 
 /**
@@ -256,6 +278,13 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
   return {
     ...env,
     tls: certFile && keyFile ? { certFile, keyFile, http2: env.CADRE_HTTP2 } : undefined,
+    webhookPrivateTargets: env.CADRE_DEV
+      ? parseOutboundAllowance([
+          ...(source.CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS ?? '').split(','),
+          ...LOOPBACK_ENTRIES,
+        ]).allowance
+      : env.CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS,
+    allowHttpLoopbackProviders: env.CADRE_DEV || env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK,
     billing: {
       provider,
       usageFlushMs: env.CADRE_USAGE_FLUSH_MS,

@@ -19,7 +19,8 @@ declare module 'fastify' {
   }
 }
 
-type Resolution = Principal | null | 'invalid';
+/** `expired`: a credential that was good until its expiry (its holder is told so). */
+type Resolution = Principal | null | 'invalid' | 'expired';
 
 /**
  * Turns a request's credentials into a principal; null when it carries none of its kind. Synchronous when
@@ -31,6 +32,9 @@ export interface PrincipalResolver {
 
 export const unauthorized = (message = 'Missing or invalid credentials') =>
   new ApiError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="cadre"' });
+
+const EXPIRED_KEY =
+  "This API key has expired: make a new one (cadre login, cadre keys create, or the console's API keys page)";
 
 export function bearerToken(request: FastifyRequest): string | undefined | 'malformed' {
   const header = request.headers.authorization;
@@ -50,8 +54,9 @@ export interface AuthOptions {
  */
 export function registerAuthentication(app: FastifyInstance, options: AuthOptions): RequestStep {
   app.decorateRequest('principal', null);
-  const admit = (request: FastifyRequest, found: Principal | 'invalid'): ApiError | undefined => {
+  const admit = (request: FastifyRequest, found: Principal | 'invalid' | 'expired'): ApiError | undefined => {
     if (found === 'invalid') return unauthorized();
+    if (found === 'expired') return unauthorized(EXPIRED_KEY);
     request.principal = found;
     return undefined;
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { loggableDatabaseError } from '../db/errors.js';
 
 export const REDACTED = '[redacted]';
@@ -209,6 +210,16 @@ export function createBatchedDestination(
       target.flushSync();
     },
   };
+}
+
+/**
+ * Readable lines for a person at a terminal (pino-pretty): the same JSON lines, redacted as always, parsed
+ * and shown as `[12:00:01] INFO (1234): message` with the fields below. Written synchronously, so it can be
+ * the batched destination's target and nothing is lost on exit.
+ */
+export function createPrettyDestination(): { write(chunk: string): unknown; flushSync(): void } {
+  const stream = pretty({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'hostname' });
+  return { write: (chunk) => stream.write(chunk), flushSync: () => undefined };
 }
 
 /**

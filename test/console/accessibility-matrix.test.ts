@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console-pages.js';
-import { generateKeyEntry, parseKeyRing } from '../../src/modules/oauth/token-vault.js';
+import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
 import { expertBody, published } from '../registry/helpers.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';

@@ -78,6 +78,8 @@ describe('no server-side request to private addresses through OAuth', () => {
       const res = await register({ presetKey: 'oidc', issuer });
       expectApiError(res, 422, 'validation_failed');
       expect(res.text, issuer).toContain('issuer');
+      // The refusal names what would lift it during local development.
+      expect(res.text, issuer).toContain('CADRE_DEV=1');
     }
     // Names are checked on what they resolve to, at the request: the same answer for every private target,
     // for a name that does not resolve at all, and at once (no timing to tell them apart).
@@ -99,6 +101,7 @@ describe('no server-side request to private addresses through OAuth', () => {
       answers.push(JSON.stringify(details).replaceAll(host, 'HOST'));
     }
     expect(new Set(answers).size, answers.join('\n')).toBe(1);
+    expect(answers[0]).toContain('CADRE_DEV=1');
     expect(answers[0]).not.toMatch(/127\.0\.0\.1|::1|169\.254|10\.1\.2\.3|ECONNREFUSED|certificate|TLS/i);
     expect(v4.connections()).toBe(0);
     expect(v6.connections()).toBe(0);
@@ -114,6 +117,7 @@ describe('no server-side request to private addresses through OAuth', () => {
         const res = await register({ presetKey: 'github', [field]: url });
         expectApiError(res, 422, 'validation_failed');
         expect(res.text, `${field} ${url}`).toContain(field);
+        expect(res.text, `${field} ${url}`).toContain('CADRE_OAUTH_ALLOW_HTTP_LOOPBACK=true');
       }
     }
     expect(v4.connections()).toBe(0);

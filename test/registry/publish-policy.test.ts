@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../src/modules/registry/policy.schemas.js';
+import { runCli } from '../support/cli-harness.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
@@ -109,6 +110,35 @@ describe('GET and PUT /api/v1/organization/publish-policy', () => {
       key: other.ownerKey,
     });
     expect(theirs.body.data.policy).toEqual(OPEN);
+  });
+
+  it('turning approval on with nobody to approve (one owner, no admin) warns, in the answer and in cadre policy set', async () => {
+    type Warned = { data: { warnings?: string[] } };
+    const lonely = await createOrganization(server, 'personal');
+    const on = await server.request<Warned>('PUT', '/api/v1/organization/publish-policy', {
+      key: lonely.ownerKey,
+      body: { approvalRequiredForWidening: true },
+    });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body.data.warnings).toEqual([
+      expect.stringMatching(/^Nobody can approve: .*one owner and no admin.*wait.*add an admin/),
+    ]);
+    const read = await server.request<Warned>('GET', '/api/v1/organization/publish-policy', {
+      key: lonely.ownerKey,
+    });
+    expect(read.body.data.warnings).toHaveLength(1);
+    const cli = await runCli(['policy', 'set', '--approval', 'on'], {
+      cwd: process.cwd(),
+      env: { CADRE_URL: server.url, CADRE_API_KEY: lonely.ownerKey },
+    });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stderr).toMatch(/warning: Nobody can approve/);
+    // With an admin beside the owner someone else can approve: no warning.
+    await addMember(server, lonely, 'admin');
+    const fine = await server.request<Warned>('GET', '/api/v1/organization/publish-policy', {
+      key: lonely.ownerKey,
+    });
+    expect(fine.body.data.warnings).toEqual([]);
   });
 
   it('refuses a body naming nothing, an unknown rule, or an empty list (422 naming the field)', async () => {

@@ -84,6 +84,7 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   createInvitation: 'members:manage',
   listInvitations: 'members:manage',
   revokeInvitation: 'members:manage',
+  copyInvitationLink: 'members:manage',
   setMemberRole: 'members:manage',
   removeMember: 'members:manage',
   transferOwnership: 'members:manage',

@@ -75,10 +75,10 @@ export async function startFakeRegistry(): Promise<FakeRegistry> {
       return send(status, failBody);
     }
     // The one management endpoint the CLI calls: `cadre publish` checks its key there first.
-    if (url.pathname === '/api/v1/billing/plans') {
+    if (url.pathname === '/api/v1/me') {
       if (req.headers.authorization !== `Bearer ${FAKE_API_KEY}`)
         return send(401, { error: { code: 'unauthorized', message: 'Invalid API key', requestId: 'r1' } });
-      return send(200, { data: { plans: [] } });
+      return send(200, { data: { organization: { id: 'org1', slug: 'demo', name: 'demo' } } });
     }
     const writes = req.method !== 'GET';
     if (writes && req.headers.authorization !== `Bearer ${FAKE_API_KEY}`) {

@@ -58,6 +58,8 @@ export function isPublicAddress(text: string): boolean {
 export interface OutboundAllowance {
   readonly names: ReadonlySet<string>;
   readonly ranges: BlockList;
+  /** The settings that would widen it, named in every refusal (`CADRE_DEV=1 …`). */
+  readonly widenedBy?: string | undefined;
 }
 
 /**
@@ -103,8 +105,11 @@ export function parseOutboundAllowance(entries: readonly string[]): {
 /** No exception: public addresses only (the default everywhere). */
 export const NO_ALLOWANCE = parseOutboundAllowance([]).allowance;
 
+/** This host's names and addresses: what CADRE_DEV=1 allows besides the operator's list. */
+export const LOOPBACK_ENTRIES = ['localhost', '127.0.0.0/8', '::1'] as const;
+
 /** This host only (`localhost`, 127.0.0.0/8, ::1): a local provider during development. */
-export const LOOPBACK_ALLOWANCE = parseOutboundAllowance(['localhost', '127.0.0.0/8', '::1']).allowance;
+export const LOOPBACK_ALLOWANCE = parseOutboundAllowance(LOOPBACK_ENTRIES).allowance;
 
 /** A URL's host as written, without IPv6 brackets and a trailing dot, lower case. */
 const hostOf = (url: URL) =>
@@ -128,17 +133,38 @@ export function isAllowedHost(allowance: OutboundAllowance, url: URL): boolean {
   return allowance.names.has(host) || inRanges(allowance, host);
 }
 
+/** `localhost` and its subdomains always mean this host (RFC 6761), whatever a resolver says. */
+const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+
+/**
+ * Whether the URL's host is refused without asking DNS: an address literal that is not public, or a
+ * `localhost` name, unless the allowance lists it. Checked where a URL is stored, so a target that can never
+ * be reached is refused at once instead of failing at every delivery; a name is still checked on what it
+ * resolves to at each request (resolveCheckedAddress).
+ */
+export function isRefusedLiteral(allowance: OutboundAllowance, url: URL): boolean {
+  if (isAllowedHost(allowance, url)) return false;
+  const host = hostOf(url);
+  if (isLocalhostName(host)) return true;
+  return isIP(host) !== 0 && !isPublicAddress(host);
+}
+
 /**
  * A target Cadre does not connect to. Its message names the URL's host (which the user wrote) and never the
  * addresses it resolved to, and is the same whether the name does not resolve or resolves somewhere private:
  * what an internal name resolves to, or whether it exists, is not told.
  */
 export class RefusedTarget extends Error {
-  constructor(host: string, why: 'plain http' | 'no public address' = 'no public address') {
+  constructor(
+    host: string,
+    why: 'plain http' | 'no public address' = 'no public address',
+    widenedBy: string | undefined = undefined,
+  ) {
+    const allow = widenedBy ? `; ${widenedBy}` : '';
     super(
       why === 'plain http'
-        ? `plain http to ${host} is not allowed (https only, unless the operator allows the host)`
-        : `${host} has no address Cadre may connect to (it does not resolve, or resolves to a private, loopback, link-local or reserved address)`,
+        ? `plain http to ${host} is not allowed (https only, unless the operator allows the host${allow})`
+        : `${host} has no address Cadre may connect to (it does not resolve, or resolves to a private, loopback, link-local or reserved address${allow})`,
     );
   }
 }
@@ -160,17 +186,18 @@ export async function resolveCheckedAddress(
 ): Promise<{ address: string; family: 4 | 6 }> {
   const host = hostOf(url);
   if (url.protocol !== 'https:' && !isAllowedHost(allowance, url))
-    throw new RefusedTarget(host, 'plain http');
+    throw new RefusedTarget(host, 'plain http', allowance.widenedBy);
   let addresses: Array<{ address: string; family: number }>;
   if (isIP(host) !== 0) {
     addresses = [{ address: host, family: isIP(host) }];
   } else {
     addresses = await resolve(host).catch(() => []);
   }
-  if (addresses.length === 0) throw new RefusedTarget(host);
+  if (addresses.length === 0) throw new RefusedTarget(host, 'no public address', allowance.widenedBy);
   const byName = allowance.names.has(host);
   for (const { address } of addresses) {
-    if (!isPublicAddress(address) && !byName && !inRanges(allowance, address)) throw new RefusedTarget(host);
+    if (!isPublicAddress(address) && !byName && !inRanges(allowance, address))
+      throw new RefusedTarget(host, 'no public address', allowance.widenedBy);
   }
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -123,10 +123,13 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
   };
 
   /**
-   * The key's principal, or null when it is not a live key. Answers synchronously from the cache (the hot
+   * The key's principal, null when it is not a live key, or `expired` for a key that was valid until its
+   * expiry (its holder is told so: only the key's holder can ask). Answers synchronously from the cache (the hot
    * path: no promise), with a promise when the key has to be read.
    */
-  function authenticate(token: string): ApiKeyPrincipal | null | Promise<ApiKeyPrincipal | null> {
+  function authenticate(
+    token: string,
+  ): ApiKeyPrincipal | null | 'expired' | Promise<ApiKeyPrincipal | null | 'expired'> {
     if (!isWellFormedApiKey(token)) return null;
     const digest = sha256(token);
     const hex = digest.toString('hex');
@@ -145,11 +148,12 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps) {
     });
   }
 
-  function admit(entry: CachedKey, digest: Buffer): ApiKeyPrincipal | null {
+  function admit(entry: CachedKey, digest: Buffer): ApiKeyPrincipal | null | 'expired' {
     // The lookup is by digest; comparing it again in constant time keeps the final decision timing-flat.
     if (!timingSafeEqual(entry.digestBytes, digest)) return null;
     const now = deps.clock.now();
-    if (entry.revokedAt || (entry.expiresAt && entry.expiresAt <= now)) return null;
+    if (entry.revokedAt) return null;
+    if (entry.expiresAt && entry.expiresAt <= now) return 'expired';
     lastUsed.set(entry.principal.apiKeyId, now);
     return entry.principal;
   }

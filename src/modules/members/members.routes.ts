@@ -7,6 +7,7 @@ import {
   acceptInvitationBody,
   createdInvitationSchema,
   createInvitationBody,
+  invitationLinkSchema,
   invitationListSchema,
   invitationParams,
   invitationPreviewSchema,
@@ -57,6 +58,26 @@ export function registerMemberRoutes(app: App, members: MembersService): void {
     },
     handler: (request) =>
       members.listInvitations(requirePrincipal(request), request.params.org, request.query),
+  });
+
+  app.post('/v1/organizations/:org/invitations/:invitationId/link', {
+    config,
+    schema: {
+      operationId: 'copyInvitationLink',
+      summary:
+        "A new copy of a pending invitation's link for the inviter (the previous copy stops working; the mailed link keeps working)",
+      tags,
+      security: bearerSecurity,
+      params: invitationParams,
+      response: { 200: dataOf(invitationLinkSchema), ...managementErrors(401, 403, 404, 410, 422) },
+    },
+    handler: async (request) => ({
+      data: await members.copyInvitationLink(
+        requirePrincipal(request),
+        request.params.org,
+        request.params.invitationId,
+      ),
+    }),
   });
 
   app.delete('/v1/organizations/:org/invitations/:invitationId', {

@@ -81,6 +81,15 @@ export const createdInvitationSchema = invitationSchema
   })
   .meta({ id: 'CreatedInvitation' });
 
+export const invitationLinkSchema = invitationSchema
+  .extend({
+    token: z
+      .string()
+      .meta({ description: "The inviter's new copy of the token (inv_…): the previous copy stops working" }),
+    url: z.string().meta({ description: 'The invitation link, {consoleUrl}/invitations/{token}' }),
+  })
+  .meta({ id: 'InvitationLink' });
+
 export const invitationListSchema = z.object({
   data: z.array(invitationSchema),
   pagination: paginationSchema,

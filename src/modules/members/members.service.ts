@@ -302,6 +302,42 @@ export function createMembersService(deps: MembersServiceDeps) {
       return { data: items, pagination };
     },
 
+    /**
+     * A new copy of the inviter's link for a pending invitation (the first was shown once): its token replaces
+     * the previous copy's, which stops working. The mailed link is untouched, and still the only one that
+     * proves the email (docs/admin-api.md, "Accounts and proven emails"). Accepted, revoked or expired: 410.
+     */
+    async copyInvitationLink(principal: Principal, organizationIdOrSlug: string, invitationId: string) {
+      const organization = await manageable(principal, organizationIdOrSlug);
+      const token = `inv_${randomBase62(43)}`;
+      const row = await db.transaction(async (tx) => {
+        const [found] = await tx
+          .select()
+          .from(invitations)
+          .where(and(eq(invitations.id, invitationId), eq(invitations.organizationId, organization.id)))
+          .for('update');
+        if (!found) throw notFound(`Invitation ${invitationId}`);
+        const state = stateOf(found);
+        if (state !== 'pending') throw gone(state);
+        const now = clock.now();
+        const [renewed] = await tx
+          .update(invitations)
+          .set({ tokenDigest: sha256Hex(token) })
+          .where(eq(invitations.id, found.id))
+          .returning();
+        await recordAuditEvent(tx, {
+          organizationId: organization.id,
+          action: 'invitation.link_copied',
+          actor: principal,
+          target: { type: 'invitation', id: found.id },
+          at: now,
+          metadata: { email: found.email, role: found.role },
+        });
+        return renewed!;
+      });
+      return { ...present(row), token, url: linkFor(token) };
+    },
+
     /** Idempotent for a revoked invitation; an accepted one is 409 (remove the member instead). */
     async revokeInvitation(principal: Principal, organizationIdOrSlug: string, invitationId: string) {
       const organization = await manageable(principal, organizationIdOrSlug);

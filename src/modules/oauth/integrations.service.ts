@@ -13,7 +13,12 @@ import {
   integrationVersions,
   type ProviderEndpoints,
 } from './oauth.tables.js';
-import { acceptableEndpoint, type OAuthHttpOptions, requestOptions } from './oauth-http.js';
+import {
+  acceptableEndpoint,
+  LOOPBACK_PROVIDER_SETTINGS,
+  type OAuthHttpOptions,
+  requestOptions,
+} from './oauth-http.js';
 import { findPreset, type Preset, presetName } from './presets/index.js';
 
 export interface IntegrationsServiceDeps {
@@ -68,7 +73,7 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
       if (value !== undefined && !acceptableEndpoint(value, http)) {
         throw validationFailed(
           field,
-          'must be an https URL without credentials or fragment, and not on a private or loopback address',
+          `must be an https URL without credentials or fragment, and not on a private or loopback address (${LOOPBACK_PROVIDER_SETTINGS})`,
         );
       }
     }
@@ -84,7 +89,10 @@ export function createIntegrationsService({ database, tenancy, keyRing, http }: 
       }
       for (const named of [authorizationEndpoint, tokenEndpoint, server.userinfo_endpoint]) {
         if (named !== undefined && !acceptableEndpoint(named, http)) {
-          throw validationFailed('issuer', 'the discovery document names an endpoint Cadre may not use');
+          throw validationFailed(
+            'issuer',
+            `the discovery document names an endpoint Cadre may not use (${LOOPBACK_PROVIDER_SETTINGS})`,
+          );
         }
       }
       const supported = server.token_endpoint_auth_methods_supported;

@@ -39,6 +39,10 @@ export const publishPolicyAnswer = z
       presets: z
         .object({ recommended: z.object({ allowedCommands: z.array(z.string()) }) })
         .meta({ description: 'What each preset of a change sets', example: PRESETS }),
+      warnings: z.array(z.string()).meta({
+        description:
+          'What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin)',
+      }),
     }),
   })
   .meta({ id: 'PublishPolicyAnswer' });

@@ -18,7 +18,13 @@ export interface PolicyServiceDeps {
   database: Database;
   clock: Clock;
   registry: Pick<RegistryService, 'decide'>;
+  /** Owners and admins of an organization: who may approve (the publisher never approves their own). */
+  countApprovers: (organizationId: string) => Promise<number>;
 }
+
+const NOBODY_TO_APPROVE =
+  'Nobody can approve: the organization has one owner and no admin, so a version that widens access would ' +
+  'wait for approval forever; add an admin (cadre members invite --role admin) or turn approval off';
 
 export type PolicyService = ReturnType<typeof createPolicyService>;
 
@@ -62,11 +68,15 @@ export function createPolicyService(deps: PolicyServiceDeps) {
 
   async function current(organizationId: string) {
     const stored = await policies.readPolicy(db, organizationId);
+    // An approval needs an owner or admin other than the publisher.
+    const stuck =
+      stored.policy.approvalRequiredForWidening && (await deps.countApprovers(organizationId)) < 2;
     return {
       policy: stored.policy,
       updatedAt: stored.updatedAt?.toISOString() ?? null,
       updatedByUserId: stored.updatedByUserId,
       presets: PRESETS,
+      warnings: stuck ? [NOBODY_TO_APPROVE] : [],
     };
   }
 

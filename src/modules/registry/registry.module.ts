@@ -1,4 +1,5 @@
 import type { App } from '../../http/route-kit.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { backfillIntegrity } from './integrity.js';
 import { registerPerstackRoutes } from './perstack.routes.js';
 import { registerPolicyRoutes } from './policy.routes.js';
@@ -12,9 +13,16 @@ import { registerRegistryAdminRoutes } from './registry-admin.routes.js';
  * own, docs/perstack.md), the organization's publish policy and approvals (management face) and the operator's
  * registry routes.
  */
-export function createRegistryModule(deps: RegistryServiceDeps) {
+export function createRegistryModule(
+  deps: RegistryServiceDeps & { tenancy: Pick<TenancyService, 'countApprovers'> },
+) {
   const service = createRegistryService(deps);
-  const policies = createPolicyService({ database: deps.database, clock: deps.clock, registry: service });
+  const policies = createPolicyService({
+    database: deps.database,
+    clock: deps.clock,
+    registry: service,
+    countApprovers: (organizationId) => deps.tenancy.countApprovers(organizationId),
+  });
   return {
     service,
     policies,

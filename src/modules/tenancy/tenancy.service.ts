@@ -192,6 +192,20 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
       });
     },
 
+    /** How many members may approve a version (owners and admins). */
+    async countApprovers(organizationId: string): Promise<number> {
+      const [row] = await db
+        .select({ total: sql<number>`count(*)::int` })
+        .from(memberships)
+        .where(
+          and(
+            eq(memberships.organizationId, organizationId),
+            or(eq(memberships.role, 'owner'), eq(memberships.role, 'admin')),
+          ),
+        );
+      return row?.total ?? 0;
+    },
+
     async getMembership(organizationId: string, userId: string) {
       const [membership] = await db
         .select()

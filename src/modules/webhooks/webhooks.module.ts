@@ -7,12 +7,15 @@ import { createDeliveryWorker, type DeliveryWorkerDeps } from './delivery-worker
 import { registerWebhookRoutes } from './webhooks.routes.js';
 import { createWebhooksService, type WebhooksServiceDeps } from './webhooks.service.js';
 
+const WIDENED_BY =
+  'CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS lists the hosts allowed although private; CADRE_DEV=1 allows loopback during local development';
+
 export interface WebhooksModuleDeps
   extends Omit<WebhooksServiceDeps, 'keyRing' | 'allowedPrivateHosts'>,
     Pick<DeliveryWorkerDeps, 'events' | 'onError'> {
   /** Signing secrets are kept encrypted with it; without one, creating and rotating answer 503. */
   keyRing: KeyRing | undefined;
-  /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS, parsed (default: none). */
+  /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS, parsed, and loopback with CADRE_DEV (default: none). */
   allowedPrivateHosts?: WebhooksServiceDeps['allowedPrivateHosts'] | undefined;
   /** The delivery worker's tuning (tests: a fast poll, a short lease). */
   worker?: Pick<
@@ -23,7 +26,8 @@ export interface WebhooksModuleDeps
 
 /** Webhook endpoints per organization and the deliveries to them (docs/webhooks.md). */
 export function createWebhooksModule(deps: WebhooksModuleDeps) {
-  const allowedPrivateHosts = deps.allowedPrivateHosts ?? NO_ALLOWANCE;
+  // Every refusal names the settings that would lift it (a developer's loopback receiver above all).
+  const allowedPrivateHosts = { ...(deps.allowedPrivateHosts ?? NO_ALLOWANCE), widenedBy: WIDENED_BY };
   const service = createWebhooksService({
     ...deps,
     allowedPrivateHosts,

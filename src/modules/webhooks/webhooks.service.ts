@@ -5,7 +5,11 @@ import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import { isAllowedHost, type OutboundAllowance } from '../../lib/outbound/address-policy.js';
+import {
+  isAllowedHost,
+  isRefusedLiteral,
+  type OutboundAllowance,
+} from '../../lib/outbound/address-policy.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import { parseRetired, retire } from './retired-secrets.js';
@@ -24,7 +28,7 @@ export interface WebhooksServiceDeps {
   clock: Clock;
   /** The key ring, or a 503 when none is configured. */
   keyRing: () => KeyRing;
-  /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: the only hosts a plain-http URL may name. */
+  /** CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS (and loopback with CADRE_DEV): the only private hosts a URL may name. */
   allowedPrivateHosts: OutboundAllowance;
 }
 
@@ -62,16 +66,21 @@ export function createWebhooksService({
 }: WebhooksServiceDeps) {
   const { db } = database;
 
-  /** Plain http only to a host the operator allows (docs/webhooks.md, "Safe targets"). */
-  function checkScheme(url: string | undefined) {
-    if (url === undefined || url.startsWith('https:')) return;
-    if (isAllowedHost(allowedPrivateHosts, new URL(url))) return;
-    throw new ApiError('validation_failed', 'Request validation failed', [
-      {
-        path: 'url',
-        message: 'must be an https URL (plain http only to hosts in CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS)',
-      },
-    ]);
+  /**
+   * Plain http only to a host the operator allows, and no address written in the URL that a delivery would
+   * refuse (docs/webhooks.md, "Safe targets"): such an endpoint would fail every attempt for three days.
+   */
+  function checkTarget(value: string | undefined) {
+    if (value === undefined) return;
+    const url = new URL(value);
+    const allow = allowedPrivateHosts.widenedBy ? ` (${allowedPrivateHosts.widenedBy})` : '';
+    let message: string | undefined;
+    if (isRefusedLiteral(allowedPrivateHosts, url))
+      message = `must not name a private, loopback, link-local or reserved address${allow}`;
+    else if (url.protocol !== 'https:' && !isAllowedHost(allowedPrivateHosts, url))
+      message = `must be an https URL: plain http only to the hosts allowed${allow}`;
+    if (message)
+      throw new ApiError('validation_failed', 'Request validation failed', [{ path: 'url', message }]);
   }
 
   async function find(executor: Executor, principal: Principal, id: string, lock = false) {
@@ -121,7 +130,7 @@ export function createWebhooksService({
 
     async create(principal: Principal, input: CreateEndpointInput) {
       requirePermission(principal, 'webhooks:manage');
-      checkScheme(input.url);
+      checkTarget(input.url);
       const ring = keyRing();
       const id = newId();
       const secret = newSecret();
@@ -161,7 +170,7 @@ export function createWebhooksService({
 
     async update(principal: Principal, id: string, input: UpdateEndpointInput) {
       requirePermission(principal, 'webhooks:manage');
-      checkScheme(input.url);
+      checkTarget(input.url);
       const now = clock.now();
       const row = await db.transaction(async (tx) => {
         await find(tx, principal, id, true);
