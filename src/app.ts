@@ -70,6 +70,7 @@ import type { RegistryService } from './modules/registry/registry.service.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import type { SessionsService } from './modules/sessions/sessions.service.js';
+import { createSsoModule, type RoleMappingsService } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -173,6 +174,8 @@ export interface AppContext {
   metrics: Metrics;
   /** Sends the webhook outbox (absent without a key ring: no endpoint can exist). */
   webhookWorker: DeliveryWorker | undefined;
+  /** Single sign-on: the group → role rules (docs/sso.md). */
+  sso: { roleMappings: RoleMappingsService };
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -334,6 +337,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
+  const sso = createSsoModule({ database, clock });
   const mcpCatalog = createMcpCatalogModule({ database, clock, tenancy, publicUrl });
   const events = createEventsModule({
     database,
@@ -383,6 +387,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     rateLimitStore,
     metrics,
     webhookWorker: webhooks.worker,
+    sso: { roleMappings: sso.roleMappings },
   };
 
   await bus.start();
@@ -504,6 +509,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     members.registerRoutes(scope);
     registry.registerManagementRoutes(scope);
     mcpCatalog.registerManagementRoutes(scope);
+    sso.registerRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);
