@@ -1210,6 +1210,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sso/role-mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rules turning the identity provider's groups into roles (organization:manage) */
+        get: operations["getSsoRoleMappings"];
+        /**
+         * Replace the group → role rules and the default role (organization:manage)
+         * @description Applied at each person’s next single sign-on (and by SCIM at once). Audited as sso.role_mappings_changed.
+         */
+        put: operations["updateSsoRoleMappings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -3397,6 +3418,20 @@ export interface components {
             /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
             demoPassword: boolean;
         };
+        RoleMappingRuleInput: {
+            /** @description A value of the provider's groups claim (or a SCIM Group's displayName), exactly */
+            group: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+        };
+        RoleMappingsInput: {
+            /**
+             * @description The role of a person none of whose groups a rule names
+             * @enum {string}
+             */
+            defaultRole: "admin" | "member";
+            rules: components["schemas"]["RoleMappingRuleInput"][];
+        };
         WebhookEndpointInput: {
             id: string;
             url: string;
@@ -5187,6 +5222,20 @@ export interface components {
         SignInHints: {
             /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
             demoPassword: boolean;
+        };
+        RoleMappingRule: {
+            /** @description A value of the provider's groups claim (or a SCIM Group's displayName), exactly */
+            group: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+        };
+        RoleMappings: {
+            /**
+             * @description The role of a person none of whose groups a rule names
+             * @enum {string}
+             */
+            defaultRole: "admin" | "member";
+            rules: components["schemas"]["RoleMappingRule"][];
         };
         WebhookEndpoint: {
             id: string;
@@ -15555,6 +15604,225 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getSsoRoleMappings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description The role of a person none of whose groups a rule names
+                             * @enum {string}
+                             */
+                            defaultRole: "admin" | "member";
+                            rules: components["schemas"]["RoleMappingRule"][];
+                            /** @description When the rules last changed; null: never written */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    updateSsoRoleMappings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleMappingsInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description The role of a person none of whose groups a rule names
+                             * @enum {string}
+                             */
+                            defaultRole: "admin" | "member";
+                            rules: components["schemas"]["RoleMappingRule"][];
+                            /** @description When the rules last changed; null: never written */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -71,6 +71,7 @@ import type { RegistryService } from './modules/registry/registry.service.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import type { SessionsService } from './modules/sessions/sessions.service.js';
+import { createSsoModule, type RoleMappingsService } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -178,6 +179,8 @@ export interface AppContext {
   webhookWorker: DeliveryWorker | undefined;
   /** Verified email domains; `verifiedOrganizationFor` routes sign-in. */
   domains: DomainsService;
+  /** Single sign-on: the group → role rules (docs/sso.md). */
+  sso: { roleMappings: RoleMappingsService };
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -339,6 +342,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
+  const sso = createSsoModule({ database, clock });
   const mcpCatalog = createMcpCatalogModule({ database, clock, tenancy, publicUrl });
   const events = createEventsModule({
     database,
@@ -395,6 +399,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     metrics,
     webhookWorker: webhooks.worker,
     domains: domains.service,
+    sso: { roleMappings: sso.roleMappings },
   };
 
   await bus.start();
@@ -519,6 +524,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     registry.registerManagementRoutes(scope);
     mcpCatalog.registerManagementRoutes(scope);
     domains.registerRoutes(scope);
+    sso.registerRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);

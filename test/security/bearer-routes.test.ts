@@ -128,6 +128,8 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   claimDomain: 'organization:manage',
   verifyDomain: 'organization:manage',
   deleteDomain: 'organization:manage',
+  getSsoRoleMappings: 'organization:manage',
+  updateSsoRoleMappings: 'organization:manage',
 };
 
 /** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
@@ -161,6 +163,8 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   publishMcpServer: "publishes into the caller's own organization's MCP catalog; no parameter names one",
   updateMcpServerStatus:
     "server names are the caller's own organization's catalog's: another's same name is simply not there",
+  getSsoRoleMappings: "reads the caller's own organization's rules; no parameter names an organization",
+  updateSsoRoleMappings: "changes the caller's own organization's rules; no parameter names an organization",
 };
 
 /** Operations where another organization's resource does not read as absent, with why. */
@@ -265,6 +269,7 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
   // Changes nothing the other checks rely on (their Experts run npx with the runtime's base package).
   updatePublishPolicy: () => ({ requirePinnedVersions: false }),
   updateMcpCatalog: () => ({ access: 'key' }),
+  updateSsoRoleMappings: () => ({ defaultRole: 'member', rules: [] }),
   publishMcpServer: () => mcpServerJson(`com.example.security/server-${serial++}`),
   updateMcpServerStatus: () => ({ status: 'deprecated', statusMessage: 'the security suite deprecates it' }),
   // One of the home organization's own events (another organization's endpoint is refused before it is read).
