@@ -68,6 +68,7 @@ import { seedPublishPolicy } from './modules/registry/policy.service.js';
 import type { PublishPolicy } from './modules/registry/publish-policy.js';
 import { createRegistryModule } from './modules/registry/registry.module.js';
 import type { RegistryService } from './modules/registry/registry.service.js';
+import { createScimModule } from './modules/scim/index.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import type { SessionsService } from './modules/sessions/sessions.service.js';
@@ -379,6 +380,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     sessions: sessions.service,
   });
 
+  const scim = createScimModule({
+    database,
+    clock,
+    tenancy,
+    members: members.service,
+    domains: domains.service,
+    roles: sso.roleMappings,
+    publicUrl,
+    onDatabaseUnavailable: () => health.reportDatabaseUnavailable(),
+  });
+
   const context: AppContext = {
     database,
     clock,
@@ -524,6 +536,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     registry.registerManagementRoutes(scope);
     mcpCatalog.registerManagementRoutes(scope);
     domains.registerRoutes(scope);
+    scim.registerManagementRoutes(scope);
     sso.registerRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
@@ -531,6 +544,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     cliLogins.registerRoutes(scope);
     members.registerAuthRoutes(scope);
   });
+  registerFace(app, FACES.scim, scim.setUpFace, scim.registerRoutes);
   // Without an admin token the admin face has no routes: every /admin path answers its 404.
   registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
     if (!deps.adminToken) return;

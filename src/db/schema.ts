@@ -12,6 +12,7 @@ export * from '../modules/members/invitations.tables.js';
 export * from '../modules/oauth/oauth.tables.js';
 export * from '../modules/registry/policy.tables.js';
 export * from '../modules/registry/registry.tables.js';
+export * from '../modules/scim/scim.tables.js';
 export * from '../modules/sessions/sessions.tables.js';
 export * from '../modules/sso/role-mappings.tables.js';
 export * from '../modules/tenancy/tenancy.tables.js';

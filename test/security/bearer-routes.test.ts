@@ -128,6 +128,9 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   claimDomain: 'organization:manage',
   verifyDomain: 'organization:manage',
   deleteDomain: 'organization:manage',
+  getScimToken: 'organization:manage',
+  rotateScimToken: 'organization:manage',
+  revokeScimToken: 'organization:manage',
   getSsoRoleMappings: 'organization:manage',
   updateSsoRoleMappings: 'organization:manage',
 };
@@ -144,6 +147,9 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   listWebhookEndpoints: "lists the caller's own organization's endpoints; no parameter names an organization",
   listDomains: "lists the caller's own organization's domains; no parameter names an organization",
   claimDomain: "claims for the caller's own organization; no parameter names an organization",
+  getScimToken: "the caller's own organization's SCIM token; no parameter names an organization",
+  rotateScimToken: "the caller's own organization's SCIM token; no parameter names an organization",
+  revokeScimToken: "the caller's own organization's SCIM token; no parameter names an organization",
   createWebhookEndpoint: "creates in the caller's own organization; no parameter names an organization",
   listProjects: "lists the caller's own organization's projects only",
   createProject: "creates in the caller's own organization; no parameter names an organization",
@@ -307,6 +313,7 @@ const FOREIGN_PARAMS = [
   'agentId',
   'webhookEndpointId',
   'approvalId',
+  'domainId',
 ];
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
