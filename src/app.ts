@@ -50,6 +50,7 @@ import {
 import type { BillingProviders } from './modules/billing/providers/index.js';
 import { createCliLoginsModule } from './modules/cli-logins/cli-logins.module.js';
 import { createConsoleModule } from './modules/console/console.module.js';
+import { createDomainsModule, type DomainsModuleDeps, type DomainsService } from './modules/domains/index.js';
 import { createEventsModule } from './modules/events/events.module.js';
 import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
 import type { SmtpOptions } from './modules/members/mailer.js';
@@ -67,9 +68,11 @@ import { seedPublishPolicy } from './modules/registry/policy.service.js';
 import type { PublishPolicy } from './modules/registry/publish-policy.js';
 import { createRegistryModule } from './modules/registry/registry.module.js';
 import type { RegistryService } from './modules/registry/registry.service.js';
+import { createScimModule } from './modules/scim/index.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import type { SessionsService } from './modules/sessions/sessions.service.js';
+import { createSsoModule, type RoleMappingsService } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -148,6 +151,8 @@ export interface AppDeps {
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
   /** Serve HTTPS (or HTTP/2 with HTTP/1.1) with this certificate; unset: plain HTTP. */
   tls?: ServedTls;
+  /** Verified domains: the DNS servers (CADRE_DNS_SERVERS), re-check timing (docs/domains.md). */
+  domains?: Pick<DomainsModuleDeps, 'proof' | 'recheckAfterMs' | 'lapseAfterFailures' | 'sweepIntervalMs'>;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -173,6 +178,10 @@ export interface AppContext {
   metrics: Metrics;
   /** Sends the webhook outbox (absent without a key ring: no endpoint can exist). */
   webhookWorker: DeliveryWorker | undefined;
+  /** Verified email domains; `verifiedOrganizationFor` routes sign-in. */
+  domains: DomainsService;
+  /** Single sign-on: the group → role rules (docs/sso.md). */
+  sso: { roleMappings: RoleMappingsService };
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -343,6 +352,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
+  const sso = createSsoModule({ database, clock });
   const events = createEventsModule({
     database,
     clock,
@@ -359,6 +369,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     events: metrics.webhookDeliveries,
     onError: (error) => app.log.warn({ err: error }, 'a webhook delivery could not be recorded'),
   });
+  const domains = createDomainsModule({
+    database,
+    clock,
+    ...deps.domains,
+    onError: (error) => app.log.warn({ err: error }, 'the verified domains re-check failed'),
+  });
   metrics.webhookQueueLag(() => queueLagSeconds(database.db, clock.now()));
   const organization = createOrganizationModule({
     database,
@@ -370,6 +386,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     authenticator: apiKeys.authenticator,
     disconnectRow: oauth.disconnectRow,
     sessions: sessions.service,
+  });
+
+  const scim = createScimModule({
+    database,
+    clock,
+    tenancy,
+    members: members.service,
+    domains: domains.service,
+    roles: sso.roleMappings,
+    publicUrl,
+    onDatabaseUnavailable: () => health.reportDatabaseUnavailable(),
   });
 
   const context: AppContext = {
@@ -391,6 +418,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     rateLimitStore,
     metrics,
     webhookWorker: webhooks.worker,
+    domains: domains.service,
+    sso: { roleMappings: sso.roleMappings },
   };
 
   await bus.start();
@@ -399,12 +428,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   billing.start();
   events.start();
   webhooks.start();
+  domains.start();
   health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
     events.stop();
     // In-flight deliveries finish (each within its 10 s timeout) before the database closes.
     await webhooks.stop();
+    await domains.stop();
     members.stop();
     health.stop();
     await apiKeys.stop();
@@ -512,12 +543,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     members.registerRoutes(scope);
     registry.registerManagementRoutes(scope);
     mcpCatalog.registerManagementRoutes(scope);
+    domains.registerRoutes(scope);
+    scim.registerManagementRoutes(scope);
+    sso.registerRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);
     cliLogins.registerRoutes(scope);
     members.registerAuthRoutes(scope);
   });
+  registerFace(app, FACES.scim, scim.setUpFace, scim.registerRoutes);
   // Without an admin token the admin face has no routes: every /admin path answers its 404.
   registerFace(app, FACES.admin, faceErrors(FACES.admin), (scope) => {
     if (!deps.adminToken) return;

@@ -16,6 +16,7 @@ export type FaceName =
   | 'admin'
   | 'auth'
   | 'system'
+  | 'scim'
   | 'console';
 
 /**
@@ -87,6 +88,14 @@ export const FACES = {
   auth: {
     prefix: '/auth',
     defaults: { face: 'auth', errorShape: 'management', noStore: true, countUsage: false },
+  },
+  /**
+   * SCIM 2.0 provisioning (docs/scim.md): its own bearer token, resolved by the face itself, and RFC 7644's
+   * error shape, answered by the face's own error handler (src/modules/scim/scim.routes.ts).
+   */
+  scim: {
+    prefix: '/scim/v2',
+    defaults: { face: 'scim', errorShape: 'management', noStore: true, countUsage: false },
   },
   system: {
     prefix: '',

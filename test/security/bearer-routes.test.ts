@@ -124,6 +124,16 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   rotateMcpCatalogLink: 'mcp:write',
   publishMcpServer: 'mcp:write',
   updateMcpServerStatus: 'mcp:write',
+  listDomains: 'members:read',
+  getDomain: 'members:read',
+  claimDomain: 'organization:manage',
+  verifyDomain: 'organization:manage',
+  deleteDomain: 'organization:manage',
+  getScimToken: 'organization:manage',
+  rotateScimToken: 'organization:manage',
+  revokeScimToken: 'organization:manage',
+  getSsoRoleMappings: 'organization:manage',
+  updateSsoRoleMappings: 'organization:manage',
 };
 
 /** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
@@ -136,6 +146,11 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   getMe: 'answers about the caller only',
   listEvents: "lists the caller's own organization's events; no parameter names an organization",
   listWebhookEndpoints: "lists the caller's own organization's endpoints; no parameter names an organization",
+  listDomains: "lists the caller's own organization's domains; no parameter names an organization",
+  claimDomain: "claims for the caller's own organization; no parameter names an organization",
+  getScimToken: "the caller's own organization's SCIM token; no parameter names an organization",
+  rotateScimToken: "the caller's own organization's SCIM token; no parameter names an organization",
+  revokeScimToken: "the caller's own organization's SCIM token; no parameter names an organization",
   createWebhookEndpoint: "creates in the caller's own organization; no parameter names an organization",
   listProjects: "lists the caller's own organization's projects only",
   createProject: "creates in the caller's own organization; no parameter names an organization",
@@ -155,6 +170,8 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   publishMcpServer: "publishes into the caller's own organization's MCP catalog; no parameter names one",
   updateMcpServerStatus:
     "server names are the caller's own organization's catalog's: another's same name is simply not there",
+  getSsoRoleMappings: "reads the caller's own organization's rules; no parameter names an organization",
+  updateSsoRoleMappings: "changes the caller's own organization's rules; no parameter names an organization",
 };
 
 /** Operations where another organization's resource does not read as absent, with why. */
@@ -253,9 +270,13 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
     eventTypes: ['expert.published'],
   }),
   updateWebhookEndpoint: () => ({ description: `changed by the suite ${serial++}` }),
+  claimDomain: () => ({ domain: `security-${serial++}.example` }),
+  // The file proof: no DNS server to wait for; the name does not resolve, so the check fails at once.
+  verifyDomain: () => ({ method: 'http' }),
   // Changes nothing the other checks rely on (their Experts run npx with the runtime's base package).
   updatePublishPolicy: () => ({ requirePinnedVersions: false }),
   updateMcpCatalog: () => ({ access: 'key' }),
+  updateSsoRoleMappings: () => ({ defaultRole: 'member', rules: [] }),
   publishMcpServer: () => mcpServerJson(`com.example.security/server-${serial++}`),
   updateMcpServerStatus: () => ({ status: 'deprecated', statusMessage: 'the security suite deprecates it' }),
   // One of the home organization's own events (another organization's endpoint is refused before it is read).
@@ -293,6 +314,7 @@ const FOREIGN_PARAMS = [
   'agentId',
   'webhookEndpointId',
   'approvalId',
+  'domainId',
 ];
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -420,6 +442,14 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       );
       expect(res.status, res.text).toBe(201);
       return res.body.data.endpoint.id;
+    }
+    case 'domainId': {
+      const res = await server.request<{ data: { id: string } }>('POST', '/api/v1/domains', {
+        key: tenant.org.ownerKey,
+        body: { domain: `security-${serial++}.example` },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.id;
     }
     case 'apiKeyId': {
       const { id } = await createKey(server, tenant.org, tenant.org.ownerId);

@@ -4,6 +4,7 @@ import { ApiProblem, api, unwrap } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { useCan, useMe } from '../session.js';
+import { IdentitySettings } from './IdentitySettings.js';
 
 /** Your own name and password; the organization's name for its owner (organization:manage). */
 export function Settings() {
@@ -20,6 +21,7 @@ export function Settings() {
         {me.data && can('organization:manage') && (
           <OrganizationForm org={me.data.organization.id} current={me.data.organization.name} />
         )}
+        {can('organization:manage') && <IdentitySettings />}
       </div>
       <ErrorNotice error={me.error} />
     </section>

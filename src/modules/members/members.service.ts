@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { apiKeys } from '../api-keys/api-keys.tables.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { GuessBudget } from '../sessions/guess-budget.js';
 import { consoleSessions } from '../sessions/sessions.tables.js';
@@ -185,6 +185,101 @@ export function createMembersService(deps: MembersServiceDeps) {
       deps.mailAnswerWithinMs ?? DEFAULT_MAIL_ANSWER_MS,
       { onError: deps.onMailError, onLateSend: () => {} },
     );
+  }
+
+  /**
+   * Removes a member: in one transaction the membership goes, their API keys in this organization are
+   * revoked, their console sessions here end and the invitations they sent that are still pending are
+   * revoked; every instance has dropped their cached keys before the answer (the change bus), so from then on
+   * both are refused everywhere. `guard` refuses a membership that may not be removed (under the lock).
+   */
+  async function removeMembership(
+    organizationId: string,
+    memberId: string,
+    actor: Actor,
+    guard: (membership: { role: string }) => void,
+    extra: Record<string, string> = {},
+  ) {
+    return bus.commit(async (tx, publish) => {
+      // The organization's row first, as an ownership transfer takes it: the two run one after the other.
+      await tx
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(eq(organizations.id, organizationId))
+        .for('update');
+      const [membership] = await tx
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, memberId)))
+        .for('update');
+      if (!membership) throw notFound(`Member ${memberId}`);
+      guard(membership);
+      const role = membership.role as 'admin' | 'member';
+      await tx
+        .delete(memberships)
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, memberId)));
+      const now = clock.now();
+      const revokedKeys = await tx
+        .update(apiKeys)
+        .set({ revokedAt: now })
+        .where(
+          and(
+            eq(apiKeys.organizationId, organizationId),
+            eq(apiKeys.userId, memberId),
+            isNull(apiKeys.revokedAt),
+          ),
+        )
+        .returning({ id: apiKeys.id });
+      const ended = await tx
+        .update(consoleSessions)
+        .set({ revokedAt: now })
+        .where(
+          and(
+            eq(consoleSessions.organizationId, organizationId),
+            eq(consoleSessions.userId, memberId),
+            isNull(consoleSessions.revokedAt),
+          ),
+        )
+        .returning({ id: consoleSessions.id });
+      const revokedApiKeyIds = revokedKeys.map((key) => key.id);
+      // Their pending invitations go with them: a link an admin sent must not make anyone an admin after
+      // that admin is gone. (Webhook endpoints and integrations belong to the organization and stay.)
+      const revokedInvitations = await tx
+        .update(invitations)
+        .set({ revokedAt: now })
+        .where(
+          and(
+            eq(invitations.organizationId, organizationId),
+            eq(invitations.invitedByUserId, memberId),
+            isNull(invitations.acceptedAt),
+            isNull(invitations.revokedAt),
+            gt(invitations.expiresAt, now),
+          ),
+        )
+        .returning();
+      for (const invitation of revokedInvitations) {
+        await recordAuditEvent(tx, {
+          organizationId: organizationId,
+          action: 'invitation.revoked',
+          actor,
+          target: { type: 'invitation', id: invitation.id },
+          at: now,
+          metadata: { email: invitation.email, role: invitation.role, reason: 'inviter_removed' },
+        });
+      }
+      const revokedInvitationIds = revokedInvitations.map((invitation) => invitation.id);
+      const outcome = { revokedApiKeyIds, endedSessions: ended.length, revokedInvitationIds };
+      await recordAuditEvent(tx, {
+        organizationId: organizationId,
+        action: 'membership.removed',
+        actor,
+        target: { type: 'user', id: memberId },
+        at: now,
+        metadata: { role, ...outcome, ...extra },
+      });
+      await publish({ topic: MEMBERSHIP_CHANGED, organizationId: organizationId, userId: memberId });
+      return { userId: memberId, role, ...outcome };
+    });
   }
 
   return {
@@ -386,94 +481,34 @@ export function createMembersService(deps: MembersServiceDeps) {
       return memberOf(organization.id, memberId);
     },
 
-    /**
-     * Removes a member: in one transaction the membership goes, their API keys in this organization are
-     * revoked, their console sessions here end and the invitations they sent that are still pending are revoked; every instance has dropped their cached keys before the
-     * answer (the change bus), so from then on both are refused everywhere.
-     */
+    /** Removes a member within the role ceilings (`removeMembership`, above). */
     async remove(principal: Principal, organizationIdOrSlug: string, memberId: string) {
       const organization = await manageable(principal, organizationIdOrSlug);
       guardOwner(principal, await memberOf(organization.id, memberId), 'remove');
-      return bus.commit(async (tx, publish) => {
-        // The organization's row first, as an ownership transfer takes it: the two run one after the other.
-        await tx
-          .select({ id: organizations.id })
-          .from(organizations)
-          .where(eq(organizations.id, organization.id))
-          .for('update');
-        const [membership] = await tx
-          .select()
-          .from(memberships)
-          .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, memberId)))
-          .for('update');
-        if (!membership) throw notFound(`Member ${memberId}`);
-        guardOwner(principal, membership, 'remove');
-        const role = membership.role as 'admin' | 'member';
-        await tx
-          .delete(memberships)
-          .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, memberId)));
-        const now = clock.now();
-        const revokedKeys = await tx
-          .update(apiKeys)
-          .set({ revokedAt: now })
-          .where(
-            and(
-              eq(apiKeys.organizationId, organization.id),
-              eq(apiKeys.userId, memberId),
-              isNull(apiKeys.revokedAt),
-            ),
-          )
-          .returning({ id: apiKeys.id });
-        const ended = await tx
-          .update(consoleSessions)
-          .set({ revokedAt: now })
-          .where(
-            and(
-              eq(consoleSessions.organizationId, organization.id),
-              eq(consoleSessions.userId, memberId),
-              isNull(consoleSessions.revokedAt),
-            ),
-          )
-          .returning({ id: consoleSessions.id });
-        const revokedApiKeyIds = revokedKeys.map((key) => key.id);
-        // Their pending invitations go with them: a link an admin sent must not make anyone an admin after
-        // that admin is gone. (Webhook endpoints and integrations belong to the organization and stay.)
-        const revokedInvitations = await tx
-          .update(invitations)
-          .set({ revokedAt: now })
-          .where(
-            and(
-              eq(invitations.organizationId, organization.id),
-              eq(invitations.invitedByUserId, memberId),
-              isNull(invitations.acceptedAt),
-              isNull(invitations.revokedAt),
-              gt(invitations.expiresAt, now),
-            ),
-          )
-          .returning();
-        for (const invitation of revokedInvitations) {
-          await recordAuditEvent(tx, {
-            organizationId: organization.id,
-            action: 'invitation.revoked',
-            actor: principal,
-            target: { type: 'invitation', id: invitation.id },
-            at: now,
-            metadata: { email: invitation.email, role: invitation.role, reason: 'inviter_removed' },
-          });
-        }
-        const revokedInvitationIds = revokedInvitations.map((invitation) => invitation.id);
-        const outcome = { revokedApiKeyIds, endedSessions: ended.length, revokedInvitationIds };
-        await recordAuditEvent(tx, {
-          organizationId: organization.id,
-          action: 'membership.removed',
-          actor: principal,
-          target: { type: 'user', id: memberId },
-          at: now,
-          metadata: { role, ...outcome },
-        });
-        await publish({ topic: MEMBERSHIP_CHANGED, organizationId: organization.id, userId: memberId });
-        return { userId: memberId, role, ...outcome };
-      });
+      return removeMembership(organization.id, memberId, principal, (membership) =>
+        guardOwner(principal, membership, 'remove'),
+      );
+    },
+
+    /**
+     * Deprovisioning by the organization's identity provider (SCIM, docs/scim.md): the member goes as by
+     * `remove`, audited with `reason`. The owner is never deprovisioned this way: 409, transfer the
+     * ownership first (a provider's mistake must not lock the organization out).
+     */
+    async deprovision(organizationId: string, userId: string, reason: string) {
+      return removeMembership(
+        organizationId,
+        userId,
+        { kind: 'system' },
+        (membership) => {
+          if (membership.role === 'owner')
+            throw new ApiError(
+              'conflict',
+              'The owner cannot be deprovisioned: transfer the ownership to another member first',
+            );
+        },
+        { reason },
+      );
     },
 
     /**

@@ -1,0 +1,2 @@
+// The SCIM module's public entry.
+export { createScimModule, type ScimModuleDeps } from './scim.module.js';
