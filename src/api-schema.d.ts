@@ -1178,6 +1178,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's claimed email domains with their proof and status, oldest first */
+        get: operations["listDomains"];
+        put?: never;
+        /** Claim an email domain; the answer says which TXT record (or file) proves it */
+        post: operations["claimDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One claimed domain */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /** Give up a claimed domain: it routes nothing to this organization any more */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domainId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the proof now: verified when it holds, else still pending with what was found in lastError; 409 when another organization holds the domain verified */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -1943,11 +1996,45 @@ export interface components {
             /** @description Seconds; absent: never */
             expiresIn?: number;
         };
+        ClaimDomainInput: {
+            /** @example acme.com */
+            domain: string;
+        };
+        DomainInput: {
+            id: string;
+            domain: string;
+            /**
+             * @description pending: not proven yet; verified: proven and re-checked periodically; lapsed: a re-check failed and the domain routes nothing until proven again
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "lapsed";
+            /** @description How the last proof was made */
+            method: ("dns" | "http") | null;
+            dnsRecord: {
+                /** @constant */
+                type: "TXT";
+                /** @example _cadre-challenge.acme.com */
+                name: string;
+                value: string;
+            };
+            httpFile: {
+                /** @example https://acme.com/.well-known/cadre-domain-verification.txt */
+                url: string;
+                content: string;
+            };
+            verifiedAt: string | null;
+            lastCheckedAt: string | null;
+            /** @description What the last failed check found */
+            lastError: string | null;
+            lapsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         EventInput: {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -3349,7 +3436,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -3381,7 +3468,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -3715,11 +3802,45 @@ export interface components {
             /** @description Seconds; absent: never */
             expiresIn?: number;
         };
+        ClaimDomain: {
+            /** @example acme.com */
+            domain: unknown;
+        };
+        Domain: {
+            id: string;
+            domain: string;
+            /**
+             * @description pending: not proven yet; verified: proven and re-checked periodically; lapsed: a re-check failed and the domain routes nothing until proven again
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "lapsed";
+            /** @description How the last proof was made */
+            method: ("dns" | "http") | null;
+            dnsRecord: {
+                /** @constant */
+                type: "TXT";
+                /** @example _cadre-challenge.acme.com */
+                name: string;
+                value: string;
+            };
+            httpFile: {
+                /** @example https://acme.com/.well-known/cadre-domain-verification.txt */
+                url: string;
+                content: string;
+            };
+            verifiedAt: string | null;
+            lastCheckedAt: string | null;
+            /** @description What the last failed check found */
+            lastError: string | null;
+            lapsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         Event: {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
             actor: {
@@ -5120,7 +5241,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -5152,7 +5273,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -10270,7 +10391,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -10635,7 +10756,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed")[];
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -15131,6 +15252,577 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Domain"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    claimDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimDomainInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Domain"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Domain"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Domain"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Which proof to check; unset: the DNS record, then the file
+                     * @enum {string}
+                     */
+                    method?: "dns" | "http";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Domain"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

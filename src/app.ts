@@ -49,6 +49,7 @@ import {
 import type { BillingProviders } from './modules/billing/providers/index.js';
 import { createCliLoginsModule } from './modules/cli-logins/cli-logins.module.js';
 import { createConsoleModule } from './modules/console/console.module.js';
+import { createDomainsModule, type DomainsModuleDeps, type DomainsService } from './modules/domains/index.js';
 import { createEventsModule } from './modules/events/events.module.js';
 import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
 import type { SmtpOptions } from './modules/members/mailer.js';
@@ -149,6 +150,8 @@ export interface AppDeps {
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
   /** Serve HTTPS (or HTTP/2 with HTTP/1.1) with this certificate; unset: plain HTTP. */
   tls?: ServedTls;
+  /** Verified domains: the DNS servers (CADRE_DNS_SERVERS), re-check timing (docs/domains.md). */
+  domains?: Pick<DomainsModuleDeps, 'proof' | 'recheckAfterMs' | 'lapseAfterFailures' | 'sweepIntervalMs'>;
 }
 
 /** Everything the routes use, built once per app from its dependencies. Tests reach services through it. */
@@ -176,6 +179,8 @@ export interface AppContext {
   webhookWorker: DeliveryWorker | undefined;
   /** Single sign-on: the group → role rules (docs/sso.md). */
   sso: { roleMappings: RoleMappingsService };
+  /** Verified email domains; `verifiedOrganizationFor` routes sign-in. */
+  domains: DomainsService;
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -355,6 +360,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     events: metrics.webhookDeliveries,
     onError: (error) => app.log.warn({ err: error }, 'a webhook delivery could not be recorded'),
   });
+  const domains = createDomainsModule({
+    database,
+    clock,
+    ...deps.domains,
+    onError: (error) => app.log.warn({ err: error }, 'the verified domains re-check failed'),
+  });
   metrics.webhookQueueLag(() => queueLagSeconds(database.db, clock.now()));
   const organization = createOrganizationModule({
     database,
@@ -388,6 +399,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     metrics,
     webhookWorker: webhooks.worker,
     sso: { roleMappings: sso.roleMappings },
+    domains: domains.service,
   };
 
   await bus.start();
@@ -396,12 +408,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   billing.start();
   events.start();
   webhooks.start();
+  domains.start();
   health.start();
   app.addHook('onClose', async () => {
     await billing.stop();
     events.stop();
     // In-flight deliveries finish (each within its 10 s timeout) before the database closes.
     await webhooks.stop();
+    await domains.stop();
     members.stop();
     health.stop();
     await apiKeys.stop();
@@ -510,6 +524,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     registry.registerManagementRoutes(scope);
     mcpCatalog.registerManagementRoutes(scope);
     sso.registerRoutes(scope);
+    domains.registerRoutes(scope);
   });
   registerFace(app, FACES.auth, faceErrors(FACES.auth), (scope) => {
     sessions.registerRoutes(scope);

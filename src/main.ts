@@ -12,6 +12,7 @@ import { createBatchedDestination, createLogger } from './http/logger.js';
 import { createRedisStore } from './http/rate-limit/redis-store.js';
 import { readTlsCredentials, reloadTlsOnSighup, TlsFilesError } from './http/tls.js';
 import { DataDirLockedError, lockDataDir } from './lib/data-dir-lock.js';
+import { LOOPBACK_ALLOWANCE, NO_ALLOWANCE } from './lib/outbound/address-policy.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { makePrivateDataDir, tighten } from './lib/private-dir.js';
 import { createPlanCatalogue } from './modules/billing/plans.js';
@@ -119,6 +120,13 @@ async function main(): Promise<void> {
     webhooks: {
       allowedPrivateHosts: env.CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS,
       worker: { leaseMs: env.CADRE_WEBHOOKS_LEASE_SECONDS * 1000 },
+    },
+    domains: {
+      proof: {
+        dnsServers: env.CADRE_DNS_SERVERS,
+        allowance: env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK ? LOOPBACK_ALLOWANCE : NO_ALLOWANCE,
+      },
+      recheckAfterMs: env.CADRE_DOMAIN_RECHECK_SECONDS * 1000,
     },
     ...(rateLimitStore ? { rateLimitStore } : {}),
     rateLimits: {

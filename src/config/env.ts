@@ -129,6 +129,24 @@ const envSchema = z.object({
     .min(15, 'CADRE_WEBHOOKS_LEASE_SECONDS must be at least 15 (an attempt may take 10 seconds)')
     .max(3600)
     .default(30),
+  /**
+   * DNS servers the verified-domain TXT checks ask (`ip` or `ip:port`, comma-separated; docs/domains.md);
+   * empty: the system's resolvers.
+   */
+  CADRE_DNS_SERVERS: commaList
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/,
+            'CADRE_DNS_SERVERS entries must be IP addresses, optionally with a port (1.1.1.1, 10.0.0.2:5353)',
+          ),
+      ),
+    )
+    .default([]),
+  /** How old a verified domain's last check may grow before it is checked again (default 6 hours). */
+  CADRE_DOMAIN_RECHECK_SECONDS: positiveInt.default(21_600),
   CADRE_BOOTSTRAP: z.enum(['auto', 'off']).default('auto'),
   // Protection (docs/operations.md). Rate limits count requests in a sliding window, per credential (API key,
   // console session, the admin token) or per client IP for anonymous requests, reads (GET/HEAD/OPTIONS) and

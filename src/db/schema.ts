@@ -5,6 +5,7 @@ export * from '../modules/api-keys/api-keys.tables.js';
 export * from '../modules/audit/audit.tables.js';
 export * from '../modules/billing/billing.tables.js';
 export * from '../modules/cli-logins/cli-logins.tables.js';
+export * from '../modules/domains/domains.tables.js';
 export * from '../modules/events/events.tables.js';
 export * from '../modules/mcp-catalog/mcp-catalog.tables.js';
 export * from '../modules/members/invitations.tables.js';

@@ -125,6 +125,11 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   updateMcpServerStatus: 'mcp:write',
   getSsoRoleMappings: 'organization:manage',
   updateSsoRoleMappings: 'organization:manage',
+  listDomains: 'members:read',
+  getDomain: 'members:read',
+  claimDomain: 'organization:manage',
+  verifyDomain: 'organization:manage',
+  deleteDomain: 'organization:manage',
 };
 
 /** API-key operations that name no organization-scoped resource, so there is no other organization's to ask for. */
@@ -137,6 +142,8 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   getMe: 'answers about the caller only',
   listEvents: "lists the caller's own organization's events; no parameter names an organization",
   listWebhookEndpoints: "lists the caller's own organization's endpoints; no parameter names an organization",
+  listDomains: "lists the caller's own organization's domains; no parameter names an organization",
+  claimDomain: "claims for the caller's own organization; no parameter names an organization",
   createWebhookEndpoint: "creates in the caller's own organization; no parameter names an organization",
   listProjects: "lists the caller's own organization's projects only",
   createProject: "creates in the caller's own organization; no parameter names an organization",
@@ -256,6 +263,9 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
     eventTypes: ['expert.published'],
   }),
   updateWebhookEndpoint: () => ({ description: `changed by the suite ${serial++}` }),
+  claimDomain: () => ({ domain: `security-${serial++}.example` }),
+  // The file proof: no DNS server to wait for; the name does not resolve, so the check fails at once.
+  verifyDomain: () => ({ method: 'http' }),
   // Changes nothing the other checks rely on (their Experts run npx with the runtime's base package).
   updatePublishPolicy: () => ({ requirePinnedVersions: false }),
   updateMcpCatalog: () => ({ access: 'key' }),
@@ -424,6 +434,14 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
       );
       expect(res.status, res.text).toBe(201);
       return res.body.data.endpoint.id;
+    }
+    case 'domainId': {
+      const res = await server.request<{ data: { id: string } }>('POST', '/api/v1/domains', {
+        key: tenant.org.ownerKey,
+        body: { domain: `security-${serial++}.example` },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.id;
     }
     case 'apiKeyId': {
       const { id } = await createKey(server, tenant.org, tenant.org.ownerId);

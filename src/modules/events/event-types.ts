@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'webhook_endpoint.disabled',
   'mcp_server.published',
   'mcp_server.status_changed',
+  'domain.verified',
+  'domain.lapsed',
 ] as const;
 
 /**

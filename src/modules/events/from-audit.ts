@@ -147,6 +147,18 @@ export function eventsForAuditChange({ action, target, metadata = {} }: AuditCha
         },
       ];
     }
+    case 'domain.verified':
+    case 'domain.lapsed':
+      // Verified email domains (docs/domains.md): a lapse ends the domain's sign-in routing.
+      return [
+        {
+          type: action,
+          payload: {
+            domain: { id: target.id, ...pick(metadata, ['domain']) },
+            ...pick(metadata, action === 'domain.verified' ? ['method'] : ['reason']),
+          },
+        },
+      ];
     default:
       if (action.startsWith('membership.role_changed_to_')) {
         return [
