@@ -38,6 +38,7 @@ import { responseSerializer } from './http/serializer.js';
 import { boundTlsServer, type ServedTls, tlsServerOptions } from './http/tls.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import type { KeyRing } from './lib/key-ring.js';
+import { NO_ALLOWANCE } from './lib/outbound/address-policy.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
 import { createApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import type { ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -72,7 +73,7 @@ import { createScimModule } from './modules/scim/index.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import type { SessionsService } from './modules/sessions/sessions.service.js';
-import { createSsoModule, type RoleMappingsService } from './modules/sso/index.js';
+import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -151,6 +152,8 @@ export interface AppDeps {
   timeouts?: { headersMs?: number; requestMs?: number; keepAliveMs?: number };
   /** Serve HTTPS (or HTTP/2 with HTTP/1.1) with this certificate; unset: plain HTTP. */
   tls?: ServedTls;
+  /** Single sign-on's reach: CADRE_SSO_ALLOWED_PRIVATE_HOSTS and the request deadline (docs/sso.md). */
+  sso?: Partial<SsoNetworkOptions>;
   /** Verified domains: the DNS servers (CADRE_DNS_SERVERS), re-check timing (docs/domains.md). */
   domains?: Pick<DomainsModuleDeps, 'proof' | 'recheckAfterMs' | 'lapseAfterFailures' | 'sweepIntervalMs'>;
 }
@@ -178,10 +181,10 @@ export interface AppContext {
   metrics: Metrics;
   /** Sends the webhook outbox (absent without a key ring: no endpoint can exist). */
   webhookWorker: DeliveryWorker | undefined;
+  /** Single sign-on: the group → role rules (docs/sso.md). */
+  sso: Pick<ReturnType<typeof createSsoModule>, 'roleMappings' | 'providers'>;
   /** Verified email domains; `verifiedOrganizationFor` routes sign-in. */
   domains: DomainsService;
-  /** Single sign-on: the group → role rules (docs/sso.md). */
-  sso: { roleMappings: RoleMappingsService };
 }
 
 export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppContext }> {
@@ -290,7 +293,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     foreignResources,
     planLimits,
   });
+  const domains = createDomainsModule({
+    database,
+    clock,
+    ...deps.domains,
+    onError: (error) => app.log.warn({ err: error }, 'the verified domains re-check failed'),
+  });
+  // Before sessions: password sign-in asks it whether single sign-on is enforced for the account's domain.
+  const ssoEnforcement = createSsoEnforcement({ database, clock, domains: domains.service });
+  const secureCookie = (deps.publicUrl ?? (deps.tls ? 'https:' : 'http:')).startsWith('https:');
   const sessions = createSessionsModule({
+    passwordPolicy: ssoEnforcement.passwordPolicy,
     database,
     bootstrapFile: deps.bootstrapFile,
     clock,
@@ -299,7 +312,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     ttlMs: deps.sessionTtlMs ?? 12 * 3_600_000,
     passwords: tenancy,
     // Without CADRE_PUBLIC_URL, browsers reach Cadre as it listens: over https when it serves TLS itself.
-    secureCookie: (deps.publicUrl ?? (deps.tls ? 'https:' : 'http:')).startsWith('https:'),
+    secureCookie,
   });
   const tenancyAdmin = createTenancyModule({ tenancy, apiKeys: apiKeys.service, sessions: sessions.service });
   const cliLogins = createCliLoginsModule({
@@ -349,10 +362,22 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     consoleUrl: () => deps.consoleUrl ?? publicUrl(),
     smtp: deps.smtp,
     guesses: sessions.guessBudget,
+    invitationPolicy: ssoEnforcement,
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
-  const sso = createSsoModule({ database, clock });
+  const sso = createSsoModule({
+    database,
+    clock,
+    keyRing: deps.keyRing,
+    network: { allowedPrivateHosts: NO_ALLOWANCE, ...deps.sso },
+    tenancy,
+    sessions: sessions.service,
+    domains: domains.service,
+    publicUrl,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+    sessionCookie: { path: '/', httpOnly: true, sameSite: 'Lax', secure: secureCookie },
+  });
   const events = createEventsModule({
     database,
     clock,
@@ -368,12 +393,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     ...deps.webhooks,
     events: metrics.webhookDeliveries,
     onError: (error) => app.log.warn({ err: error }, 'a webhook delivery could not be recorded'),
-  });
-  const domains = createDomainsModule({
-    database,
-    clock,
-    ...deps.domains,
-    onError: (error) => app.log.warn({ err: error }, 'the verified domains re-check failed'),
   });
   metrics.webhookQueueLag(() => queueLagSeconds(database.db, clock.now()));
   const organization = createOrganizationModule({
@@ -418,8 +437,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     rateLimitStore,
     metrics,
     webhookWorker: webhooks.worker,
+    sso: { roleMappings: sso.roleMappings, providers: sso.providers },
     domains: domains.service,
-    sso: { roleMappings: sso.roleMappings },
   };
 
   await bus.start();
@@ -551,6 +570,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     sessions.registerRoutes(scope);
     cliLogins.registerRoutes(scope);
     members.registerAuthRoutes(scope);
+    sso.registerAuthRoutes(scope);
   });
   registerFace(app, FACES.scim, scim.setUpFace, scim.registerRoutes);
   // Without an admin token the admin face has no routes: every /admin path answers its 404.

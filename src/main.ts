@@ -132,6 +132,7 @@ async function main(): Promise<void> {
       allowedPrivateHosts: env.webhookPrivateTargets,
       worker: { leaseMs: env.CADRE_WEBHOOKS_LEASE_SECONDS * 1000 },
     },
+    sso: { allowedPrivateHosts: env.CADRE_SSO_ALLOWED_PRIVATE_HOSTS },
     domains: {
       proof: {
         dnsServers: env.CADRE_DNS_SERVERS,

@@ -16,5 +16,6 @@ export * from './modules/registry/registry.tables.js';
 export * from './modules/scim/scim.tables.js';
 export * from './modules/sessions/sessions.tables.js';
 export * from './modules/sso/role-mappings.tables.js';
+export * from './modules/sso/sso.tables.js';
 export * from './modules/tenancy/tenancy.tables.js';
 export * from './modules/webhooks/webhooks.tables.js';

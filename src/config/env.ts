@@ -137,6 +137,8 @@ const envSchema = z.object({
   CADRE_PUBLISH_POLICY_DEFAULT: publishPolicyDefault,
   /** Webhook targets allowed although private or loopback, and the only hosts plain http may reach (docs/webhooks.md). */
   CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS: privateHostList.default(NO_ALLOWANCE),
+  /** Identity providers allowed although private or loopback, and the only hosts plain http may reach (docs/sso.md). */
+  CADRE_SSO_ALLOWED_PRIVATE_HOSTS: privateHostList.default(NO_ALLOWANCE),
   /** How long a claimed webhook delivery stays another instance's; past it (its instance died) it is sent again. */
   CADRE_WEBHOOKS_LEASE_SECONDS: z.coerce
     .number()

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import type { apiKeySchema, createApiKeyBody } from '../../src/modules/api-keys/api-keys.schemas.js';
 import {
   type Grant,
@@ -21,7 +22,7 @@ import type {
 import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
 import { webhookEndpoints } from '../../src/modules/webhooks/webhooks.tables.js';
 import { npmServer as mcpServerJson } from '../mcp/helpers.js';
-import { connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
+import { CLIENT_ID, CLIENT_SECRET, connect, registerIntegration, startOAuthWorld } from '../oauth/harness.js';
 import { expertBody } from '../registry/helpers.js';
 import type { DataOf } from '../support/answers.js';
 import {
@@ -124,6 +125,11 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   rotateMcpCatalogLink: 'mcp:write',
   publishMcpServer: 'mcp:write',
   updateMcpServerStatus: 'mcp:write',
+  getSsoProvider: 'organization:manage',
+  updateSsoProvider: 'organization:manage',
+  deleteSsoProvider: 'organization:manage',
+  updateSsoEnforcement: 'organization:manage',
+  startSsoTest: 'organization:manage',
   listDomains: 'members:read',
   getDomain: 'members:read',
   claimDomain: 'organization:manage',
@@ -172,6 +178,12 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
     "server names are the caller's own organization's catalog's: another's same name is simply not there",
   getSsoRoleMappings: "reads the caller's own organization's rules; no parameter names an organization",
   updateSsoRoleMappings: "changes the caller's own organization's rules; no parameter names an organization",
+  getSsoProvider: "reads the caller's own organization's provider; no parameter names an organization",
+  updateSsoProvider: "changes the caller's own organization's provider; no parameter names an organization",
+  deleteSsoProvider: "removes the caller's own organization's provider; no parameter names an organization",
+  updateSsoEnforcement:
+    "changes the caller's own organization's enforcement; no parameter names an organization",
+  startSsoTest: "tests the caller's own organization's provider; no parameter names an organization",
 };
 
 /** Operations where another organization's resource does not read as absent, with why. */
@@ -277,6 +289,9 @@ const BODIES: Record<string, (tenant: Tenant) => unknown> = {
   updatePublishPolicy: () => ({ requirePinnedVersions: false }),
   updateMcpCatalog: () => ({ access: 'key' }),
   updateSsoRoleMappings: () => ({ defaultRole: 'member', rules: [] }),
+  updateSsoProvider: () => ({ issuer: world.provider.issuer, clientId: CLIENT_ID }),
+  updateSsoEnforcement: () => ({ enforced: false }),
+  startSsoTest: () => ({}),
   publishMcpServer: () => mcpServerJson(`com.example.security/server-${serial++}`),
   updateMcpServerStatus: () => ({ status: 'deprecated', statusMessage: 'the security suite deprecates it' }),
   // One of the home organization's own events (another organization's endpoint is refused before it is read).
@@ -323,6 +338,8 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const world = await startOAuthWorld({
   rateLimits: { authFailures: 1_000_000 },
   foreignResources: { limit: 1_000_000 },
+  // The home organization's single sign-on provider is the suite's OpenID provider on loopback.
+  sso: { allowedPrivateHosts: parseOutboundAllowance(['127.0.0.1']).allowance },
 });
 const { server } = world;
 const document = (await server.request<OpenApiDocument>('GET', '/openapi.json')).body;
@@ -357,6 +374,11 @@ beforeAll(async () => {
     await registerIntegration(world, world.org.id, { presetKey });
   }
   other = await tenant(otherOrg, otherProject.project.id, otherProject.environments[0]!.id);
+  const sso = await server.request('PUT', '/api/v1/sso/provider', {
+    key: home.org.ownerKey,
+    body: { issuer: world.provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+  });
+  expect(sso.status, sso.text).toBe(200);
   await setPassword(server, home.org.ownerId);
   session = await login(server, `owner@${home.org.slug}.test`);
   const revoked = await createKey(server, home.org, home.org.ownerId);

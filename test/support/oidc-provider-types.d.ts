@@ -18,6 +18,11 @@ declare module 'oidc-provider' {
     cookies?: { keys: string[] };
     ttl?: Record<string, number>;
     findAccount?: (ctx: unknown, id: string) => Promise<Account | undefined>;
+    /** The provider's signing keys (private JWKs). */
+    jwks?: { keys: Array<Record<string, unknown>> };
+    scopes?: string[];
+    /** false: the claims the scopes ask for go in the ID token too. */
+    conformIdTokenClaims?: boolean;
   }
   /** A token model's lookup: the token while the provider still honours it, else undefined. */
   interface TokenModel {

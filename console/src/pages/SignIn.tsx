@@ -6,6 +6,17 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { safeNext, useSession, useSignIn, useSwitchOrganization } from '../session.js';
 import { clearSessionEnded, sessionEnded } from '../session-ended.js';
 
+/** What the sign-in page says for each refusal of the identity provider's callback (docs/sso.md). */
+const SSO_ERRORS: Record<string, string> = {
+  invalid_state: 'That sign-in link expired or was already used. Start again.',
+  email_not_verified: 'Your identity provider did not confirm your email address.',
+  domain_not_verified: "Your email's domain is not verified for this organization's single sign-on.",
+  invalid_id_token: 'Your identity provider’s answer could not be verified.',
+  provider_error: 'Your identity provider refused the sign-in.',
+  unreachable: 'Your identity provider could not be reached. Try again later.',
+  not_configured: 'Single sign-on is no longer set up for this organization.',
+};
+
 export function SignIn() {
   const [params] = useSearchParams();
   const next = safeNext(params.get('next') ?? '/home');
@@ -20,6 +31,16 @@ export function SignIn() {
     queryFn: async () => unwrap(await api.GET('/auth/sign-in-hints')).data,
     staleTime: 60_000,
   });
+  // Single sign-on: once the email is typed, ask whether its domain signs in through a provider (docs/sso.md).
+  const [routedEmail, setRoutedEmail] = useState('');
+  const ssoRoute = useQuery({
+    queryKey: ['sso-route', routedEmail],
+    queryFn: async () =>
+      unwrap(await api.GET('/auth/sso/route', { params: { query: { email: routedEmail } } })).data,
+    enabled: /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(routedEmail),
+    staleTime: 60_000,
+  });
+  const ssoError = params.get('sso_error');
   const switchTo = useSwitchOrganization();
   // Set by this page's own sign-in: a person in several organizations then chooses one before going on.
   const [signedInHere, setSignedInHere] = useState(false);
@@ -69,6 +90,11 @@ export function SignIn() {
           Your session has ended. Sign in again to continue where you were.
         </p>
       )}
+      {ssoError && (
+        <p className="notice notice-error" role="alert">
+          {SSO_ERRORS[ssoError] ?? 'Single sign-on did not complete. Try again, or ask your administrator.'}
+        </p>
+      )}
       <form className="form card" onSubmit={submit}>
         <label htmlFor="email">Email</label>
         <input
@@ -78,7 +104,16 @@ export function SignIn() {
           required
           value={email}
           onChange={(event) => setEmail(event.target.value)}
+          onBlur={() => setRoutedEmail(email.trim())}
         />
+        {ssoRoute.data?.sso && routedEmail === email.trim() && (
+          <a
+            className="button button-primary"
+            href={`/auth/sso/start?${new URLSearchParams({ email: routedEmail, returnTo: next })}`}
+          >
+            Continue with single sign-on
+          </a>
+        )}
         <label htmlFor="password">Password</label>
         <input
           id="password"

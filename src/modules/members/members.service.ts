@@ -47,6 +47,8 @@ export interface MembersServiceDeps {
   onMailError: (error: unknown) => void;
   /** Each account's budget of wrong passwords, shared with sign-in (the sessions module). */
   guesses: Pick<GuessBudget, 'attempt'>;
+  /** Refuses an invitation to an address whose organization enforces single sign-on (docs/sso.md). */
+  invitationPolicy?: { checkPasswordInvitation(email: string): Promise<void> } | undefined;
   /** How long an invitation's answer waits for the SMTP server before it says `queued` (default 5 s). */
   mailAnswerWithinMs?: number | undefined;
 }
@@ -285,6 +287,7 @@ export function createMembersService(deps: MembersServiceDeps) {
   return {
     async invite(principal: Principal, organizationIdOrSlug: string, input: CreateInvitationInput) {
       const organization = await manageable(principal, organizationIdOrSlug);
+      await deps.invitationPolicy?.checkPasswordInvitation(input.email);
       const now = clock.now();
       const token = `inv_${randomBase62(43)}`;
       // The mailed link gets a token of its own, never shown to the inviter: using it proves the address.

@@ -92,7 +92,7 @@ export function registerSessionRoutes(
       tags,
       security: [],
       body: loginBody,
-      response: { 200: dataOf(consoleSessionSchema), ...managementErrors(401, 422) },
+      response: { 200: dataOf(consoleSessionSchema), ...managementErrors(401, 403, 422) },
     },
     handler: async (request, reply) => {
       const session = await sessions.login(request.body, request.ip);

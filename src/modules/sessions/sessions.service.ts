@@ -23,6 +23,22 @@ export interface SessionsServiceDeps {
   ttlMs: number;
   /** Stores a user's new password hash (the tenancy service owns users). */
   passwords: Pick<TenancyService, 'setPassword'>;
+  /**
+   * May this account sign in with a password to this organization? Throws the refusal (single sign-on
+   * enforced for the account's domain, docs/sso.md); absent: passwords always may.
+   */
+  passwordPolicy?: PasswordPolicy | undefined;
+}
+
+export interface PasswordPolicy {
+  /**
+   * Checked before the password (so a refusal says nothing about it): throws when the account may not use a
+   * password; may answer what to record once the password proved right (a break-glass use).
+   */
+  checkPasswordSignIn(
+    user: { id: string; email: string },
+    ip: string,
+  ): Promise<(() => Promise<void>) | undefined>;
 }
 
 export interface LoginInput {
@@ -35,7 +51,14 @@ export type SessionsService = ReturnType<typeof createSessionsService>;
 
 const invalidLogin = () => new ApiError('unauthorized', 'Invalid email, password or organization');
 
-export function createSessionsService({ database, clock, limiter, ttlMs, passwords }: SessionsServiceDeps) {
+export function createSessionsService({
+  database,
+  clock,
+  limiter,
+  ttlMs,
+  passwords,
+  passwordPolicy,
+}: SessionsServiceDeps) {
   const { db } = database;
   // Unknown emails still cost one scrypt verification, so response times do not reveal which accounts exist.
   const dummyHash = hashPassword(randomBase62(24));
@@ -73,6 +96,26 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
     return { ...row, organizations: await membershipsOf(userId) };
   }
 
+  /**
+   * A new console session of the user in the organization: the default lifetime, or `maxAgeMs` when shorter
+   * (a session made by single sign-on lives no longer than its organization allows, docs/sso.md).
+   */
+  async function startSession(userId: string, organizationId: string, maxAgeMs?: number) {
+    const token = `cs_${randomBase62(43)}`;
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + Math.min(ttlMs, maxAgeMs ?? ttlMs));
+    await db.insert(consoleSessions).values({
+      id: newId(),
+      tokenDigest: sha256Hex(token),
+      userId,
+      organizationId,
+      createdAt: now,
+      expiresAt,
+    });
+    const described = await describe(userId, organizationId);
+    return { token, expiresAt, ...described, csrfToken: csrfTokenFor(token) };
+  }
+
   /** The membership named by id or slug, if the user has it. */
   const pick = <T extends { id: string; slug: string }>(rows: T[], wanted: string) =>
     rows.find((row) => row.slug === wanted || (isId(wanted) && row.id === wanted));
@@ -85,6 +128,7 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
         throw tooManyRequests('Too many login attempts; try again later', wait, 'login');
       }
       const [user] = await db.select().from(users).where(eq(users.email, email));
+      const onPasswordUsed = user && (await passwordPolicy?.checkPasswordSignIn(user, ip));
       const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash));
       if (!user?.passwordHash || !passwordOk) {
         await limiter.failed(email, ip);
@@ -98,21 +142,11 @@ export function createSessionsService({ database, clock, limiter, ttlMs, passwor
         throw invalidLogin();
       }
       await limiter.succeeded(email, ip);
-
-      const token = `cs_${randomBase62(43)}`;
-      const now = clock.now();
-      const expiresAt = new Date(now.getTime() + ttlMs);
-      await db.insert(consoleSessions).values({
-        id: newId(),
-        tokenDigest: sha256Hex(token),
-        userId: user.id,
-        organizationId: membership.id,
-        createdAt: now,
-        expiresAt,
-      });
-      const described = await describe(user.id, membership.id);
-      return { token, expiresAt, ...described, csrfToken: csrfTokenFor(token) };
+      await onPasswordUsed?.();
+      return startSession(user.id, membership.id);
     },
+
+    startSession,
 
     /** The principal of a live session; null for unknown, expired or revoked tokens or a removed membership. */
     async resolve(token: string): Promise<SessionPrincipal | null> {

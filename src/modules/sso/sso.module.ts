@@ -1,17 +1,54 @@
+import type { Database } from '../../db/client.js';
+import type { CookieOptions } from '../../http/cookies.js';
 import type { App } from '../../http/route-kit.js';
+import type { Clock } from '../../lib/clock.js';
+import type { KeyRing } from '../../lib/key-ring.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { createOidcClient, type SsoNetworkOptions } from './oidc-client.js';
+import { createProviderService } from './provider.service.js';
 import { registerRoleMappingRoutes } from './role-mappings.routes.js';
-import { createRoleMappingsService, type RoleMappingsDeps } from './role-mappings.service.js';
+import { createRoleMappingsService } from './role-mappings.service.js';
+import { createSignInService, type VerifiedDomains } from './sign-in.service.js';
+import { registerProviderRoutes, registerSignInRoutes } from './sso.routes.js';
 
-export type SsoModuleDeps = RoleMappingsDeps;
+export interface SsoModuleDeps {
+  database: Database;
+  clock: Clock;
+  keyRing: KeyRing | undefined;
+  /** CADRE_SSO_ALLOWED_PRIVATE_HOSTS and the request deadline (docs/sso.md, "Network"). */
+  network: SsoNetworkOptions;
+  tenancy: Pick<
+    TenancyService,
+    'getOrganization' | 'findUserByEmail' | 'getMembership' | 'addMember' | 'setRole' | 'organizationSlug'
+  >;
+  sessions: Pick<SessionsService, 'startSession'>;
+  domains: VerifiedDomains;
+  publicUrl: () => string;
+  consoleUrl: () => string;
+  /** The console session cookie's attributes (the callback sets it as a password sign-in does). */
+  sessionCookie: CookieOptions;
+}
 
 /** Single sign-on through an organization's identity provider (docs/sso.md). */
 export function createSsoModule(deps: SsoModuleDeps) {
+  const oidc = createOidcClient(deps.network);
   const roleMappings = createRoleMappingsService(deps);
+  const providers = createProviderService({ ...deps, oidc });
+  const signIns = createSignInService({ ...deps, oidc, providers, roleMappings });
+  const routeOptions = { secureCookie: deps.sessionCookie.secure, consoleUrl: deps.consoleUrl };
   return {
     roleMappings,
+    providers,
+    signIns,
     /** Management routes (`/api/v1/sso/…`). */
     registerRoutes(app: App) {
       registerRoleMappingRoutes(app, roleMappings);
+      registerProviderRoutes(app, providers, signIns, routeOptions);
+    },
+    /** Sign-in routes (`/auth/sso/…`). */
+    registerAuthRoutes(app: App) {
+      registerSignInRoutes(app, signIns, { ...routeOptions, sessionCookie: deps.sessionCookie });
     },
   };
 }

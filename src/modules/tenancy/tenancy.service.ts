@@ -392,5 +392,11 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
       if (!user) throw notFound(`User ${userId}`);
       return user;
     },
+
+    /** The account with this email (lower case), if there is one: single sign-on's account linking. */
+    async findUserByEmail(email: string): Promise<User | undefined> {
+      const [user] = await db.select().from(users).where(eq(users.email, email));
+      return user;
+    },
   };
 }
