@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
-import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
+import { useContext, useEffect, useRef, useState } from 'react';
+import { Link, matchRoutes, Outlet, useLocation, useNavigate } from 'react-router';
 import { type Me, type Permission, useMe, useSession, useSignOut } from '../session.js';
 import { OrganizationSwitcher } from './OrganizationSwitcher.js';
-import { documentTitle, type PageHandle } from './page-title.js';
+import { documentTitle, PageHandles } from './page-title.js';
 
 interface NavEntry {
   to: string;
@@ -95,7 +95,7 @@ export function Layout() {
   const signOut = useSignOut();
   const navigate = useNavigate();
   const location = useLocation();
-  const matches = useMatches();
+  const routes = useContext(PageHandles);
   // Moving to another page puts focus on its main heading, so keyboard and screen reader users start
   // there; the first page of a visit leaves focus where the browser put it (the skip link comes first).
   const firstPage = useRef(true);
@@ -107,7 +107,7 @@ export function Layout() {
     }
     document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
   }, [location.pathname]);
-  const handle = [...matches].reverse().find((match) => match.handle)?.handle as PageHandle | undefined;
+  const handle = matchRoutes([...routes], location)?.at(-1)?.route.handle;
   const organizationName = session.data?.organization.name;
   useEffect(() => {
     document.title = documentTitle(handle, location.pathname, organizationName);
