@@ -3060,6 +3060,8 @@ export interface components {
             depth: number;
             /** @description from the dependent down to the version asked about */
             path: string[];
+            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
+            references: string[];
         };
         PerstackRegistryExpertInput: {
             /** @constant */
@@ -4817,6 +4819,8 @@ export interface components {
             depth: number;
             /** @description from the dependent down to the version asked about */
             path: string[];
+            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
+            references: string[];
         };
         PerstackRegistryExpert: {
             /** @constant */

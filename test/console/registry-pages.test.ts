@@ -296,7 +296,7 @@ describe('signing in and owner actions', () => {
     const disableInstead = refusal.getByRole('button', { name: 'Disable instead…' });
     expect(await disableInstead.count()).toBe(1);
     // The refusal takes focus where the dialog closed, and sits with the buttons, in view.
-    await expect.poll(() => refusal.evaluate((node) => node === document.activeElement)).toBe(true);
+    await expect.poll(() => refusal.evaluate((node) => node === node.ownerDocument.activeElement)).toBe(true);
     const box = await refusal.boundingBox();
     expect(box && box.y + box.height).toBeLessThanOrEqual(page.viewportSize()?.height ?? 0);
     await screenshots(page, 'delete-refused');

@@ -81,6 +81,9 @@ beforeAll(async () => {
   const poem = (second: string) => `You are a poet.\n${second}\nRhyme when you can.`;
   await published(server, key, expertBody('poet', '1.0.0', { instruction: poem('Write short poems.') }));
   await published(server, key, expertBody('poet', '1.1.0', { instruction: poem('Write vivid poems.') }));
+  // Through a moving tag: anthologist names poet@latest (today 1.1.0), publisher pins anthologist.
+  await published(server, key, expertBody('anthologist', '1.0.0', { delegates: ['poet@latest'] }));
+  await published(server, key, expertBody('publisher', '1.0.0', { delegates: ['anthologist@1.0.0'] }));
   const scoped = `@${team.slug}/planner`;
   await published(server, team.ownerKey, expertBody(scoped, '2.0.0'));
   await published(server, team.ownerKey, expertBody(scoped, '2.1.0', { description: 'Plans, better.' }));
@@ -244,6 +247,23 @@ describe('comparing versions in the browser', () => {
 });
 
 describe('"Used by" in the browser', () => {
+  it('says when a path goes through a moving tag, not as if it were pinned', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await page.goto(`${server.url}/experts/poet@1.1.0`);
+    const usedBy = page.getByRole('region', { name: 'Used by' });
+    await expect.poll(() => usedBy.locator('li').count()).toBe(2);
+    expect(await usedBy.locator('li').first().textContent()).toBe(
+      'anthologist@1.0.0 names poet@latest, a tag that moves: it uses this version while the tag is here',
+    );
+    expect(await usedBy.locator('.dependents-through li').textContent()).toBe(
+      'publisher@1.0.0 (through anthologist@1.0.0, which names poet@latest, a tag that moves)',
+    );
+    await screenshots(page, 'used-by-moving-tag');
+    await expectAccessible(page, '"Used by" through a moving tag');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
   it('lists direct and transitive dependents with their path, and versions of the name used elsewhere', async () => {
     const { page, problems, close } = await openConsole(browser);
     await page.goto(`${server.url}/experts/writer@1.1.0`);
