@@ -3290,6 +3290,8 @@ export interface components {
             depth: number;
             /** @description from the dependent down to the version asked about */
             path: string[];
+            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
+            references: string[];
         };
         PerstackRegistryExpertInput: {
             /** @constant */
@@ -5144,6 +5146,8 @@ export interface components {
             depth: number;
             /** @description from the dependent down to the version asked about */
             path: string[];
+            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
+            references: string[];
         };
         PerstackRegistryExpert: {
             /** @constant */

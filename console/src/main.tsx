@@ -1,10 +1,13 @@
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { type ComponentType, StrictMode } from 'react';
+import { type ComponentType, lazy, type ReactNode, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { BrowserRouter, Navigate, type NavigateFunction, Route, Routes, useNavigate } from 'react-router';
 import type { ConsolePath } from '../../src/modules/console/console-pages.js';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
+import { PageLoadBoundary } from './components/PageLoadBoundary.js';
+import { PageSkeleton } from './components/PageSkeleton.js';
+import { type PageHandle, PageHandles } from './components/page-title.js';
 import { RequireSession } from './components/RequireSession.js';
 import { NotFound } from './pages/NotFound.js';
 import { RegistryList } from './pages/RegistryList.js';
@@ -22,7 +25,7 @@ const queryClient: QueryClient = new QueryClient({
       markSessionEnded();
       queryClient.setQueryData(['session'], null);
       const here = `${window.location.pathname}${window.location.search}`;
-      void router.navigate(`/sign-in?expired=1&next=${encodeURIComponent(here)}`);
+      void navigateOutside?.(`/sign-in?expired=1&next=${encodeURIComponent(here)}`);
     },
   }),
   defaultOptions: {
@@ -35,21 +38,58 @@ const queryClient: QueryClient = new QueryClient({
 });
 
 /**
- * A page of the organization, loaded when first opened: the first page (the registry) carries only what it
- * needs, under its 120 KB gzipped budget (test/console/bundle-budget.test.ts). Signed out, the person signs
- * in first (RequireSession).
+ * The router runs in declarative mode (`<BrowserRouter>` and `<Routes>`): its data-router half (loaders,
+ * actions, fetchers), which the console does not use, stays out of the first page's script, under its
+ * gzipped budget (test/console/bundle-budget.test.ts). Navigations run in a transition, so the current page
+ * stays on screen while the next page's code loads.
  */
-const signedIn = (load: () => Promise<ComponentType>) => ({
-  lazy: async () => {
-    const Page = await load();
-    return {
-      element: (
-        <RequireSession>
-          <Page />
-        </RequireSession>
-      ),
-    };
-  },
+interface ConsoleRoute {
+  path: string;
+  /** The page's name in the browser tab (components/page-title.ts). */
+  handle?: PageHandle;
+  element?: ReactNode;
+  /** A page whose code is loaded when first opened. */
+  lazy?: () => Promise<{ Component: ComponentType }>;
+  /** A page of the organization: signed out, the person signs in first (RequireSession). */
+  signedIn?: boolean;
+}
+
+/** The MutationCache's redirect runs outside React: the router's navigate, once the router is mounted. */
+let navigateOutside: NavigateFunction | undefined;
+function KeepNavigate() {
+  navigateOutside = useNavigate();
+  return null;
+}
+
+/** A page's code, loaded when first opened; a failed load (a new release since) says so. */
+function loadedWhenOpened(load: NonNullable<ConsoleRoute['lazy']>, signedIn = false): ReactNode {
+  const Page = lazy(async () => ({ default: (await load()).Component }));
+  const page = signedIn ? (
+    <RequireSession>
+      <Page />
+    </RequireSession>
+  ) : (
+    <Page />
+  );
+  return (
+    <PageLoadBoundary>
+      <Suspense
+        fallback={
+          <section className="page" aria-busy="true">
+            <PageSkeleton heading />
+          </section>
+        }
+      >
+        {page}
+      </Suspense>
+    </PageLoadBoundary>
+  );
+}
+
+/** A page of the organization, loaded when first opened. Signed out, the person signs in first. */
+const signedIn = (load: () => Promise<ComponentType>): Pick<ConsoleRoute, 'lazy' | 'signedIn'> => ({
+  lazy: async () => ({ Component: await load() }),
+  signedIn: true,
 });
 
 // The console's pages. Their paths are exactly CONSOLE_PAGES, the list the server answers 200 for: a page
@@ -153,19 +193,40 @@ true satisfies [(typeof PAGES)[number]['path']] extends [ConsolePath]
     : false
   : false;
 
-const router = createBrowserRouter([
+// Console paths; the server answers each with this app (and every other path with its own 404).
+const router: { element: ReactNode; children: ConsoleRoute[] }[] = [
   {
     element: <Layout />,
     children: [...PAGES, { path: '*', handle: { title: 'Page not found' }, element: <NotFound /> }],
   },
-]);
+];
+
+const routes = router.flatMap((layout) => layout.children);
+// Each page's element once (a lazy page's code is loaded once, not on every render).
+const pages = routes.map((route) => ({
+  path: route.path,
+  element: route.lazy ? loadedWhenOpened(route.lazy, route.signedIn) : route.element,
+}));
 
 const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
+        <BrowserRouter>
+          <KeepNavigate />
+          <PageHandles.Provider value={routes}>
+            <Routes>
+              {router.map((layout) => (
+                <Route key="layout" element={layout.element}>
+                  {pages.map((page) => (
+                    <Route key={page.path} path={page.path} element={page.element} />
+                  ))}
+                </Route>
+              ))}
+            </Routes>
+          </PageHandles.Provider>
+        </BrowserRouter>
       </QueryClientProvider>
     </StrictMode>,
   );

@@ -49,13 +49,23 @@ describe('projects in the browser', () => {
     const { page, problems, close } = await openConsole(browser);
     await signIn(page, `owner@${world.org.slug}.test`);
 
+    // Forms stay closed until asked for: the page opens on its list, one button to create.
+    await page.getByRole('button', { name: 'Create a project' }).click();
     const create = page.getByRole('form', { name: 'Create a project' });
+    // The form opens with its first field focused.
+    await expect
+      .poll(() =>
+        create.getByLabel('Project name').evaluate((node) => node === node.ownerDocument.activeElement),
+      )
+      .toBe(true);
     await create.getByLabel('Project name').fill('Shop');
     await create.getByLabel(/^Slug/).fill('shop');
     await create.getByRole('button', { name: 'Create project' }).click();
     const shop = () => page.getByRole('region', { name: /Shop$/ });
     await expect.poll(() => shop().getByText('production').count()).toBe(1);
     expect(await shop().getByText('development').count()).toBe(1);
+    // Created: the form closes, and no project's form is open until asked for.
+    await expect.poll(() => page.locator('main form').count()).toBe(0);
 
     await shop().getByRole('button', { name: 'Rename Shop' }).click();
     await shop().getByLabel('Project name').fill('Web shop');
@@ -63,6 +73,7 @@ describe('projects in the browser', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Web shop' }).count()).toBe(1);
     const webShop = page.getByRole('region', { name: 'Web shop' });
 
+    await webShop.getByRole('button', { name: 'Add an environment' }).click();
     await webShop.getByLabel('New environment').fill('staging');
     await webShop.getByRole('button', { name: 'Add' }).first().click();
     await expect.poll(() => webShop.getByText('staging', { exact: true }).count()).toBe(1);
@@ -71,6 +82,7 @@ describe('projects in the browser', () => {
     await webShop.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => webShop.getByText('preview', { exact: true }).count()).toBe(1);
 
+    await webShop.getByRole('button', { name: 'Add an agent' }).click();
     await webShop.getByLabel('New agent').fill('triage');
     await webShop.getByRole('button', { name: 'Add' }).last().click();
     await expect.poll(() => webShop.getByText('triage', { exact: true }).count()).toBe(1);

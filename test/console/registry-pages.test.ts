@@ -290,7 +290,22 @@ describe('signing in and owner actions', () => {
     await page.getByRole('button', { name: 'Delete this version' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('cannot be deleted');
     expect(await page.getByRole('alert').textContent()).toContain('researcher');
+    // The way out is offered right there, in words, not as an API call to make by hand.
+    const refusal = page.getByRole('alert');
+    expect(await refusal.textContent()).not.toContain('POST');
+    const disableInstead = refusal.getByRole('button', { name: 'Disable instead…' });
+    expect(await disableInstead.count()).toBe(1);
+    // The refusal takes focus where the dialog closed, and sits with the buttons, in view.
+    await expect.poll(() => refusal.evaluate((node) => node === node.ownerDocument.activeElement)).toBe(true);
+    const box = await refusal.boundingBox();
+    expect(box && box.y + box.height).toBeLessThanOrEqual(page.viewportSize()?.height ?? 0);
     await screenshots(page, 'delete-refused');
+    await expectAccessible(page, 'a refused delete');
+    await disableInstead.click();
+    await page.getByRole('button', { name: 'Disable for good' }).click();
+    await expect.poll(() => page.locator('.badges .badge-disabled').count()).toBe(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Marked disabled.' }).count()).toBe(1);
 
     await page.goto(`${server.url}/experts/bulk-00`);
     await page.getByRole('button', { name: 'Delete…' }).click();

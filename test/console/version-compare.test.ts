@@ -77,6 +77,13 @@ beforeAll(async () => {
     await published(server, key, expertBody(`link-${level}`, '1.0.0', { delegates: [below] }));
     below = `link-${level}@1.0.0`;
   }
+  // One instruction line reworded: the words that changed stand out, the rest of the line does not.
+  const poem = (second: string) => `You are a poet.\n${second}\nRhyme when you can.`;
+  await published(server, key, expertBody('poet', '1.0.0', { instruction: poem('Write short poems.') }));
+  await published(server, key, expertBody('poet', '1.1.0', { instruction: poem('Write vivid poems.') }));
+  // Through a moving tag: anthologist names poet@latest (today 1.1.0), publisher pins anthologist.
+  await published(server, key, expertBody('anthologist', '1.0.0', { delegates: ['poet@latest'] }));
+  await published(server, key, expertBody('publisher', '1.0.0', { delegates: ['anthologist@1.0.0'] }));
   const scoped = `@${team.slug}/planner`;
   await published(server, team.ownerKey, expertBody(scoped, '2.0.0'));
   await published(server, team.ownerKey, expertBody(scoped, '2.1.0', { description: 'Plans, better.' }));
@@ -170,6 +177,47 @@ describe('comparing versions in the browser', () => {
     await close();
   });
 
+  it('shows an added or removed skill in the skills table and marks the changed words, never raw JSON', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await page.goto(`${server.url}/experts/writer/compare?from=1.0.0&to=1.1.0`);
+    const changes = page.getByRole('region', { name: 'Changes' });
+    const added = changes.getByRole('listitem').filter({ hasText: 'Skill "search"' });
+    await expect.poll(() => added.count()).toBe(1);
+    // The skill as the Expert page shows it: a table with its type and endpoint, in words.
+    const table = added.getByRole('table');
+    expect(await table.getByRole('rowheader').textContent()).toContain('search');
+    expect(await table.getByRole('cell').first().textContent()).toBe('MCP server (SSE)');
+    expect(await table.textContent()).toContain('https://search.example.com/mcp');
+    const removed = changes.getByRole('listitem').filter({ hasText: 'Skill "old"' });
+    expect(await removed.getByRole('table').textContent()).toContain('old-tool@1.0.0');
+    // No change is shown as JSON.
+    expect(await changes.textContent()).not.toContain('"type"');
+    expect(await changes.locator('pre').filter({ hasText: '{' }).count()).toBe(0);
+
+    // The description: one text, the words taken out and put in marked (and said) as such.
+    const description = changes.getByRole('listitem').filter({ hasText: 'Description' });
+    expect(await description.locator('ins').first().textContent()).toContain('searches');
+    // Words were only added: nothing is marked as taken out.
+    expect(await description.locator('del').count()).toBe(0);
+    expect(await description.locator('.diff-words').textContent()).toContain('Turns notes into');
+    await screenshots(page, 'compare-skills-table');
+    await expectAccessible(page, 'the compare view with skills tables');
+
+    // A reworded instruction line: only the changed words are marked, on both lines.
+    await page.goto(`${server.url}/experts/poet/compare?from=1.0.0&to=1.1.0`);
+    const lines = page.getByRole('region', { name: 'Instruction line diff' });
+    await expect.poll(() => lines.locator('.diff-add').count()).toBe(1);
+    expect(await lines.locator('.diff-add ins').allTextContents()).toEqual(['Added: vivid']);
+    expect(await lines.locator('.diff-remove del').allTextContents()).toEqual(['Removed: short']);
+    expect(await lines.locator('.diff-add .diff-text').textContent()).toBe('Write Added: vivid poems.');
+    expect(await lines.locator('.diff-same').first().textContent()).toContain('You are a poet.');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshots(page, 'compare-word-diff-dark');
+    await expectAccessible(page, 'the word diff, dark');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
   it('opens a deep link to a scoped name, and says so when the two versions are the same', async () => {
     const { page, problems, close } = await openConsole(browser);
     const scoped = `@${team.slug}/planner`;
@@ -199,6 +247,23 @@ describe('comparing versions in the browser', () => {
 });
 
 describe('"Used by" in the browser', () => {
+  it('says when a path goes through a moving tag, not as if it were pinned', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await page.goto(`${server.url}/experts/poet@1.1.0`);
+    const usedBy = page.getByRole('region', { name: 'Used by' });
+    await expect.poll(() => usedBy.locator('li').count()).toBe(2);
+    expect(await usedBy.locator('li').first().textContent()).toBe(
+      'anthologist@1.0.0 names poet@latest, a tag that moves: it uses this version while the tag is here',
+    );
+    expect(await usedBy.locator('.dependents-through li').textContent()).toBe(
+      'publisher@1.0.0 (through anthologist@1.0.0, which names poet@latest, a tag that moves)',
+    );
+    await screenshots(page, 'used-by-moving-tag');
+    await expectAccessible(page, '"Used by" through a moving tag');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
   it('lists direct and transitive dependents with their path, and versions of the name used elsewhere', async () => {
     const { page, problems, close } = await openConsole(browser);
     await page.goto(`${server.url}/experts/writer@1.1.0`);

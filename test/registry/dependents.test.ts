@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 interface Dependents {
-  data: { key: string; dependents: { key: string; depth: number; path: string[] }[] };
+  data: { key: string; dependents: { key: string; depth: number; path: string[]; references: string[] }[] };
   meta: { total: number; truncated: boolean; depthLimit: number };
 }
 const dependents = (key: string) =>
@@ -34,13 +34,22 @@ describe('GET /registry/dependents', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.key).toBe(`${c}@1.0.0`);
     expect(res.body.data.dependents).toEqual([
-      { key: `${b}@1.0.0`, name: b, version: '1.0.0', depth: 1, path: [`${b}@1.0.0`, `${c}@1.0.0`] },
+      {
+        key: `${b}@1.0.0`,
+        name: b,
+        version: '1.0.0',
+        depth: 1,
+        path: [`${b}@1.0.0`, `${c}@1.0.0`],
+        // b names c without a version: it floats onto c's latest.
+        references: [c],
+      },
       {
         key: `${a}@1.0.0`,
         name: a,
         version: '1.0.0',
         depth: 2,
         path: [`${a}@1.0.0`, `${b}@1.0.0`, `${c}@1.0.0`],
+        references: [`${b}@1.0.0`, c],
       },
     ]);
     expect(res.body.meta).toMatchObject({ total: 2, truncated: false, depthLimit: DEPENDENTS_DEPTH_LIMIT });

@@ -1,9 +1,12 @@
 import { useId } from 'react';
 import type { components } from '../api/schema.js';
+import { SkillsTable } from '../pages/SkillsTable.js';
+import { reworded, WordDiff, wordParts } from './WordDiff.js';
 
 type ExpertDiff = components['schemas']['ExpertDiff'];
 type Change = ExpertDiff['changes'][number];
 type Hunk = ExpertDiff['instruction']['hunks'][number];
+type Skills = components['schemas']['RegistryExpert']['skills'];
 
 const FIELD_WORDS: Record<string, string> = {
   type: 'type',
@@ -73,6 +76,68 @@ function BlockValue({ value, label }: { value: unknown; label: string }) {
   );
 }
 
+/** A whole skill added or removed (`["skills", name]`): its value is the skill, shown as a skill is. */
+function wholeSkill(change: Change): Skills | undefined {
+  const [top, name, part] = change.path;
+  const value = change.kind === 'removed' ? change.before : change.after;
+  if (top !== 'skills' || name === undefined || part !== undefined) return undefined;
+  if (typeof value !== 'object' || value === null || !('type' in value)) return undefined;
+  return { [name]: value as Skills[string] };
+}
+
+function ChangeValues({ change }: { change: Change }) {
+  const skill = wholeSkill(change);
+  if (skill) {
+    const [name] = Object.keys(skill);
+    return (
+      <div className="diff-values">
+        <div className="diff-value-block">
+          <SkillsTable skills={skill} label={`Skill "${name}", ${change.kind}`} />
+        </div>
+      </div>
+    );
+  }
+  const prose = change.path.at(-1) === 'description';
+  if (
+    prose &&
+    change.kind === 'changed' &&
+    typeof change.before === 'string' &&
+    typeof change.after === 'string'
+  ) {
+    // A description reworded: one text, the words taken out and put in marked (a version or a command
+    // stays "before → after": its words are not prose).
+    const parts = wordParts(change.before, change.after);
+    return (
+      <p className="diff-values diff-text-block">
+        <WordDiff parts={parts} side="both" />
+      </p>
+    );
+  }
+  if (isShort(change.before) && isShort(change.after)) {
+    return (
+      <div className="diff-values">
+        {change.kind !== 'added' && <InlineValue value={change.before} label="Before" />}
+        {change.kind === 'changed' && (
+          <span className="diff-arrow" aria-hidden="true">
+            →
+          </span>
+        )}
+        {change.kind !== 'removed' && (
+          <InlineValue value={change.after} label={change.kind === 'added' ? 'Added' : 'After'} />
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="diff-values">
+      {change.kind !== 'added' && <BlockValue value={change.before} label="Before" />}
+      {change.kind !== 'removed' && (
+        <BlockValue value={change.after} label={change.kind === 'added' ? 'Added' : 'After'} />
+      )}
+    </div>
+  );
+}
+
 function ChangeItem({ change }: { change: Change }) {
   return (
     <li className={change.widens ? 'diff-change diff-widens' : 'diff-change'}>
@@ -90,34 +155,47 @@ function ChangeItem({ change }: { change: Change }) {
           <strong>Why:</strong> {change.widens}
         </p>
       )}
-      {isShort(change.before) && isShort(change.after) ? (
-        <div className="diff-values">
-          {change.kind !== 'added' && <InlineValue value={change.before} label="Before" />}
-          {change.kind === 'changed' && (
-            <span className="diff-arrow" aria-hidden="true">
-              →
-            </span>
-          )}
-          {change.kind !== 'removed' && (
-            <InlineValue value={change.after} label={change.kind === 'added' ? 'Added' : 'After'} />
-          )}
-        </div>
-      ) : (
-        <div className="diff-values">
-          {change.kind !== 'added' && <BlockValue value={change.before} label="Before" />}
-          {change.kind !== 'removed' && (
-            <BlockValue value={change.after} label={change.kind === 'added' ? 'Added' : 'After'} />
-          )}
-        </div>
-      )}
+      <ChangeValues change={change} />
     </li>
   );
+}
+
+/**
+ * A run of removed lines followed by a run of added ones is, line for line, the same lines rewritten: each
+ * removed line's index maps to its added counterpart's text, and the other way round.
+ */
+function pairedLines(lines: readonly string[]): Map<number, string> {
+  const pairs = new Map<number, string>();
+  for (let start = 0; start < lines.length; ) {
+    let removedEnd = start;
+    while (lines[removedEnd]?.startsWith('-')) removedEnd++;
+    let addedEnd = removedEnd;
+    while (lines[addedEnd]?.startsWith('+')) addedEnd++;
+    for (let offset = 0; offset < Math.min(removedEnd - start, addedEnd - removedEnd); offset++) {
+      const removed = start + offset;
+      const added = removedEnd + offset;
+      pairs.set(removed, (lines[added] as string).slice(1));
+      pairs.set(added, (lines[removed] as string).slice(1));
+    }
+    start = Math.max(addedEnd, start + 1);
+  }
+  return pairs;
+}
+
+/** A line as text; a reworded line with its changed words marked (the removed line's and the added one's). */
+function lineText(sign: string, text: string, counterpart: string | undefined) {
+  if (counterpart === undefined || (sign !== '-' && sign !== '+')) return text;
+  const [before, after] = sign === '-' ? [text, counterpart] : [counterpart, text];
+  const parts = wordParts(before, after);
+  if (!reworded(parts, before, after)) return text;
+  return <WordDiff parts={parts} side={sign === '-' ? 'before' : 'after'} />;
 }
 
 const LINE_WORDS = { '+': 'Added line', '-': 'Removed line', ' ': 'Unchanged line' } as const;
 
 /** One hunk of the instruction's line diff; each line says in words whether it was added or removed. */
 function HunkLines({ hunk }: { hunk: Hunk }) {
+  const counterparts = pairedLines(hunk.lines);
   let oldLine = hunk.oldStart;
   let newLine = hunk.newStart;
   const rows = hunk.lines.map((raw, index) => {
@@ -142,7 +220,7 @@ function HunkLines({ hunk }: { hunk: Hunk }) {
           {sign === '-' ? '−' : sign}
         </span>
         <span className="visually-hidden">{LINE_WORDS[sign]}: </span>
-        <span className="diff-text">{text}</span>
+        <span className="diff-text">{lineText(sign, text, counterparts.get(index))}</span>
       </div>
     );
   });

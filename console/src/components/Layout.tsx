@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
-import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
+import { useContext, useEffect, useRef, useState } from 'react';
+import { Link, matchRoutes, Outlet, useLocation, useNavigate } from 'react-router';
 import { type Me, type Permission, useMe, useSession, useSignOut } from '../session.js';
 import { OrganizationSwitcher } from './OrganizationSwitcher.js';
-import { documentTitle, type PageHandle } from './page-title.js';
+import { documentTitle, PageHandles } from './page-title.js';
 
 interface NavEntry {
   to: string;
@@ -89,25 +89,57 @@ function visible(entry: NavEntry, signedIn: boolean, me: Me | undefined): boolea
   return !entry.signedIn || signedIn;
 }
 
+/**
+ * Focus on a page: after a change of page its heading takes focus, when it is shown (a page that waits for
+ * its data shows its heading with the data, and may replace a first heading with another); and whenever
+ * focus falls back to <body> (the control that had it was removed: a row deleted, a form closed), the
+ * heading takes it, so keyboard and screen reader users are never dropped at the top of the document.
+ */
+function focusOnPage(headingFirst: boolean): () => void {
+  const main = document.getElementById('main');
+  if (!main) return () => undefined;
+  let pending = headingFirst;
+  // The element that last had focus: when it leaves the document, focus has nowhere sensible to be.
+  let last: Element | null = document.activeElement;
+  const remember = (event: FocusEvent) => {
+    last = event.target as Element;
+  };
+  const check = () => {
+    const active = document.activeElement;
+    const dropped = (!active || active === document.body) && last !== null && !last.isConnected;
+    if (!pending && !dropped) return;
+    const heading = main.querySelector<HTMLElement>('h1');
+    if (!heading) return;
+    pending = false;
+    if (heading !== active) heading.focus({ preventScroll: true });
+  };
+  check();
+  const observer = new MutationObserver(check);
+  observer.observe(main, { childList: true, subtree: true });
+  document.addEventListener('focusin', remember);
+  return () => {
+    observer.disconnect();
+    document.removeEventListener('focusin', remember);
+  };
+}
+
 export function Layout() {
   const session = useSession();
   const me = useMe();
   const signOut = useSignOut();
   const navigate = useNavigate();
   const location = useLocation();
-  const matches = useMatches();
+  const routes = useContext(PageHandles);
   // Moving to another page puts focus on its main heading, so keyboard and screen reader users start
   // there; the first page of a visit leaves focus where the browser put it (the skip link comes first).
   const firstPage = useRef(true);
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each change of page, by design
   useEffect(() => {
-    if (firstPage.current) {
-      firstPage.current = false;
-      return;
-    }
-    document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
+    const first = firstPage.current;
+    firstPage.current = false;
+    return focusOnPage(!first);
   }, [location.pathname]);
-  const handle = [...matches].reverse().find((match) => match.handle)?.handle as PageHandle | undefined;
+  const handle = matchRoutes([...routes], location)?.at(-1)?.route.handle;
   const organizationName = session.data?.organization.name;
   useEffect(() => {
     document.title = documentTitle(handle, location.pathname, organizationName);

@@ -1,3 +1,5 @@
+import { createContext } from 'react';
+
 /** What a route says about its page (`handle` in main.tsx). */
 export interface PageHandle {
   /** The page's name in the browser tab. */
@@ -5,6 +7,9 @@ export interface PageHandle {
   /** A page of the signed-in organization: its name joins the title (`API keys · Acme · Cadre`). */
   organization?: boolean;
 }
+
+/** Each route's path and handle (main.tsx), for the shell to name the open page. */
+export const PageHandles = createContext<readonly { path: string; handle?: PageHandle }[]>([]);
 
 /** An Expert's page names its key, a comparison its name: the path holds both. */
 function expertTitle(path: string): string {

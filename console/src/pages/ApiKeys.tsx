@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -44,12 +44,25 @@ export function ApiKeys() {
       ),
     placeholderData: keepPreviousData,
   });
+  // Focus after an action: closing the form returns to the button that opened it; a revoked key's row
+  // (its Revoke button gone) takes focus and says "Revoked".
+  const createButton = useRef<HTMLButtonElement>(null);
+  const wasCreating = useRef(false);
+  useEffect(() => {
+    if (creating) wasCreating.current = true;
+    else if (wasCreating.current) {
+      wasCreating.current = false;
+      createButton.current?.focus();
+    }
+  }, [creating]);
+  const [revokedId, setRevokedId] = useState<string>();
   const revoke = useMutation({
     mutationFn: async (key: ApiKey) =>
       unwrap(await api.DELETE('/api/v1/api-keys/{apiKeyId}', { params: { path: { apiKeyId: key.id } } })),
-    onSuccess: () => {
+    onSuccess: async (_answer, key) => {
       setRevoking(null);
-      return client.invalidateQueries({ queryKey: ['api-keys'] });
+      await client.invalidateQueries({ queryKey: ['api-keys'] });
+      setRevokedId(key.id);
     },
     onError: () => setRevoking(null),
   });
@@ -61,7 +74,12 @@ export function ApiKeys() {
         action={
           !creating &&
           can('api-keys:create') && (
-            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            <button
+              type="button"
+              className="button button-primary"
+              ref={createButton}
+              onClick={() => setCreating(true)}
+            >
               Create an API key
             </button>
           )
@@ -102,7 +120,11 @@ export function ApiKeys() {
                 const state = keyState(key);
                 return (
                   <tr key={key.id}>
-                    <th scope="row">
+                    <th
+                      scope="row"
+                      tabIndex={key.id === revokedId ? -1 : undefined}
+                      ref={key.id === revokedId ? (node) => node?.focus() : undefined}
+                    >
                       {key.name ?? <span className="muted">unnamed</span>}{' '}
                       <span className={state.className}>{state.label}</span>
                       <p className="small muted">

@@ -55,6 +55,9 @@ const DAY_S = 86_400;
  * grant's variant allow are offered (src/modules/auth/permission-areas.ts), so the form never asks for a
  * permission the server would refuse.
  */
+/** The form's first field, then the new secret's heading, take focus as they appear (a ref callback). */
+const focusOnMount = (node: HTMLElement | null) => node?.focus();
+
 export function CreateKeyForm({ onDone }: { onDone: () => void }) {
   const client = useQueryClient();
   const [name, setName] = useState('');
@@ -116,7 +119,9 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
   if (create.data) {
     return (
       <section className="card secret" aria-labelledby="new-key">
-        <h2 id="new-key">Your new API key</h2>
+        <h2 id="new-key" tabIndex={-1} ref={focusOnMount}>
+          Your new API key
+        </h2>
         <p className="notice notice-warning" role="alert">
           Copy it now: this is the only time Cadre shows it. Cadre stores only a hash of it.
         </p>
@@ -141,6 +146,7 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
       <label htmlFor="key-name">Name</label>
       <input
         id="key-name"
+        ref={focusOnMount}
         value={name}
         maxLength={200}
         placeholder="ci-deploy"

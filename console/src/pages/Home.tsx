@@ -4,8 +4,9 @@ import { PageHeader } from '../components/PageHeader.js';
 import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
 import { useBilling } from './billing-queries.js';
+import { NeedsAttention } from './home-attention.js';
 
-/** Who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
+/** What needs my attention, who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
 export function Home() {
   const session = useSession();
   const me = useMe();
@@ -23,6 +24,7 @@ export function Home() {
       </PageHeader>
       <div className="expert-grid">
         <div className="expert-main">
+          <NeedsAttention />
           <section aria-labelledby="shortcuts">
             <h2 id="shortcuts">Shortcuts</h2>
             <ul className="shortcuts">

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
@@ -10,6 +10,15 @@ import { useCan } from '../session.js';
 
 type Expert = components['schemas']['RegistryExpert'];
 type Update = components['schemas']['UpdateExpert'];
+
+/**
+ * Why a delete was refused, in words: the API's sentence names the delegating Experts in parentheses and
+ * ends with a hint for API users (the request to disable), which this page replaces with a button.
+ */
+function refusalReason(message: string): string {
+  const delegators = /delegate to it \(([^)]+)\)/.exec(message)?.[1];
+  return delegators ? `Other Experts delegate to it: ${delegators}.` : message;
+}
 
 /** What the owning organization may do to one version: status, tags, delete; each refusal in words. */
 export function OwnerActions({ expert }: { expert: Expert }) {
@@ -33,6 +42,7 @@ export function OwnerActions({ expert }: { expert: Expert }) {
       ),
     onSuccess: (_answer, body) => {
       setConfirming(null);
+      remove.reset();
       setDone(body.status ? `Marked ${body.status}.` : 'Tags saved.');
       return refresh();
     },
@@ -53,6 +63,15 @@ export function OwnerActions({ expert }: { expert: Expert }) {
     },
     onError: () => setConfirming(null),
   });
+
+  // A delete refused because other Experts delegate to this version (400): the refusal is said in words
+  // next to the buttons, takes focus, and offers what the owner can do instead, disabling.
+  const refusal =
+    remove.error instanceof ApiProblem && remove.error.status === 400 ? remove.error : undefined;
+  const refusalBox = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (refusal) refusalBox.current?.focus();
+  }, [refusal]);
 
   const saveTags = (event: FormEvent) => {
     event.preventDefault();
@@ -110,6 +129,23 @@ export function OwnerActions({ expert }: { expert: Expert }) {
           </button>
         )}
       </div>
+      {refusal && !disabled && (
+        <div className="notice notice-error" role="alert" ref={refusalBox} tabIndex={-1}>
+          <p className="notice-title">{expert.key} cannot be deleted.</p>
+          <p>{refusalReason(refusal.message)}</p>
+          <p>
+            Disable it instead: it is withdrawn for good and stays readable, and whoever resolves one of those
+            Experts is told this version is disabled.
+          </p>
+          <button
+            type="button"
+            className="button button-danger-outline"
+            onClick={() => setConfirming('disable')}
+          >
+            Disable instead…
+          </button>
+        </div>
+      )}
 
       <form className="inline-form" onSubmit={saveTags}>
         <label htmlFor="tags">Custom tags (comma separated)</label>
@@ -133,14 +169,7 @@ export function OwnerActions({ expert }: { expert: Expert }) {
         {done}
       </p>
       <ErrorNotice error={update.error} />
-      <ErrorNotice
-        error={remove.error}
-        title={
-          remove.error instanceof ApiProblem && remove.error.status === 400
-            ? 'This version cannot be deleted.'
-            : undefined
-        }
-      />
+      {!refusal && <ErrorNotice error={remove.error} />}
 
       <ConfirmDialog
         open={confirming === 'disable'}

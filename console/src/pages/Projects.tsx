@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -99,11 +99,45 @@ function Renamable(props: {
   );
 }
 
-/** A one-field "add" form (an environment, an agent). */
-function AddForm(props: { label: string; hint: string; onAdd: (value: string) => Promise<unknown> }) {
+/** The first field of a form opened on request takes focus as it appears (a ref callback). */
+const focusOnMount = (node: HTMLElement | null) => node?.focus();
+
+/**
+ * A one-field "add" form (an environment, an agent), closed until asked for: a button opens it with its
+ * field focused; Add or Cancel closes it and focus returns to the button.
+ */
+function AddForm(props: {
+  label: string;
+  hint: string;
+  opener: string;
+  onAdd: (value: string) => Promise<unknown>;
+}) {
   const id = useId();
+  const [open, setOpen] = useState(false);
   const [value, setValue] = useState('');
-  const add = useMutation({ mutationFn: props.onAdd, onSuccess: () => setValue('') });
+  const opener = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    setValue('');
+    // The button is back once the form is gone.
+    requestAnimationFrame(() => opener.current?.focus());
+  };
+  const add = useMutation({ mutationFn: props.onAdd, onSuccess: close });
+  if (!open) {
+    return (
+      <button
+        type="button"
+        className="button button-small"
+        ref={opener}
+        onClick={() => {
+          add.reset();
+          setOpen(true);
+        }}
+      >
+        {props.opener}
+      </button>
+    );
+  }
   return (
     <form
       className="filters"
@@ -116,14 +150,18 @@ function AddForm(props: { label: string; hint: string; onAdd: (value: string) =>
         <label htmlFor={id}>{props.label}</label>
         <input
           id={id}
+          ref={focusOnMount}
           value={value}
           onChange={(e) => setValue(e.target.value)}
           placeholder={props.hint}
           required
         />
       </div>
-      <button type="submit" className="button" disabled={add.isPending}>
+      <button type="submit" className="button button-primary" disabled={add.isPending}>
         Add
+      </button>
+      <button type="button" className="button" onClick={close}>
+        Cancel
       </button>
       <ErrorNotice error={add.error} />
     </form>
@@ -176,7 +214,14 @@ function ProjectParts(props: {
           </li>
         ))}
       </ul>
-      {canEdit && <AddForm label={`New ${what}`} hint={props.hint} onAdd={props.add} />}
+      {canEdit && (
+        <AddForm
+          label={`New ${what}`}
+          hint={props.hint}
+          opener={what === 'environment' ? 'Add an environment' : 'Add an agent'}
+          onAdd={props.add}
+        />
+      )}
     </>
   );
 }
@@ -317,7 +362,7 @@ function ProjectCard(props: {
   );
 }
 
-function CreateProject(props: { onCreated: () => Promise<unknown> }) {
+function CreateProject(props: { onCreated: () => Promise<unknown>; onClose: () => void }) {
   const [draft, setDraft] = useState({ name: '', slug: '' });
   const create = useMutation({
     mutationFn: async () =>
@@ -325,8 +370,8 @@ function CreateProject(props: { onCreated: () => Promise<unknown> }) {
         await api.POST('/api/v1/projects', { body: { name: draft.name.trim(), slug: draft.slug.trim() } }),
       ),
     onSuccess: async () => {
-      setDraft({ name: '', slug: '' });
       await props.onCreated();
+      props.onClose();
     },
   });
   return (
@@ -342,6 +387,7 @@ function CreateProject(props: { onCreated: () => Promise<unknown> }) {
         <label htmlFor="project-name">Project name</label>
         <input
           id="project-name"
+          ref={focusOnMount}
           value={draft.name}
           onChange={(e) => setDraft({ ...draft, name: e.target.value })}
           required
@@ -360,6 +406,9 @@ function CreateProject(props: { onCreated: () => Promise<unknown> }) {
       <button type="submit" className="button button-primary" disabled={create.isPending}>
         Create project
       </button>
+      <button type="button" className="button" onClick={props.onClose}>
+        Cancel
+      </button>
       <ErrorNotice error={create.error} />
     </form>
   );
@@ -371,6 +420,9 @@ export function Projects() {
   const me = useMe();
   const canEdit = me.data?.permissions.includes('projects:write') ?? false;
   const [removal, setRemoval] = useState<Removal | null>(null);
+  // The create form is closed until asked for (so is each project's add forms).
+  const [creating, setCreating] = useState(false);
+  const createButton = useRef<HTMLButtonElement>(null);
   const projects = useQuery({
     queryKey: ['projects'],
     queryFn: async () =>
@@ -392,11 +444,35 @@ export function Projects() {
   };
   return (
     <section className="page">
-      <PageHeader title="Projects">
+      <PageHeader
+        title="Projects"
+        action={
+          canEdit &&
+          !creating && (
+            <button
+              type="button"
+              className="button button-primary"
+              ref={createButton}
+              onClick={() => setCreating(true)}
+            >
+              Create a project
+            </button>
+          )
+        }
+      >
         Each project has environments (where connections live) and agents.
         {me.data && !canEdit && ' Your role can see them; owners and admins change them.'}
       </PageHeader>
-      {canEdit && <CreateProject onCreated={refresh} />}
+      {canEdit && creating && (
+        <CreateProject
+          onCreated={refresh}
+          onClose={() => {
+            setCreating(false);
+            // The button is back once the form is gone.
+            requestAnimationFrame(() => createButton.current?.focus());
+          }}
+        />
+      )}
       <ErrorNotice error={projects.error} />
       {projects.isPending && <PageSkeleton />}
       {projects.data?.length === 0 && (

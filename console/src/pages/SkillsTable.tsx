@@ -107,11 +107,12 @@ function SkillDetail({ skill }: { skill: Skill }) {
   }
 }
 
-export function SkillsTable({ skills }: { skills: Expert['skills'] }) {
+/** The skills as a table; `label` names it where a page shows several (the compare view's changes). */
+export function SkillsTable({ skills, label = 'Skills' }: { skills: Expert['skills']; label?: string }) {
   return (
-    <TableScroll label="Skills">
+    <TableScroll label={label}>
       <table className="table">
-        <caption className="visually-hidden">Skills</caption>
+        <caption className="visually-hidden">{label}</caption>
         <thead>
           <tr>
             <th scope="col">Skill</th>

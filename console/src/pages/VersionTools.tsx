@@ -65,6 +65,27 @@ export function CompareForm({
   );
 }
 
+type Dependent = components['schemas']['ExpertDependent'];
+
+/**
+ * Whether step `index` of a dependent's path reaches the next through a moving key (`name`, `name@latest`,
+ * `name@<tag>`) rather than the exact version: such a path holds only while the tag stays where it is.
+ */
+const floats = (dependent: Dependent, index: number) => {
+  const reference = dependent.references[index];
+  return reference !== undefined && reference !== dependent.path[index + 1];
+};
+
+/** A delegate as written; a bare name (no `@` after its scope) means its latest. */
+function Reference({ to = '' }: { to?: string | undefined }) {
+  return (
+    <>
+      <code>{to}</code>
+      {to.lastIndexOf('@') <= 0 && ' (its latest)'}
+    </>
+  );
+}
+
 /**
  * "Used by": the versions that delegate to this one, directly or through others (`GET /registry/dependents`,
  * with the path of each), bounded by the registry's limits, which are said when reached. Versions that
@@ -103,6 +124,13 @@ export function UsedBy({
             {direct.map((dependent) => (
               <li key={dependent.key}>
                 <Link to={expertPath(dependent.key)}>{dependent.key}</Link>
+                {floats(dependent, 0) && (
+                  <span className="small muted">
+                    {' '}
+                    names <Reference to={dependent.references[0]} />, a tag that moves: it uses this version
+                    while the tag is here
+                  </span>
+                )}
               </li>
             ))}
           </ul>
@@ -121,8 +149,18 @@ export function UsedBy({
                     <span key={step}>
                       {index > 0 && ' → '}
                       <Link to={expertPath(step)}>{step}</Link>
+                      {floats(dependent, index + 1) && (
+                        <>
+                          , which names <Reference to={dependent.references[index + 1]} />, a tag that moves
+                        </>
+                      )}
                     </span>
                   ))}
+                  {floats(dependent, 0) && (
+                    <>
+                      ; it names <Reference to={dependent.references[0]} />, a tag that moves
+                    </>
+                  )}
                   )
                 </span>
               </li>

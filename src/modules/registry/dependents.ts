@@ -22,6 +22,11 @@ export interface DependentRow {
   depth: number;
   /** From the dependent down to the version asked about, as `name@version`s. */
   path: string[];
+  /**
+   * Each step of `path` as its delegate is written (one fewer than `path`): `writer@1.0.0` when pinned,
+   * `writer`, `writer@latest` or `writer@<tag>` when it floats (it reaches this version while the tag is here).
+   */
+  references: string[];
 }
 
 export async function dependentsOf(executor: Executor, start: { id: string }): Promise<DependentRow[]> {
@@ -31,18 +36,21 @@ export async function dependentsOf(executor: Executor, start: { id: string }): P
       coalesce((SELECT array_agg(${v}.name || '@' || t.tag) FROM ${registryTags} AS t WHERE t.name = ${v}.name), '{}')`;
   };
   const result = await executor.execute(sql`
-    WITH RECURSIVE up(id, depth, path) AS (
-      SELECT v.id, 0, ARRAY[v.name || '@' || v.version]
+    WITH RECURSIVE up(id, depth, path, refs) AS (
+      SELECT v.id, 0, ARRAY[v.name || '@' || v.version], ARRAY[]::text[]
       FROM ${e} AS v WHERE v.id = ${start.id}
       UNION ALL
-      SELECT source.id, up.depth + 1, (source.name || '@' || source.version) || up.path
+      SELECT source.id, up.depth + 1, (source.name || '@' || source.version) || up.path,
+        -- The delegate as written; the exact version first when a version names it both ways.
+        (SELECT d FROM unnest(source.delegates) AS d WHERE d = ANY(${keysOf('v')})
+          ORDER BY d = v.name || '@' || v.version DESC, d LIMIT 1) || up.refs
       FROM up
       JOIN ${e} AS v ON v.id = up.id
       JOIN ${e} AS source ON source.delegates && (${keysOf('v')})
       WHERE up.depth < ${DEPENDENTS_DEPTH_LIMIT}
         AND NOT (source.name || '@' || source.version) = ANY(up.path)
     )
-    SELECT DISTINCT ON (up.id) up.id, s.name, s.version, up.depth, up.path
+    SELECT DISTINCT ON (up.id) up.id, s.name, s.version, up.depth, up.path, up.refs AS "references"
     FROM up JOIN ${e} AS s ON s.id = up.id
     WHERE up.depth > 0
     ORDER BY up.id, up.depth, up.path

@@ -220,6 +220,10 @@ export const expertDependentsAnswer = z.object({
           path: z
             .array(z.string())
             .meta({ description: 'from the dependent down to the version asked about' }),
+          references: z.array(z.string()).meta({
+            description:
+              "each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version",
+          }),
         })
         .meta({ id: 'ExpertDependent' }),
     ),

@@ -696,6 +696,7 @@ export function createRegistryService(deps: RegistryServiceDeps) {
           version: row.version,
           depth: row.depth,
           path: row.path,
+          references: row.references,
         })),
       },
       meta: {

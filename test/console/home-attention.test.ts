@@ -1,0 +1,158 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expertBody, published } from '../registry/helpers.js';
+import { launchChromium, type TestBrowser } from '../support/browser.js';
+import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { PASSWORD, setPassword } from '../support/session.js';
+import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
+
+// Home says what needs this person's attention, each item linking to where it is handled, and only what
+// their role lets them act on; with nothing to do, it says so.
+
+let server: TestServer;
+let chromium: TestBrowser | undefined;
+let browser: Browser;
+let org: TestOrganization;
+let quiet: TestOrganization;
+let memberEmail: string;
+
+const DAY = 24 * 60 * 60 * 1000;
+const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  browser = chromium.browser;
+  server = await startServer();
+  org = await createOrganization(server, 'team');
+  quiet = await createOrganization(server, 'team');
+  await setPassword(server, org.ownerId);
+  await setPassword(server, quiet.ownerId);
+  const memberId = await addMember(server, org, 'member');
+  await setPassword(server, memberId);
+  const members = await server.request<{ data: { userId: string; email: string }[] }>(
+    'GET',
+    `/api/v1/organizations/${org.slug}/members`,
+    { key: org.ownerKey },
+  );
+  memberEmail = members.body.data.find((m) => m.userId === memberId)?.email ?? '';
+
+  // Wider access waits for approval; the member publishes a version that widens it.
+  const policy = await server.request('PUT', '/api/v1/organization/publish-policy', {
+    key: org.ownerKey,
+    body: {
+      allowedCommands: null,
+      requirePinnedVersions: false,
+      allowedSseHosts: null,
+      approvalRequiredForWidening: true,
+    },
+  });
+  expect(policy.status, policy.text).toBe(200);
+  const memberKey = await createKey(server, org, memberId, {
+    type: 'organization',
+    permissions: ['experts:write'],
+  });
+  const name = `@${org.slug}/writer`;
+  await published(server, memberKey.key, expertBody(name, '1.0.0'));
+  await published(
+    server,
+    memberKey.key,
+    expertBody(name, '1.1.0', {
+      skills: {
+        '@service/base': { type: 'mcpStdioSkill', command: 'npx', packageName: '@cadre/base' },
+        search: { type: 'mcpSseSkill', endpoint: 'https://search.example.com/mcp' },
+      },
+    }),
+  );
+  // Keys: the owner's expires in 3 days, another in 60 (not yet worth a look); the member's own in 5.
+  await createKey(
+    server,
+    org,
+    org.ownerId,
+    { type: 'organization', permissions: ['*'] },
+    { name: 'deploy', expiresAt: inDays(3) },
+  );
+  await createKey(
+    server,
+    org,
+    org.ownerId,
+    { type: 'organization', permissions: ['*'] },
+    { name: 'later', expiresAt: inDays(60) },
+  );
+  await createKey(
+    server,
+    org,
+    memberId,
+    { type: 'organization', permissions: ['experts:write'] },
+    { name: 'laptop', expiresAt: inDays(5) },
+  );
+  const invited = await server.request('POST', `/api/v1/organizations/${org.slug}/invitations`, {
+    key: org.ownerKey,
+    body: { email: 'ada@example.com', role: 'member' },
+  });
+  expect(invited.status, invited.text).toBe(201);
+});
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+async function signIn(page: Page, email: string) {
+  await page.goto(`${server.url}/sign-in?next=/home`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => pageHeading(page).textContent()).not.toBe('Sign in');
+}
+
+const attention = (page: Page) => page.getByRole('region', { name: 'Needs attention' });
+const itemTexts = async (page: Page) =>
+  (await attention(page).getByRole('listitem').allTextContents()).map((text) =>
+    text.replace(/\s+/g, ' ').trim(),
+  );
+
+describe("Home's attention list", () => {
+  it('shows the owner what waits for them, each item linking to where it is handled', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, `owner@${org.slug}.test`);
+    await expect.poll(() => attention(page).getByRole('listitem').count()).toBe(3);
+    const items = await itemTexts(page);
+    expect(items[0]).toBe(`@${org.slug}/writer@1.1.0 waits for your approval: it widens access. Review it`);
+    expect(items[1]).toMatch(/^API key deploy expires in 3 days\. Replace it$/);
+    expect(items[2]).toBe('ada@example.com has not accepted the invitation yet. See invitations');
+    // The key that expires in 60 days is not worth a look yet.
+    expect(items.join(' ')).not.toContain('later');
+    await screenshots(page, 'home-attention-owner');
+    await expectAccessible(page, 'Home with things to attend to');
+    await attention(page).getByRole('link', { name: 'Review it' }).click();
+    await expect.poll(() => pageHeading(page).textContent()).toBe('Publishing');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it("shows a member only what they can act on: their own key, not others' approvals or invitations", async () => {
+    const { page, problems, close } = await openConsole(browser, {
+      colorScheme: 'dark',
+      viewport: { width: 390, height: 844 },
+    });
+    await signIn(page, memberEmail);
+    await expect.poll(() => attention(page).getByRole('listitem').count()).toBe(1);
+    expect(await itemTexts(page)).toEqual(['API key laptop expires in 5 days. Replace it']);
+    await screenshots(page, 'home-attention-member-dark');
+    await expectAccessible(page, "a member's Home, dark");
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('says when nothing needs attention', async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, `owner@${quiet.slug}.test`);
+    await expect.poll(() => attention(page).textContent()).toContain('Nothing needs your attention.');
+    expect(await attention(page).getByRole('listitem').count()).toBe(0);
+    await screenshots(page, 'home-attention-empty');
+    await expectAccessible(page, 'Home with nothing to attend to');
+    expect(problems).toEqual([]);
+    await close();
+  });
+});
