@@ -1,4 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scimTokens } from '../../src/modules/scim/scim.tables.js';
+import { users } from '../../src/modules/tenancy/tenancy.tables.js';
 import { expectApiError } from '../support/assertions.js';
 import { onPostgres } from '../support/database.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
@@ -121,7 +124,7 @@ export function scimSuite() {
       const email = `ada@${domain}`;
       expect((user.emails as Array<{ value: string }>)[0]!.value).toBe(email);
       const account = await a.context.tenancy.getUser(
-        (await a.context.database.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, email) }))!.id,
+        (await a.context.database.db.select().from(users).where(eq(users.email, email)))[0]!.id,
       );
       expect(account.emailVerifiedAt).not.toBeNull();
       expect(await memberRole(a, org, account.id)).toBe('member');
@@ -252,7 +255,7 @@ export function scimSuite() {
       const grace = (await scim.createUser(`grace@${domain}`)).body;
       const alan = (await scim.createUser(`alan@${domain}`)).body;
       const userIdOf = async (email: string) =>
-        (await a.context.database.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, email) }))!.id;
+        (await a.context.database.db.select().from(users).where(eq(users.email, email)))[0]!.id;
       const graceId = await userIdOf(`grace@${domain}`);
       const alanId = await userIdOf(`alan@${domain}`);
 
@@ -295,9 +298,12 @@ export function scimSuite() {
     it("a deactivated member's key and session are refused by the other instance; their invitations revoked", async () => {
       const { org, domain, scim } = await provisioned();
       const user = (await scim.createUser(`leaver@${domain}`)).body;
-      const userId = (await a.context.database.db.query.users.findFirst({
-        where: (u, { eq }) => eq(u.email, `leaver@${domain}`),
-      }))!.id;
+      const userId = (
+        await a.context.database.db
+          .select()
+          .from(users)
+          .where(eq(users.email, `leaver@${domain}`))
+      )[0]!.id;
       await a.request('PUT', `/api/v1/organizations/${org.slug}/members/${userId}`, {
         key: org.ownerKey,
         body: { role: 'admin' },
@@ -402,7 +408,7 @@ export function scimSuite() {
         expect.arrayContaining(['scim.token_rotated', 'scim.token_revoked']),
       );
       // Stored hashed: no column holds the token.
-      const rows = await a.context.database.db.query.scimTokens.findMany();
+      const rows = await a.context.database.db.select().from(scimTokens);
       expect(JSON.stringify(rows)).not.toContain(rotated.body.data.token);
     });
   });

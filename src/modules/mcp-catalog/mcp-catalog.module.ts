@@ -1,5 +1,5 @@
 import type { App } from '../../http/route-kit.js';
-import type { CatalogReadEvents } from '../metrics/metrics.js';
+import type { CatalogReadEvents } from '../metrics/index.js';
 import { registerCatalogCors, registerCatalogReadRoutes } from './mcp-catalog.routes.js';
 import { createMcpCatalogService, type McpCatalogServiceDeps } from './mcp-catalog.service.js';
 import { registerCatalogManagementRoutes } from './mcp-catalog-management.routes.js';

@@ -1,6 +1,6 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import { type App, registryErrors, sendSerialized } from '../../http/route-kit.js';
-import type { CatalogReadEvents } from '../metrics/metrics.js';
+import type { CatalogReadEvents } from '../metrics/index.js';
 import {
   catalogParams,
   includeDeletedQuery,

@@ -2,5 +2,12 @@
 // else in this folder is private to it (docs/architecture.md, "Boundaries").
 
 export { timedOAuthFetch } from './instrument.js';
-export type { CacheEvents, DeliveryEvents, KeyCacheEvents, Metrics, ProviderCallTimer } from './metrics.js';
+export type {
+  CacheEvents,
+  CatalogReadEvents,
+  DeliveryEvents,
+  KeyCacheEvents,
+  Metrics,
+  ProviderCallTimer,
+} from './metrics.js';
 export { createMetricsModule } from './metrics.module.js';

@@ -4,7 +4,7 @@ import { notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import { scimTokens } from './scim.tables.js';
 
 const TOKEN_PATTERN = /^scim_[0-9A-Za-z]{43}$/;

@@ -4,7 +4,7 @@ import { notFound, serviceUnavailable, validationFailed } from '../../http/error
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
-import { type Principal, requirePermission } from '../auth/permissions.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import {
