@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       allowedPrivateHosts: env.webhookPrivateTargets,
       worker: { leaseMs: env.CADRE_WEBHOOKS_LEASE_SECONDS * 1000 },
     },
-    sso: { allowedPrivateHosts: env.CADRE_SSO_ALLOWED_PRIVATE_HOSTS },
+    sso: { allowedPrivateHosts: env.ssoPrivateTargets },
     domains: {
       proof: {
         dnsServers: env.CADRE_DNS_SERVERS,
@@ -250,10 +250,12 @@ async function main(): Promise<void> {
     },
     `Cadre listening on ${address}`,
   );
-  if (env.CADRE_DEV) {
-    const bootstrapFile = embedded && env.CADRE_BOOTSTRAP === 'auto' ? bootstrapPath(dataDir) : undefined;
+  // The quick start (embedded database, demo organization) and CADRE_DEV=1 say in words where to go next.
+  const bootstrapFile = embedded && env.CADRE_BOOTSTRAP === 'auto' ? bootstrapPath(dataDir) : undefined;
+  if (env.CADRE_DEV || bootstrapFile) {
     log.info(
       startupBanner({
+        dev: env.CADRE_DEV,
         consoleUrl: env.CADRE_CONSOLE_URL ?? address,
         bootstrap: bootstrapFile
           ? { path: bootstrapFile, ownerEmail: bootstrapOwnerEmail(bootstrapFile) }

@@ -1,14 +1,16 @@
 /**
- * What `CADRE_DEV=1` prints once the server listens (docs/operations.md, "Local development"): where the
+ * What the quick start (`npm start` on the embedded database) and `CADRE_DEV=1` print once the server listens (docs/operations.md, "Local development"): where the
  * console is, who to sign in as and where their credentials are kept, and the next command. It names the
  * bootstrap file, never a secret in it.
  */
 export function startupBanner(input: {
+  /** CADRE_DEV=1: the development allowances are on (else the banner says how to turn them on). */
+  dev: boolean;
   consoleUrl: string;
   /** The embedded quick start's file and demo owner; absent with a server database or CADRE_BOOTSTRAP=off. */
   bootstrap?: { path: string; ownerEmail: string | undefined } | undefined;
 }): string {
-  const { consoleUrl, bootstrap } = input;
+  const { dev, consoleUrl, bootstrap } = input;
   const lines = bootstrap?.ownerEmail
     ? [
         `Cadre is running: open ${consoleUrl} and sign in as ${bootstrap.ownerEmail}`,
@@ -21,7 +23,9 @@ export function startupBanner(input: {
       ];
   lines.push(
     '  next, from the clone: npm link, then cadre login (the CLI gets a key of its own) and cadre whoami',
-    '  local development (CADRE_DEV=1): webhooks to this host and plain-http OAuth providers on it are allowed; never set it in production',
+    dev
+      ? '  local development (CADRE_DEV=1): webhooks to this host and plain-http OAuth providers on it are allowed; never set it in production'
+      : '  for webhooks to this host and plain-http OAuth providers on it, start with CADRE_DEV=1 (local development only)',
   );
   return lines.join('\n');
 }

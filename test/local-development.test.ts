@@ -71,6 +71,11 @@ describe('local development', () => {
       expect(npm.child.exitCode).not.toBeNull();
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(npm.output()).toContain('"signal":"SIGINT"');
+      // The quick start (npm start, no setting) says in words where to sign in, and how to allow local targets.
+      expect(npm.output()).toMatch(
+        /Cadre is running: open http:\/\/127\.0\.0\.1:\d+ and sign in as demo@localhost/,
+      );
+      expect(npm.output()).toContain('start with CADRE_DEV=1');
     } finally {
       if (alive(server)) process.kill(server, 'SIGKILL');
       if (npm.child.exitCode === null) npm.child.kill('SIGKILL');

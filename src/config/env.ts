@@ -244,6 +244,8 @@ export type Env = z.infer<typeof envSchema> & {
   tls: { certFile: string; keyFile: string; http2: boolean } | undefined;
   /** Where webhooks may go although private: CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS, and loopback with CADRE_DEV. */
   webhookPrivateTargets: OutboundAllowance;
+  /** Identity providers reachable although private: CADRE_SSO_ALLOWED_PRIVATE_HOSTS, and loopback with CADRE_DEV. */
+  ssoPrivateTargets: OutboundAllowance;
   /**
    * Providers Cadre talks to on a user's behalf (OAuth integrations, identity providers) may be plain http on
    * this host: CADRE_DEV or CADRE_OAUTH_ALLOW_HTTP_LOOPBACK.
@@ -304,6 +306,12 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, providers = BI
           ...LOOPBACK_ENTRIES,
         ]).allowance
       : env.CADRE_WEBHOOKS_ALLOWED_PRIVATE_HOSTS,
+    ssoPrivateTargets: env.CADRE_DEV
+      ? parseOutboundAllowance([
+          ...(source.CADRE_SSO_ALLOWED_PRIVATE_HOSTS ?? '').split(','),
+          ...LOOPBACK_ENTRIES,
+        ]).allowance
+      : env.CADRE_SSO_ALLOWED_PRIVATE_HOSTS,
     allowHttpLoopbackProviders: env.CADRE_DEV || env.CADRE_OAUTH_ALLOW_HTTP_LOOPBACK,
     billing: {
       provider,
