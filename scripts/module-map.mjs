@@ -55,7 +55,6 @@ export const MODULE_MAP = {
     billing: 'connections count against the plan',
     metrics: "the providers' calls are measured",
     events: 'a connection whose tokens fail raises an event',
-    webhooks: 'rotating the encryption key re-encrypts the webhook secrets',
   },
   registry: {
     auth: 'publishing and reading private Experts are permissions',

@@ -2984,6 +2984,8 @@ export interface components {
             connections: number;
             /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
             webhookEndpoints: number;
+            /** @description identity providers (single sign-on) whose client secret was re-encrypted in this run */
+            ssoProviders: number;
             /** @description rows no key of the ring opens: skipped, listed */
             unreadable: string[];
             /** @description true when nothing remains under an older key */
@@ -4891,6 +4893,8 @@ export interface components {
             connections: number;
             /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
             webhookEndpoints: number;
+            /** @description identity providers (single sign-on) whose client secret was re-encrypted in this run */
+            ssoProviders: number;
             /** @description rows no key of the ring opens: skipped, listed */
             unreadable: string[];
             /** @description true when nothing remains under an older key */

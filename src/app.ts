@@ -79,6 +79,7 @@ import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
 import { queueLagSeconds } from './modules/webhooks/deliveries.repo.js';
 import type { DeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { createSigningSecretRotation } from './modules/webhooks/secret-rotation.js';
 import { createWebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.js';
 
 const VERSION = '0.1.0';
@@ -341,11 +342,27 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     baseSkillNames: deps.baseSkillNames,
     catalog: mcpCatalog.service,
   });
+  const sso = createSsoModule({
+    database,
+    clock,
+    keyRing: deps.keyRing,
+    network: { allowedPrivateHosts: NO_ALLOWANCE, ...deps.sso },
+    tenancy,
+    sessions: sessions.service,
+    domains: domains.service,
+    publicUrl,
+    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
+    sessionCookie: { path: '/', httpOnly: true, sameSite: 'Lax', secure: secureCookie },
+  });
   const oauth = createOAuthModule({
     database,
     clock,
     tenancy,
     keyRing: deps.keyRing,
+    otherSecrets: {
+      webhookEndpoints: createSigningSecretRotation(database),
+      ssoProviders: sso.clientSecrets,
+    },
     http: deps.oauthHttp,
     providerCall: metrics.providerCall,
     publicUrl,
@@ -366,18 +383,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
   const audit = createAuditModule({ database, tenancy });
-  const sso = createSsoModule({
-    database,
-    clock,
-    keyRing: deps.keyRing,
-    network: { allowedPrivateHosts: NO_ALLOWANCE, ...deps.sso },
-    tenancy,
-    sessions: sessions.service,
-    domains: domains.service,
-    publicUrl,
-    consoleUrl: () => deps.consoleUrl ?? publicUrl(),
-    sessionCookie: { path: '/', httpOnly: true, sameSite: 'Lax', secure: secureCookie },
-  });
   const events = createEventsModule({
     database,
     clock,

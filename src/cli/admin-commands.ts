@@ -336,7 +336,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         );
       },
       (d) => [
-        `re-encrypted ${d.integrationVersions} client secret(s), ${d.connections} connection(s) and ${d.webhookEndpoints} webhook secret(s)`,
+        `re-encrypted ${d.integrationVersions} client secret(s), ${d.connections} connection(s), ${d.webhookEndpoints} webhook secret(s) and ${d.ssoProviders} identity provider secret(s)`,
         ...(d.unreadable.length
           ? [`unreadable, skipped (no key of the ring opens them): ${d.unreadable.join(', ')}`]
           : []),

@@ -243,6 +243,7 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
       integrationVersions: 1,
       connections: 0,
       webhookEndpoints: 0,
+      ssoProviders: 0,
       unreadable: [],
       done: false,
     });
@@ -257,6 +258,7 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
       integrationVersions: versions.length - 1,
       connections: 1,
       webhookEndpoints: 0,
+      ssoProviders: 0,
       unreadable: [damaged],
       done: false,
     });
@@ -265,6 +267,7 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
       integrationVersions: 0,
       connections: 0,
       webhookEndpoints: 0,
+      ssoProviders: 0,
       unreadable: [],
       done: true,
     });
@@ -298,7 +301,7 @@ describe('reencryptAll (cadre admin rotate-encryption-key)', () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
-      /re-encrypted \d+ client secret\(s\), \d+ connection\(s\) and \d+ webhook secret\(s\)/,
+      /re-encrypted \d+ client secret\(s\), \d+ connection\(s\), \d+ webhook secret\(s\) and \d+ identity provider secret\(s\)/,
     );
     // Rows the earlier test left under k2 (not in this ring) are reported; everything readable moved to k3.
     const reported =

@@ -135,6 +135,8 @@ export interface SsoWorld {
   clock: ReturnType<typeof createManualClock>;
   org: TestOrganization;
   domain: string;
+  /** The key ring's one entry (to start an instance whose ring rotates to a newer key). */
+  keyEntry: string;
   close(): Promise<void>;
 }
 
@@ -143,9 +145,10 @@ export async function startSsoWorld(): Promise<SsoWorld> {
   const clock = createManualClock(new Date());
   const dns = await startDnsServer();
   const loopback = parseOutboundAllowance(['127.0.0.1']).allowance;
+  const keyEntry = generateKeyEntry('k1');
   const server = await startServer({
     clock,
-    keyRing: parseKeyRing(generateKeyEntry('k1')),
+    keyRing: parseKeyRing(keyEntry),
     sso: { allowedPrivateHosts: loopback, timeoutMs: 5_000 },
     domains: { proof: { dnsServers: [dns.address], allowance: loopback } },
   });
@@ -165,6 +168,7 @@ export async function startSsoWorld(): Promise<SsoWorld> {
     clock,
     org,
     domain,
+    keyEntry,
     close: async () => {
       await idp.close();
       await server.close();

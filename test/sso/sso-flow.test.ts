@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
+import { ssoProviders } from '../../src/modules/sso/sso.tables.js';
 import { expectApiError } from '../support/assertions.js';
+import { onPostgres } from '../support/database.js';
 import { createKey } from '../support/fixtures.js';
+import { startServer, type TestServer } from '../support/server.js';
 import { login, setPassword } from '../support/session.js';
 import {
   completeCallback,
@@ -239,5 +243,37 @@ describe('enforcement', () => {
       body: { enforced: true, breakGlassUserIds: [alice!.id] },
     });
     expectApiError(res, 422, 'validation_failed');
+  });
+});
+
+describe('key rotation', () => {
+  /** Another instance on the same database whose key ring is `ring`. */
+  async function instance(ring: string, opened: Array<() => Promise<void>>): Promise<TestServer> {
+    const database = onPostgres() ? await world.server.db.reopen() : world.server.db.database;
+    const server = await startServer({ database, clock: world.clock, keyRing: parseKeyRing(ring) });
+    opened.push(async () => {
+      await server.close();
+      if (onPostgres()) await database.close();
+    });
+    return server;
+  }
+
+  it('cadre admin rotate-encryption-key moves the client secret to the newest key; the old key can then go', async () => {
+    const opened: Array<() => Promise<void>> = [];
+    try {
+      const k2 = generateKeyEntry('k2');
+      const rotated = await instance(`${k2},${world.keyEntry}`, opened);
+      const run = await rotated.context.reencryptAll();
+      expect(run.ssoProviders).toBeGreaterThanOrEqual(1);
+      expect(run.done).toBe(true);
+      const rows = await world.server.context.database.db.select().from(ssoProviders);
+      for (const row of rows) expect(row.clientSecretCiphertext).toMatch(/^v1\.k2\./);
+      // A ring holding only the new key still signs in with the provider's secret.
+      const newOnly = await instance(k2, opened);
+      const provider = await newOnly.context.sso.providers.forSignIn(world.org.id);
+      expect(provider?.clientSecret).toBe('the-sso-client-secret');
+    } finally {
+      for (const close of opened) await close();
+    }
   });
 });

@@ -13,6 +13,9 @@ const resultSchema = z
       .number()
       .int()
       .meta({ description: 'webhook endpoints whose signing secrets were re-encrypted in this run' }),
+    ssoProviders: z.number().int().meta({
+      description: 'identity providers (single sign-on) whose client secret was re-encrypted in this run',
+    }),
     unreadable: z.array(z.string()).meta({ description: 'rows no key of the ring opens: skipped, listed' }),
     done: z.boolean().meta({ description: 'true when nothing remains under an older key' }),
   })

@@ -1,9 +1,7 @@
-import { and, asc, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
 import { type KeyRing, KeyRingError } from '../../lib/key-ring.js';
-import { secretAad } from '../webhooks/webhooks.service.js';
-import { webhookEndpoints } from '../webhooks/webhooks.tables.js';
 import { connectionAad } from './connections.js';
 import { clientSecretAad } from './integrations.service.js';
 import { connections, integrationVersions } from './oauth.tables.js';
@@ -14,11 +12,42 @@ export interface ReencryptOptions {
   maxRows?: number;
 }
 
+/**
+ * Another module's secrets under the key ring, re-encrypted by the same rotation. A port: the rotation knows
+ * no other module's tables, and the module that owns the rows rewrites them (each guarded by its old
+ * ciphertext, as below).
+ */
+export interface SecretsUnderKeyRing {
+  /**
+   * Rewrites up to `budget` rows whose ciphertext is not under `currentPrefix`, reading `batchSize` at a time
+   * (`rewrap` gives the new ciphertext, or undefined for a row no key opens, which it records). Returns the
+   * rows visited and rewritten.
+   */
+  reencrypt(
+    rewrap: (id: string, value: string, aad: string) => string | undefined,
+    currentPrefix: string,
+    budget: number,
+    batchSize: number,
+  ): Promise<{ visited: number; rewritten: number }>;
+  /** Rows still under an older key. */
+  remaining(currentPrefix: string): Promise<number>;
+}
+
+/** The other modules' secrets the rotation covers, by the result's field. */
+export interface OtherSecrets {
+  /** Webhooks: each endpoint's signing secret (and the previous one, during a rotation of it). */
+  webhookEndpoints: SecretsUnderKeyRing;
+  /** Single sign-on: each organization's identity provider client secret. */
+  ssoProviders: SecretsUnderKeyRing;
+}
+
 export interface ReencryptResult {
   integrationVersions: number;
   connections: number;
   /** Webhook endpoints whose signing secret (and previous one, during a rotation) were re-encrypted. */
   webhookEndpoints: number;
+  /** Identity providers whose client secret was re-encrypted. */
+  ssoProviders: number;
   /** Rows whose ciphertext no key of the ring opens (damaged, or moved between rows): skipped, listed here. */
   unreadable: string[];
   /** True when no ciphertext under an older key remains. */
@@ -28,16 +57,6 @@ export interface ReencryptResult {
 /** SQL: does this ciphertext column hold a value not made with the current key? */
 const notUnder = (column: AnyPgColumn, prefix: string) => sql`left(${column}, ${prefix.length}) <> ${prefix}`;
 
-/** SQL: does this endpoint hold a signing secret (current or previous) not made with the current key? */
-const staleWebhookSecret = (prefix: string) =>
-  or(
-    notUnder(webhookEndpoints.secretCiphertext, prefix),
-    and(
-      isNotNull(webhookEndpoints.previousSecretCiphertext),
-      notUnder(webhookEndpoints.previousSecretCiphertext, prefix),
-    ),
-  );
-
 /**
  * `cadre admin rotate-encryption-key`: re-encrypts every stored secret under the newest key of the ring.
  * Each row is rewritten in its own statement, guarded by its old ciphertext (a concurrent token refresh
@@ -46,7 +65,7 @@ const staleWebhookSecret = (prefix: string) =>
  * that cannot be rewritten is not retried forever within one run; rows no key opens are reported, not fatal
  * (one damaged row must not block a rotation).
  */
-export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
+export function createKeyRotation(database: Database, keyRing: () => KeyRing, others: OtherSecrets) {
   const { db } = database;
 
   return {
@@ -59,6 +78,7 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
         integrationVersions: 0,
         connections: 0,
         webhookEndpoints: 0,
+        ssoProviders: 0,
         unreadable: [] as string[],
       };
       /** The new ciphertext, or undefined (row recorded as unreadable) when the old one does not open. */
@@ -150,40 +170,11 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
         }
       }
 
-      cursor = '';
-      while (budget > 0) {
-        const rows = await db
-          .select()
-          .from(webhookEndpoints)
-          .where(and(gt(webhookEndpoints.id, cursor), staleWebhookSecret(prefix)))
-          .orderBy(asc(webhookEndpoints.id))
-          .limit(Math.min(batchSize, budget));
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          budget -= 1;
-          cursor = row.id;
-          const current = rewrap(row.id, row.secretCiphertext, secretAad(row.id, 'secret'));
-          const previous = row.previousSecretCiphertext
-            ? rewrap(row.id, row.previousSecretCiphertext, secretAad(row.id, 'previous_secret'))
-            : null;
-          if (current === undefined || previous === undefined) continue;
-          // Guarded by both old ciphertexts: a rotation of the endpoint's secret meanwhile wins.
-          const guard = [
-            eq(webhookEndpoints.id, row.id),
-            eq(webhookEndpoints.secretCiphertext, row.secretCiphertext),
-          ];
-          guard.push(
-            row.previousSecretCiphertext
-              ? eq(webhookEndpoints.previousSecretCiphertext, row.previousSecretCiphertext)
-              : isNull(webhookEndpoints.previousSecretCiphertext),
-          );
-          const updated = await db
-            .update(webhookEndpoints)
-            .set({ secretCiphertext: current, previousSecretCiphertext: previous })
-            .where(and(...guard))
-            .returning({ id: webhookEndpoints.id });
-          result.webhookEndpoints += updated.length;
-        }
+      // The other modules' secrets, each module rewriting its own rows.
+      for (const field of ['webhookEndpoints', 'ssoProviders'] as const) {
+        const run = await others[field].reencrypt(rewrap, prefix, budget, batchSize);
+        budget -= run.visited;
+        result[field] += run.rewritten;
       }
 
       const [left] = await db
@@ -202,13 +193,14 @@ export function createKeyRotation(database: Database, keyRing: () => KeyRing) {
             ),
           ),
         );
-      const [leftWebhooks] = await db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(webhookEndpoints)
-        .where(staleWebhookSecret(prefix));
       return {
         ...result,
-        done: (left?.n ?? 0) + (leftConnections?.n ?? 0) + (leftWebhooks?.n ?? 0) === 0,
+        done:
+          (left?.n ?? 0) +
+            (leftConnections?.n ?? 0) +
+            (await others.webhookEndpoints.remaining(prefix)) +
+            (await others.ssoProviders.remaining(prefix)) ===
+          0,
       };
     },
   };

@@ -15,7 +15,7 @@ import { createIntegrationManagement } from './integrations.manage.js';
 import { registerIntegrationManagementRoutes } from './integrations.manage.routes.js';
 import { registerIntegrationAdminRoutes } from './integrations.routes.js';
 import { createIntegrationsService } from './integrations.service.js';
-import { createKeyRotation } from './key-rotation.js';
+import { createKeyRotation, type OtherSecrets } from './key-rotation.js';
 import { registerKeyRotationRoute } from './key-rotation.routes.js';
 import { registerOAuthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
@@ -27,6 +27,8 @@ export interface OAuthModuleDeps {
   tenancy: Pick<TenancyService, 'getOrganization'>;
   /** Encrypts client secrets and tokens; without it every OAuth operation answers 503 (docs/oauth.md). */
   keyRing: KeyRing | undefined;
+  /** Other modules' secrets under the key ring, which `cadre admin rotate-encryption-key` re-encrypts too. */
+  otherSecrets: OtherSecrets;
   /** How providers are reached (tests, and CADRE_OAUTH_ALLOW_HTTP_LOOPBACK, allow http on loopback). */
   http: OAuthNetworkOptions | undefined;
   /** Times calls to the providers (metrics). */
@@ -81,7 +83,7 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     http,
     foreignResources,
   });
-  const { reencryptAll } = createKeyRotation(database, keyRing);
+  const { reencryptAll } = createKeyRotation(database, keyRing, deps.otherSecrets);
   const management = createIntegrationManagement({
     database,
     clock,

@@ -24,7 +24,7 @@ export interface ProviderServiceDeps {
 export type ProviderService = ReturnType<typeof createProviderService>;
 
 /** The ciphertext is bound to its organization: copied into another row, it fails to decrypt. */
-const secretAad = (organizationId: string) => `sso_provider:${organizationId}:client_secret`;
+export const secretAad = (organizationId: string) => `sso_provider:${organizationId}:client_secret`;
 
 const callbackPath = '/auth/sso/callback';
 

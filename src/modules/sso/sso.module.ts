@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { createClientSecretRotation } from './client-secret-rotation.js';
 import { createOidcClient, type SsoNetworkOptions } from './oidc-client.js';
 import { createProviderService } from './provider.service.js';
 import { registerRoleMappingRoutes } from './role-mappings.routes.js';
@@ -41,6 +42,8 @@ export function createSsoModule(deps: SsoModuleDeps) {
     roleMappings,
     providers,
     signIns,
+    /** The client secrets, for the key rotation (`cadre admin rotate-encryption-key`). */
+    clientSecrets: createClientSecretRotation(deps.database),
     /** Management routes (`/api/v1/sso/…`). */
     registerRoutes(app: App) {
       registerRoleMappingRoutes(app, roleMappings);
