@@ -67,6 +67,21 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         },
         { name: 'Billing', description: 'Plans, subscriptions, checkout and portal. See docs/billing.md.' },
         {
+          name: 'Domains',
+          description:
+            "The organization's email domains, proven by a DNS TXT record or a well-known file; a verified domain routes sign-in. See docs/domains.md.",
+        },
+        {
+          name: 'Single sign-on',
+          description:
+            "The organization's OpenID provider, its group → role rules and enforcement with break-glass owners. See docs/sso.md.",
+        },
+        {
+          name: 'SCIM',
+          description:
+            'The SCIM provisioning token. SCIM 2.0 itself (`/scim/v2`) describes itself at its discovery endpoints. See docs/scim.md.',
+        },
+        {
           name: 'Console sessions',
           description: 'Signing in to the console (cookie sessions with CSRF tokens). See docs/sessions.md.',
         },
