@@ -176,6 +176,11 @@ const PAGES = [
     ...signedIn(async () => (await import('./pages/Publishing.js')).Publishing),
   },
   {
+    path: '/mcp-catalog',
+    handle: { title: 'MCP catalog', organization: true },
+    ...signedIn(async () => (await import('./pages/McpCatalog.js')).McpCatalog),
+  },
+  {
     path: '/cli-login',
     handle: { title: 'Approve a CLI sign-in' },
     ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),

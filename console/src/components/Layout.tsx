@@ -37,6 +37,7 @@ const NAVIGATION: NavGroup[] = [
         matches: under('/publishing'),
         permission: 'publish-policy:read',
       },
+      { to: '/mcp-catalog', label: 'MCP catalog', matches: under('/mcp-catalog'), permission: 'mcp:read' },
       { to: '/playground', label: 'Playground', matches: under('/playground') },
     ],
   },

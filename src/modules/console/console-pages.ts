@@ -24,6 +24,7 @@ export const CONSOLE_PAGES = [
   '/members',
   '/settings',
   '/publishing',
+  '/mcp-catalog',
   '/cli-login',
   '/invitations/:token',
 ] as const;
