@@ -189,15 +189,15 @@ function Servers({ organization }: { organization: string }) {
                       <code>{entry.server.name}</code>
                       <div className="small muted">{entry.server.description}</div>
                     </td>
-                    <td>
+                    <td data-label="Version">
                       {entry.server.version}
                       {meta.isLatest ? ' (latest)' : ''}
                     </td>
-                    <td>
+                    <td data-label="Status">
                       {meta.status}
                       {meta.statusMessage ? `: ${meta.statusMessage}` : ''}
                     </td>
-                    <td>
+                    <td data-label="Published">
                       <When at={meta.publishedAt} />
                     </td>
                   </tr>
