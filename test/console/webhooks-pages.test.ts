@@ -372,7 +372,8 @@ describe('webhooks in the browser', () => {
     const { page, problems, close } = await openConsole(browser);
     await signIn(page, '/developers/events');
     await expect.poll(() => heading(page).textContent()).toBe('Events');
-    const items = page.locator('.event-list > li');
+    const events = page.getByRole('table', { name: 'Events' });
+    const items = events.locator('tbody tr');
     await expect.poll(() => items.count()).toBeGreaterThan(2);
     const times = await items
       .locator('time')
@@ -381,24 +382,32 @@ describe('webhooks in the browser', () => {
 
     await page.getByLabel('Type').selectOption('member.joined');
     await expect
-      .poll(() => items.locator('h2').allTextContents())
+      .poll(() => items.locator('td[data-label="Event"]').allTextContents())
       .toEqual(Array(joined).fill('Member joined member.joined'));
-    await items.first().locator('summary').click();
-    const payload = items.first().locator('pre');
+    // The details open beside the list: the payload as delivered, the ids to copy, sending it.
+    await items
+      .first()
+      .getByRole('button', { name: /^Details/ })
+      .click();
+    const details = page.getByRole('dialog', { name: 'Member joined' });
+    const payload = details.locator('pre');
     const shown = JSON.parse((await payload.textContent())!) as { member: { role: string } };
     // Newest first: the admin just added.
     expect(shown.member.role).toBe('admin');
     expect(await payload.textContent()).toContain('\n  "member": {');
     // Any event can be sent to an endpoint, even one not subscribed to its type ("Audit bot").
-    const eventId = (await items.first().locator('p.small code').last().textContent())!;
-    const send = items.first().getByRole('form');
+    const eventId = (await details.locator('code.event-id').textContent())!;
+    expect(await items.first().locator('td[data-label="Id"]').textContent()).toBe(eventId);
+    const send = details.getByRole('form');
     await send.getByLabel('Send to').selectOption({ label: 'Audit bot' });
     await send.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => send.getByRole('status').textContent()).toContain('Queued: see its deliveries');
     const arrived = await waitFor(() => receiver.at('/audit-bot')[0], 'the event sent from the Events page');
     expect(arrived.event).toMatchObject({ id: eventId, type: 'member.joined' });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => details.isVisible()).toBe(false);
 
-    const facts = () => items.locator('p.small').allTextContents();
+    const facts = () => items.locator('td[data-label="Id"]').allTextContents();
     const newest = await facts();
     await page.getByLabel('Order').selectOption('oldest');
     await expect.poll(facts).toEqual([...newest].reverse());
@@ -407,8 +416,13 @@ describe('webhooks in the browser', () => {
     await page.reload();
     await expect.poll(facts).toEqual([...newest].reverse());
     expect(await page.getByLabel('Type').inputValue()).toBe('member.joined');
-    await items.last().locator('summary').click();
     await screenshots(page, 'events');
+    await items
+      .last()
+      .getByRole('button', { name: /^Details/ })
+      .click();
+    await expect.poll(() => details.isVisible()).toBe(true);
+    await screenshots(page, 'event-details');
     await expectAccessible(page, 'events, filtered');
     expect(problems).toEqual([]);
     await close();

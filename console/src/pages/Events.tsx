@@ -1,85 +1,21 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
-import { ScrollableCode } from '../components/ScrollableCode.js';
+import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { useCan, useMe } from '../session.js';
+import { ACTOR_WORDS, EventDetails } from './event-details.js';
 import { EVENT_GROUPS, eventWords } from './event-words.js';
-import { type Endpoint, endpointName } from './webhook-parts.js';
 
 type Event = components['schemas']['Event'];
 type Order = 'newest' | 'oldest';
 const PAGE = 25;
-
-const ACTOR_WORDS: Record<Event['actor']['kind'], string> = {
-  apiKey: 'through an API key',
-  session: 'in the console',
-  admin: 'by the operator',
-  system: 'by Cadre',
-};
-
-/**
- * Sends one event to an endpoint (again, or for the first time: any type, any age), as "Resend" does on the
- * endpoint's page; the answer's delivery carries the same webhook-id as an earlier delivery of it there.
- */
-function SendToEndpoint({ event, endpoints }: { event: Event; endpoints: Endpoint[] }) {
-  const client = useQueryClient();
-  const [endpointId, setEndpointId] = useState(endpoints[0]?.id ?? '');
-  const send = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/webhook-endpoints/{webhookEndpointId}/resend', {
-          params: { path: { webhookEndpointId: endpointId } },
-          body: { eventId: event.id },
-        }),
-      ),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['webhook-deliveries', endpointId] }),
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    send.mutate();
-  };
-  const id = `send-${event.id}`;
-  const target = endpoints.find((endpoint) => endpoint.id === endpointId);
-  return (
-    <form className="send-event" onSubmit={submit} aria-label={`Send ${event.id} to an endpoint`}>
-      <label htmlFor={id} className="small">
-        Send to
-      </label>
-      <select
-        id={id}
-        value={endpointId}
-        onChange={(e) => {
-          setEndpointId(e.target.value);
-          send.reset();
-        }}
-      >
-        {endpoints.map((endpoint) => (
-          <option key={endpoint.id} value={endpoint.id}>
-            {endpointName(endpoint)}
-          </option>
-        ))}
-      </select>
-      <button type="submit" className="button button-small" disabled={send.isPending}>
-        {send.isPending ? 'Sending…' : 'Send'}
-      </button>
-      <span className="small" role="status">
-        {send.isSuccess && target && (
-          <>
-            Queued: see <Link to={`/developers/webhooks/${target.id}`}>its deliveries</Link>.
-          </>
-        )}
-      </span>
-      <ErrorNotice error={send.error} />
-    </form>
-  );
-}
 
 /** The same events webhooks deliver, for reading (owners and admins: events:read); payloads as JSON text. */
 export function Events() {
@@ -123,6 +59,7 @@ export function Events() {
   });
   const targets = (endpoints.data ?? []).filter((endpoint) => endpoint.enabled);
   const list = events.data?.data ?? [];
+  const [open, setOpen] = useState<Event | null>(null);
   return (
     <section className="page">
       <PageHeader title="Events">
@@ -188,33 +125,55 @@ export function Events() {
         </div>
       )}
       {list.length > 0 && (
-        <ol className="event-list" aria-label="Events">
-          {list.map((event) => (
-            <li key={event.id} className="card event">
-              <div className="row space-between">
-                <h2 className="event-title">
-                  {eventWords(event.type)} <code className="small">{event.type}</code>
-                </h2>
-                <span className="small muted">
-                  <When at={event.createdAt} />
-                </span>
-              </div>
-              <p className="small muted break-anywhere">
-                {event.resource.type} <code>{event.resource.id}</code> · {ACTOR_WORDS[event.actor.kind]} · id{' '}
-                <code>{event.id}</code>
-              </p>
-              <details>
-                <summary>Payload</summary>
-                <ScrollableCode label={`Payload of ${event.id}`} className="code payload">
-                  {JSON.stringify(event.data, null, 2)}
-                </ScrollableCode>
-              </details>
-              {targets.length > 0 && <SendToEndpoint event={event} endpoints={targets} />}
-            </li>
-          ))}
-        </ol>
+        <TableScroll label="Events">
+          <table className="table">
+            <caption className="visually-hidden">Events</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Event</th>
+                <th scope="col">On</th>
+                <th scope="col">By</th>
+                <th scope="col">Id</th>
+                <th scope="col">
+                  <span className="visually-hidden">Details</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((event) => (
+                <tr key={event.id}>
+                  <th scope="row" className="audit-when">
+                    <When at={event.createdAt} />
+                  </th>
+                  <td data-label="Event">
+                    {eventWords(event.type)} <code className="small">{event.type}</code>
+                  </td>
+                  <td data-label="On" className="break-anywhere">
+                    {event.resource.type} <code className="small">{event.resource.id}</code>
+                  </td>
+                  <td data-label="By">{ACTOR_WORDS[event.actor.kind]}</td>
+                  <td data-label="Id" className="break-anywhere">
+                    <code className="small">{event.id}</code>
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      aria-label={`Details: ${eventWords(event.type)}, ${event.id}`}
+                      onClick={() => setOpen(event)}
+                    >
+                      Details
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       <Pager {...pagerProps(events.data?.pagination)} />
+      <EventDetails event={open} endpoints={targets} onClose={() => setOpen(null)} />
     </section>
   );
 }
