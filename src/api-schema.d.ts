@@ -3691,7 +3691,7 @@ export interface components {
             updatedAt: string;
         };
         SsoTestRequestInput: {
-            /** @description A path of the console to come back to (default /settings/sso) */
+            /** @description A path of the console to come back to (default /settings, where single sign-on is set up) */
             returnTo?: string;
         };
         WebhookEndpointInput: {
@@ -5600,7 +5600,7 @@ export interface components {
             updatedAt: string;
         };
         SsoTestRequest: {
-            /** @description A path of the console to come back to (default /settings/sso) */
+            /** @description A path of the console to come back to (default /settings, where single sign-on is set up) */
             returnTo?: string;
         };
         WebhookEndpoint: {

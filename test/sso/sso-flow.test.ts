@@ -97,7 +97,7 @@ describe('signing in', () => {
       },
     );
     const outcome = await completeCallback(callback, browser);
-    expect(outcome.location.pathname).toBe('/settings/sso');
+    expect(outcome.location.pathname).toBe('/settings');
     expect(outcome.location.searchParams.get('sso')).toBe('tested');
     expect(outcome.sessionCookie).toBeUndefined();
     const provider = await world.server.request<{ data: { testedAt: string | null } }>(

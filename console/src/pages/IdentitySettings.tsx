@@ -5,6 +5,7 @@ import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
+import { SsoSettings } from './SsoSettings.js';
 
 type Domain = components['schemas']['Domain'];
 
@@ -15,13 +16,14 @@ const STATUS_WORDS: Record<Domain['status'], string> = {
 };
 
 /**
- * The organization's verified email domains (with the TXT record to publish) and its SCIM token, on the
- * settings page for the owner (organization:manage; docs/domains.md, docs/scim.md).
+ * The organization's verified email domains (with the TXT record to publish), single sign-on and its SCIM
+ * token, on the settings page for the owner (organization:manage; docs/domains.md, docs/sso.md, docs/scim.md).
  */
 export function IdentitySettings() {
   return (
     <>
       <Domains />
+      <SsoSettings />
       <ScimToken />
     </>
   );

@@ -74,6 +74,9 @@ export const testStartBody = z
       .string()
       .max(2048)
       .optional()
-      .meta({ description: 'A path of the console to come back to (default /settings/sso)' }),
+      .meta({
+        description:
+          'A path of the console to come back to (default /settings, where single sign-on is set up)',
+      }),
   })
   .meta({ id: 'SsoTestRequest' });

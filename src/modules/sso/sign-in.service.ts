@@ -64,7 +64,7 @@ export class SignInRefused extends Error {
  */
 function returnPath(value: string | undefined, consoleUrl: string, fallback: string): string {
   if (value === undefined || value === '') return fallback;
-  const refuse = () => validationFailed('returnTo', 'must be a path of the console, such as /settings/sso');
+  const refuse = () => validationFailed('returnTo', 'must be a path of the console, such as /settings');
   if (value.length > 2048 || !value.startsWith('/') || value.startsWith('//')) throw refuse();
   if ([...value].some((char) => char.charCodeAt(0) <= 0x20 || char.charCodeAt(0) === 0x7f || char === '\\')) {
     throw refuse();
@@ -180,7 +180,7 @@ export function createSignInService(deps: SignInServiceDeps) {
     /** An owner's test sign-in: proves the provider answers, signs nobody in (organization:manage). */
     async startTest(principal: Principal, returnTo: string | undefined) {
       requirePermission(principal, 'organization:manage');
-      const path = returnPath(returnTo, deps.consoleUrl(), '/settings/sso');
+      const path = returnPath(returnTo, deps.consoleUrl(), '/settings');
       return begin(principal.organizationId, 'test', path, principal.userId);
     },
 
