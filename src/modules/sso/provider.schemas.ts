@@ -70,13 +70,9 @@ export type ProviderRecord = z.infer<typeof providerSchema>;
 export const providerAnswer = dataOf(providerSchema);
 export const testStartBody = z
   .strictObject({
-    returnTo: z
-      .string()
-      .max(2048)
-      .optional()
-      .meta({
-        description:
-          'A path of the console to come back to (default /settings, where single sign-on is set up)',
-      }),
+    returnTo: z.string().max(2048).optional().meta({
+      description:
+        'A path of the console to come back to (default /settings, where single sign-on is set up)',
+    }),
   })
   .meta({ id: 'SsoTestRequest' });
