@@ -369,6 +369,8 @@ describe('signing in and owner actions', () => {
     await page.keyboard.type('researcher');
     await expect.poll(() => page.locator('.expert-item').count()).toBe(1);
     await page.keyboard.press('Tab');
+    // Leaving the field searched at once (no search still waiting to land after the link is followed).
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('researcher');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('researcher');

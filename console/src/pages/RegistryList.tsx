@@ -91,6 +91,11 @@ export function RegistryList() {
             autoComplete="off"
             spellCheck={false}
             onChange={(event) => setTyped(event.target.value)}
+            // Leaving the field searches at once: a search still waiting for its pause could otherwise land
+            // after a link the person followed (a navigation waits for its page's code) and take them back.
+            onBlur={() => {
+              if (typed !== filter) update({ q: typed.trim() || undefined, page: undefined });
+            }}
           />
         </div>
         <div className="field">
