@@ -1,4 +1,5 @@
-import { type ReactNode, useEffect, useRef } from 'react';
+import type { ReactNode } from 'react';
+import { useModalDialog } from './modal-dialog.js';
 
 /**
  * Asks before a destructive action, in the browser's own modal <dialog>: showModal() focuses its first
@@ -14,13 +15,7 @@ export function ConfirmDialog(props: {
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (props.open && !dialog.open) dialog.showModal();
-    if (!props.open && dialog.open) dialog.close();
-  }, [props.open]);
+  const ref = useModalDialog(props.open);
   return (
     <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onCancel={props.onCancel}>
       <h2 id="dialog-title">{props.title}</h2>

@@ -1,7 +1,7 @@
-import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
+import { useModalDialog } from '../components/modal-dialog.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { formatDateTime } from '../format.js';
 import { actionWords, actorWords, changeSentences, TARGET_WORDS, targetLink } from './audit-words.js';
@@ -14,13 +14,7 @@ type AuditEvent = components['schemas']['AuditEvent'];
  * ids an API user copies, and the raw JSON for those who want it.
  */
 export function AuditDetails({ event, onClose }: { event: AuditEvent | null; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (event && !dialog.open) dialog.showModal();
-    if (!event && dialog.open) dialog.close();
-  }, [event]);
+  const ref = useModalDialog(event !== null);
   const who = event ? actorWords(event) : null;
   const link = event ? targetLink(event) : null;
   return (

@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { useModalDialog } from '../components/modal-dialog.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { formatDateTime } from '../format.js';
 import { eventWords } from './event-words.js';
@@ -90,13 +91,7 @@ export function EventDetails({
   endpoints: Endpoint[];
   onClose: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (event && !dialog.open) dialog.showModal();
-    if (!event && dialog.open) dialog.close();
-  }, [event]);
+  const ref = useModalDialog(event !== null);
   return (
     <dialog ref={ref} className="dialog side-panel" aria-labelledby="event-details-title" onClose={onClose}>
       {event && (
