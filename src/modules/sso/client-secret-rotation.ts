@@ -1,5 +1,6 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { walkInBatches } from '../../lib/batch-walk.js';
 import { secretAad } from './provider.service.js';
 import { ssoProviders } from './sso.tables.js';
 
@@ -17,26 +18,24 @@ const stale = (prefix: string) =>
 export function createClientSecretRotation(database: Database) {
   const { db } = database;
   return {
-    async reencrypt(rewrap: Rewrap, currentPrefix: string, budget: number, batchSize: number) {
-      let visited = 0;
-      let rewritten = 0;
-      let cursor = '';
-      while (visited < budget) {
-        const rows = await db
-          .select({
-            organizationId: ssoProviders.organizationId,
-            ciphertext: ssoProviders.clientSecretCiphertext,
-          })
-          .from(ssoProviders)
-          .where(and(gt(ssoProviders.organizationId, cursor), stale(currentPrefix)))
-          .orderBy(asc(ssoProviders.organizationId))
-          .limit(Math.min(batchSize, budget - visited));
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          visited += 1;
-          cursor = row.organizationId;
+    reencrypt: (rewrap: Rewrap, currentPrefix: string, budget: number, batchSize: number) =>
+      walkInBatches({
+        budget,
+        batchSize,
+        next: (cursor, limit) =>
+          db
+            .select({
+              organizationId: ssoProviders.organizationId,
+              ciphertext: ssoProviders.clientSecretCiphertext,
+            })
+            .from(ssoProviders)
+            .where(and(gt(ssoProviders.organizationId, cursor), stale(currentPrefix)))
+            .orderBy(asc(ssoProviders.organizationId))
+            .limit(limit),
+        keyOf: (row) => row.organizationId,
+        visit: async (row) => {
           const next = rewrap(row.organizationId, row.ciphertext, secretAad(row.organizationId));
-          if (next === undefined) continue;
+          if (next === undefined) return 0;
           const updated = await db
             .update(ssoProviders)
             .set({ clientSecretCiphertext: next })
@@ -47,11 +46,9 @@ export function createClientSecretRotation(database: Database) {
               ),
             )
             .returning({ organizationId: ssoProviders.organizationId });
-          rewritten += updated.length;
-        }
-      }
-      return { visited, rewritten };
-    },
+          return updated.length;
+        },
+      }),
     async remaining(currentPrefix: string): Promise<number> {
       const [row] = await db.select({ n: count() }).from(ssoProviders).where(stale(currentPrefix));
       return row?.n ?? 0;

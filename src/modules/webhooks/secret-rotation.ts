@@ -1,6 +1,7 @@
 import { and, asc, count, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
+import { walkInBatches } from '../../lib/batch-walk.js';
 import { secretAad } from './webhooks.service.js';
 import { webhookEndpoints } from './webhooks.tables.js';
 
@@ -27,26 +28,24 @@ const stale = (prefix: string) =>
 export function createSigningSecretRotation(database: Database) {
   const { db } = database;
   return {
-    async reencrypt(rewrap: Rewrap, currentPrefix: string, budget: number, batchSize: number) {
-      let visited = 0;
-      let rewritten = 0;
-      let cursor = '';
-      while (visited < budget) {
-        const rows = await db
-          .select()
-          .from(webhookEndpoints)
-          .where(and(gt(webhookEndpoints.id, cursor), stale(currentPrefix)))
-          .orderBy(asc(webhookEndpoints.id))
-          .limit(Math.min(batchSize, budget - visited));
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          visited += 1;
-          cursor = row.id;
+    reencrypt: (rewrap: Rewrap, currentPrefix: string, budget: number, batchSize: number) =>
+      walkInBatches({
+        budget,
+        batchSize,
+        next: (cursor, limit) =>
+          db
+            .select()
+            .from(webhookEndpoints)
+            .where(and(gt(webhookEndpoints.id, cursor), stale(currentPrefix)))
+            .orderBy(asc(webhookEndpoints.id))
+            .limit(limit),
+        keyOf: (row) => row.id,
+        visit: async (row) => {
           const current = rewrap(row.id, row.secretCiphertext, secretAad(row.id, 'secret'));
           const previous = row.previousSecretCiphertext
             ? rewrap(row.id, row.previousSecretCiphertext, secretAad(row.id, 'previous_secret'))
             : null;
-          if (current === undefined || previous === undefined) continue;
+          if (current === undefined || previous === undefined) return 0;
           const updated = await db
             .update(webhookEndpoints)
             .set({ secretCiphertext: current, previousSecretCiphertext: previous })
@@ -60,11 +59,9 @@ export function createSigningSecretRotation(database: Database) {
               ),
             )
             .returning({ id: webhookEndpoints.id });
-          rewritten += updated.length;
-        }
-      }
-      return { visited, rewritten };
-    },
+          return updated.length;
+        },
+      }),
     async remaining(currentPrefix: string): Promise<number> {
       const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(stale(currentPrefix));
       return row?.n ?? 0;
