@@ -1562,7 +1562,7 @@ export interface paths {
         };
         /**
          * Sign in through single sign-on: 302 to the identity provider (by email or organization)
-         * @description An email at an organization’s verified domain goes to that organization’s provider; `organization` (id or slug) is the organization’s own sign-in link. 404 when neither leads to a provider. Sets the cadre_sso cookie binding the callback to this browser.
+         * @description An email at an organization’s verified domain goes to that organization’s provider; `organization` (id or slug) is the organization’s own sign-in link. 404 when neither leads to a provider. Sets the cadre_sso cookie binding the callback to this browser. Starts have a budget of their own per client address (429 past it).
          */
         get: operations["startSsoSignIn"];
         put?: never;

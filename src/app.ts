@@ -25,6 +25,7 @@ import { registerRequestPipeline } from './http/pipeline.js';
 import {
   createAuthFailureLimit,
   createForeignResourceGuard,
+  createOwnBudgets,
   createRateLimitStep,
   DEFAULT_RATE_LIMITS,
   type ForeignResourceGuard,
@@ -245,6 +246,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   const overload = { ...DEFAULT_OVERLOAD, ...deps.overload };
   const health = createHealthMonitor({ database, options: overload, log: () => app.log });
   const rateLimitStore = deps.rateLimitStore ?? createMemoryStore();
+  const rateLimitOptions = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
+  // Budgets of their own for SCIM (per organization) and single sign-on starts (per address).
+  const ownBudgets = createOwnBudgets({
+    store: rateLimitStore,
+    clock,
+    options: rateLimitOptions,
+    log: () => app.log,
+  });
   const foreignResources = createForeignResourceGuard({
     store: rateLimitStore,
     clock,
@@ -353,6 +362,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     publicUrl,
     consoleUrl: () => deps.consoleUrl ?? publicUrl(),
     sessionCookie: { path: '/', httpOnly: true, sameSite: 'Lax', secure: secureCookie },
+    rateLimit: ownBudgets,
   });
   const oauth = createOAuthModule({
     database,
@@ -421,6 +431,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     roles: sso.roleMappings,
     publicUrl,
     onDatabaseUnavailable: () => health.reportDatabaseUnavailable(),
+    rateLimit: ownBudgets,
   });
 
   const context: AppContext = {
@@ -496,7 +507,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
   const limits = {
     store: rateLimitStore,
     clock,
-    options: { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits },
+    options: rateLimitOptions,
     log: () => app.log,
   };
   const authFailures = createAuthFailureLimit(limits);

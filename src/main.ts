@@ -150,6 +150,9 @@ async function main(): Promise<void> {
       anonymousWrite: env.CADRE_RATE_LIMIT_ANONYMOUS_WRITE,
       authFailures: env.CADRE_RATE_LIMIT_AUTH_FAILURES,
       organizationMultiple: env.CADRE_RATE_LIMIT_ORGANIZATION_MULTIPLE,
+      scimRead: env.CADRE_RATE_LIMIT_SCIM_READ,
+      scimWrite: env.CADRE_RATE_LIMIT_SCIM_WRITE,
+      ssoStarts: env.CADRE_RATE_LIMIT_SSO_STARTS,
     },
     concurrency: {
       enabled: env.CADRE_RATE_LIMITS === 'on',

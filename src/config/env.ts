@@ -182,6 +182,11 @@ const envSchema = z.object({
   CADRE_RATE_LIMIT_ANONYMOUS_WRITE: positiveInt.default(600),
   /** An organization's budget over all its credentials, as a multiple of CADRE_RATE_LIMIT_READ / _WRITE. */
   CADRE_RATE_LIMIT_ORGANIZATION_MULTIPLE: positiveInt.default(5),
+  /** SCIM requests per organization and window (its own budget, not the anonymous one). */
+  CADRE_RATE_LIMIT_SCIM_READ: positiveInt.default(1_200),
+  CADRE_RATE_LIMIT_SCIM_WRITE: positiveInt.default(600),
+  /** Single sign-on starts per client IP and window. */
+  CADRE_RATE_LIMIT_SSO_STARTS: positiveInt.default(30),
   /** Failed authentications (401) per client IP and window; past it the address gets 429 unread. */
   CADRE_RATE_LIMIT_AUTH_FAILURES: positiveInt.default(600),
   /** Requests naming Projects outside the caller's organization, per user and window, before 429. */

@@ -40,6 +40,8 @@ export interface FaceDefaults {
   countUsage: boolean | 'writes';
   /** `false`: never shed under overload (health probes, metrics). Routes set `rateLimit: false` alike. */
   shed?: false;
+  /** `false`: not counted by the general rate limits (SCIM counts each organization's requests itself). */
+  rateLimit?: false;
   /** `false`: served even when the organization has used its plan's API requests (billing, to upgrade). */
   apiQuota?: false;
 }
@@ -95,7 +97,7 @@ export const FACES = {
    */
   scim: {
     prefix: '/scim/v2',
-    defaults: { face: 'scim', errorShape: 'management', noStore: true, countUsage: false },
+    defaults: { face: 'scim', errorShape: 'management', noStore: true, countUsage: false, rateLimit: false },
   },
   system: {
     prefix: '',

@@ -9,7 +9,7 @@ import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { authorizeAtProvider } from '../support/oidc-provider.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { type StartOptions, startServer, type TestServer } from '../support/server.js';
 
 const CLIENT_ID = 'cadre-sso';
 const CLIENT_SECRET = 'the-sso-client-secret';
@@ -33,6 +33,8 @@ export interface SsoProvider {
   rewriteTokenAnswer: ((answer: Record<string, unknown>) => Promise<Record<string, unknown>>) | undefined;
   /** The token answers sent, newest last (to take an ID token from another sign-in). */
   idTokens: string[];
+  /** Requests for the discovery document so far. */
+  discoveryRequests: { count: number };
   close(): Promise<void>;
 }
 
@@ -44,11 +46,13 @@ async function startSsoProvider(
   const keyId = 'test-key';
   const jwk = { ...(await exportJWK(privateKey)), kid: keyId, alg: 'RS256', use: 'sig' };
   let handler: ((req: never, res: never) => void) | undefined;
-  const state: Pick<SsoProvider, 'rewriteTokenAnswer' | 'idTokens'> = {
+  const state: Pick<SsoProvider, 'rewriteTokenAnswer' | 'idTokens' | 'discoveryRequests'> = {
     rewriteTokenAnswer: undefined,
     idTokens: [],
+    discoveryRequests: { count: 0 },
   };
   const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith('/.well-known/openid-configuration')) state.discoveryRequests.count += 1;
     if (req.method === 'POST' && req.url?.startsWith('/token')) {
       const end = res.end.bind(res) as (body?: unknown) => void;
       (res as { end: unknown }).end = (chunk: unknown) => {
@@ -120,6 +124,7 @@ async function startSsoProvider(
       state.rewriteTokenAnswer = value;
     },
     idTokens: state.idTokens,
+    discoveryRequests: state.discoveryRequests,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -141,12 +146,13 @@ export interface SsoWorld {
 }
 
 /** Cadre, the provider and a DNS server on loopback; an organization with a verified domain and the provider registered. */
-export async function startSsoWorld(): Promise<SsoWorld> {
+export async function startSsoWorld(options: Pick<StartOptions, 'rateLimits'> = {}): Promise<SsoWorld> {
   const clock = createManualClock(new Date());
   const dns = await startDnsServer();
   const loopback = parseOutboundAllowance(['127.0.0.1']).allowance;
   const keyEntry = generateKeyEntry('k1');
   const server = await startServer({
+    ...options,
     clock,
     keyRing: parseKeyRing(keyEntry),
     sso: { allowedPrivateHosts: loopback, timeoutMs: 5_000 },

@@ -31,6 +31,14 @@ export interface RateLimitOptions {
    * credential's (`read` and `write`): new keys or sessions share it instead of each bringing a fresh one.
    */
   organizationMultiple: number;
+  /**
+   * SCIM requests per organization (all its SCIM traffic, whatever address the provisioning client calls
+   * from), instead of the anonymous budgets: one organization's sync never spends another's.
+   */
+  scimRead: number;
+  scimWrite: number;
+  /** Single sign-on starts (`GET /auth/sso/start`) per client IP: each one writes a pending sign-in. */
+  ssoStarts: number;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
@@ -42,6 +50,9 @@ export const DEFAULT_RATE_LIMITS: RateLimitOptions = {
   anonymousWrite: 600,
   authFailures: 600,
   organizationMultiple: 5,
+  scimRead: 1_200,
+  scimWrite: 600,
+  ssoStarts: 30,
 };
 
 /** Methods that change nothing: reads, for rate limits, the fair share and CSRF alike. */
@@ -170,6 +181,49 @@ export function createRateLimitStep(deps: LimitDeps): RequestStep | undefined {
     };
     const hit = count(`${read ? 'r' : 'w'}:${subject.key}`, limit, options.windowMs, nowMs);
     return hit instanceof Promise ? hit.then(settleBoth) : settleBoth(hit);
+  };
+}
+
+/** Budgets of their own, counted by a key the route knows (docs/operations.md, "Rate limits"). */
+export type OwnBudgetName = 'scim' | 'sso_start';
+
+/**
+ * Counts a request against one of the own budgets under `key` (SCIM: the organization; a single sign-on start:
+ * the client address), sets the RateLimit-* headers and answers the refusal (429 with Retry-After) for the
+ * route to throw in its own error shape; undefined when it fits or rate limits are off.
+ */
+export type OwnBudgetCheck = (
+  name: OwnBudgetName,
+  key: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<ApiError | undefined>;
+
+export function createOwnBudgets(deps: LimitDeps): OwnBudgetCheck {
+  const { options, clock } = deps;
+  if (!options.enabled) return async () => undefined;
+  const count = createFailOpenCounter(deps.store, deps.log);
+  return async (name, key, request, reply) => {
+    const read = READ_METHODS.has(request.method);
+    const budget = ownBudget(name, read, options);
+    const nowMs = clock.now().getTime();
+    const hit = await count(`${name}:${read ? 'r' : 'w'}:${key}`, budget.limit, options.windowMs, nowMs);
+    return judge(reply, [[budget, hit]], nowMs, read, options);
+  };
+}
+
+function ownBudget(name: OwnBudgetName, read: boolean, options: RateLimitOptions): Budget {
+  if (name === 'scim') {
+    return {
+      limit: read ? options.scimRead : options.scimWrite,
+      cause: `scim_${read ? 'read' : 'write'}`,
+      whose: ' for this organization’s SCIM provisioning',
+    };
+  }
+  return {
+    limit: options.ssoStarts,
+    cause: 'sso_start',
+    whose: ' to start single sign-on from this address',
   };
 }
 

@@ -1,3 +1,4 @@
+import type { OwnBudgetCheck } from '../../http/rate-limit/rate-limit.js';
 import type { App } from '../../http/route-kit.js';
 import { registerScimRoutes, setUpScimFace } from './scim.routes.js';
 import { createScimGroupsService } from './scim-groups.service.js';
@@ -9,6 +10,8 @@ export interface ScimModuleDeps extends Omit<ScimUsersDeps, 'baseUrl'> {
   /** The service's public origin: resources' locations are `{publicUrl}/scim/v2/…`. */
   publicUrl: () => string;
   onDatabaseUnavailable: () => void;
+  /** Counts each organization's SCIM requests against SCIM's own budget (docs/scim.md, "Rate limits"). */
+  rateLimit: OwnBudgetCheck;
 }
 
 /** SCIM 2.0 provisioning per organization (docs/scim.md): its face at /scim/v2 and its token's management routes. */
@@ -19,7 +22,7 @@ export function createScimModule(deps: ScimModuleDeps) {
   const groups = createScimGroupsService({ ...deps, users, baseUrl });
   return {
     setUpFace(app: App) {
-      setUpScimFace(app, tokens, deps.onDatabaseUnavailable);
+      setUpScimFace(app, tokens, deps.onDatabaseUnavailable, deps.rateLimit);
     },
     registerRoutes(app: App) {
       registerScimRoutes(app, { users, groups, baseUrl });

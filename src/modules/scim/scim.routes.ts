@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { bearerToken } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
+import type { OwnBudgetCheck } from '../../http/rate-limit/rate-limit.js';
 import type { App } from '../../http/route-kit.js';
 import { groupBody, listQuery, patchBody, resourceParams, userBody } from './scim.schemas.js';
 import { discoveryDocuments } from './scim-discovery.js';
@@ -36,6 +37,7 @@ export function setUpScimFace(
   app: App,
   tokens: Pick<ScimTokenService, 'organizationOf'>,
   onDatabaseUnavailable: () => void,
+  rateLimit: OwnBudgetCheck,
 ) {
   app.decorateRequest('scimOrganizationId', null);
   app.addContentTypeParser(
@@ -43,11 +45,17 @@ export function setUpScimFace(
     { parseAs: 'string' },
     app.getDefaultJsonParser('error', 'error'),
   );
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request);
     const organizationId = typeof token === 'string' ? await tokens.organizationOf(token) : undefined;
     if (!organizationId) throw new ScimError(401, 'Missing or invalid SCIM token');
     request.scimOrganizationId = organizationId;
+    // SCIM's own budget, per organization (docs/scim.md, "Rate limits"): not the anonymous one of the address.
+    const refusal = await rateLimit('scim', organizationId, request, reply);
+    if (refusal) {
+      for (const [name, value] of Object.entries(refusal.headers ?? {})) reply.header(name, value);
+      throw new ScimError(429, refusal.message);
+    }
   });
   app.setErrorHandler((error, request, reply) => {
     const { status, detail, scimType } = toScimError(error);

@@ -6,7 +6,7 @@ import type { KeyRing } from '../../lib/key-ring.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import type { OidcClient } from './oidc-client.js';
+import type { DiscoveryCache } from './discovery-cache.js';
 import type { EnforcementInput, ProviderInput, ProviderRecord } from './provider.schemas.js';
 import { type SsoProviderRow, ssoProviders } from './sso.tables.js';
 
@@ -15,7 +15,8 @@ export interface ProviderServiceDeps {
   clock: Clock;
   /** Encrypts the client secret; without one, single sign-on answers 503 (docs/sso.md). */
   keyRing: KeyRing | undefined;
-  oidc: Pick<OidcClient, 'discover'>;
+  /** The providers' discovery documents: read afresh when the owner saves the provider, forgotten on removal. */
+  discovery: Pick<DiscoveryCache, 'refresh' | 'forget'>;
   tenancy: Pick<TenancyService, 'getMembership' | 'organizationSlug'>;
   /** Cadre's public origin: the redirect URI the provider sends browsers back to. */
   publicUrl: () => string;
@@ -112,7 +113,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
         ]);
       }
       try {
-        await deps.oidc.discover(input.issuer);
+        await deps.discovery.refresh(input.issuer);
       } catch (error) {
         throw new ApiError('validation_failed', 'Request validation failed', [
           {
@@ -174,6 +175,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
           metadata: { issuer: found.issuer, clientId: found.clientId },
         });
       });
+      deps.discovery.forget(found.issuer);
     },
 
     /**

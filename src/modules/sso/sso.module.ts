@@ -1,11 +1,13 @@
 import type { Database } from '../../db/client.js';
 import type { CookieOptions } from '../../http/cookies.js';
+import type { OwnBudgetCheck } from '../../http/rate-limit/rate-limit.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { createClientSecretRotation } from './client-secret-rotation.js';
+import { createDiscoveryCache } from './discovery-cache.js';
 import { createOidcClient, type SsoNetworkOptions } from './oidc-client.js';
 import { createProviderService } from './provider.service.js';
 import { registerRoleMappingRoutes } from './role-mappings.routes.js';
@@ -29,15 +31,24 @@ export interface SsoModuleDeps {
   consoleUrl: () => string;
   /** The console session cookie's attributes (the callback sets it as a password sign-in does). */
   sessionCookie: CookieOptions;
+  /** Counts sign-in starts against their own budget per client address (docs/sso.md, "Signing in"). */
+  rateLimit: OwnBudgetCheck;
 }
 
 /** Single sign-on through an organization's identity provider (docs/sso.md). */
 export function createSsoModule(deps: SsoModuleDeps) {
-  const oidc = createOidcClient(deps.network);
+  const client = createOidcClient(deps.network);
+  const discovery = createDiscoveryCache({ discover: client.discover, clock: deps.clock });
+  // Sign-ins read the kept discovery documents; only saving the provider reads one afresh.
+  const oidc = { ...client, discover: discovery.discover };
   const roleMappings = createRoleMappingsService(deps);
-  const providers = createProviderService({ ...deps, oidc });
+  const providers = createProviderService({ ...deps, discovery });
   const signIns = createSignInService({ ...deps, oidc, providers, roleMappings });
-  const routeOptions = { secureCookie: deps.sessionCookie.secure, consoleUrl: deps.consoleUrl };
+  const routeOptions = {
+    secureCookie: deps.sessionCookie.secure,
+    consoleUrl: deps.consoleUrl,
+    rateLimit: deps.rateLimit,
+  };
   return {
     roleMappings,
     providers,

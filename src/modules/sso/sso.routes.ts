@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
+import { addressKey } from '../../http/client-address.js';
 import { type CookieOptions, expiredCookie, readCookie, serializeCookie } from '../../http/cookies.js';
+import type { OwnBudgetCheck } from '../../http/rate-limit/rate-limit.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
 import { SESSION_COOKIE } from '../sessions/sessions.service.js';
 import { enforcementBody, providerAnswer, providerBody, testStartBody } from './provider.schemas.js';
@@ -18,6 +20,7 @@ const BROWSER_COOKIE_MAX_AGE_S = 600;
 export interface SsoRouteOptions {
   secureCookie: boolean;
   consoleUrl: () => string;
+  rateLimit: OwnBudgetCheck;
 }
 
 const cookieOptions = (secure: boolean): CookieOptions => ({
@@ -159,7 +162,8 @@ export function registerSignInRoutes(
       description:
         'An email at an organization’s verified domain goes to that organization’s provider; `organization` ' +
         '(id or slug) is the organization’s own sign-in link. 404 when neither leads to a provider. Sets the ' +
-        'cadre_sso cookie binding the callback to this browser.',
+        'cadre_sso cookie binding the callback to this browser. Starts have a budget of their own per client ' +
+        'address (429 past it).',
       tags,
       security: [],
       querystring: z.object({
@@ -167,7 +171,12 @@ export function registerSignInRoutes(
         organization: z.string().min(1).max(64).optional(),
         returnTo: z.string().max(2048).optional().meta({ description: 'A path of the console (default /)' }),
       }),
-      response: { 302: redirect, ...managementErrors(404, 422, 503) },
+      response: { 302: redirect, ...managementErrors(404, 422, 429, 503) },
+    },
+    // Each start writes a pending sign-in: a budget of its own per client address, tighter than reads'.
+    onRequest: async (request, reply) => {
+      const refusal = await options.rateLimit('sso_start', addressKey(request.ip), request, reply);
+      if (refusal) throw refusal;
     },
     handler: async (request, reply) => {
       const started = await signIns.start(request.query);
