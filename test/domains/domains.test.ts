@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
+import { expectApiError } from '../support/assertions.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { addMember, createKey, createOrganization, uniqueSlug } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -182,5 +183,21 @@ describe('verified domains', () => {
     expect(removed.status, removed.text).toBe(200);
     expect(await auditActions(org)).toContain('domain.removed');
     expect((await claim(org.ownerKey, domain)).status).toBe(201);
+  });
+
+  it('a public suffix cannot be claimed (422 at domain, saying why); a name registered under one can', async () => {
+    const org = await createOrganization(server, 'team');
+    // ICANN suffixes (com, co.uk, the IDN 公司.cn) and private ones where anyone gets a subdomain (github.io).
+    for (const suffix of ['co.uk', 'github.io', 'com', 'COM.', '公司.cn', 'blogspot.com', 'pages.dev']) {
+      const res = await claim(org.ownerKey, suffix);
+      expectApiError(res, 422, 'validation_failed');
+      expect(res.body, suffix).toMatchObject({
+        error: { details: [{ path: 'domain', message: expect.stringContaining('public suffix') }] },
+      });
+    }
+    for (const registered of [`${uniqueSlug('acme')}.co.uk`, `${uniqueSlug('acme')}.github.io`]) {
+      const res = await claim(org.ownerKey, registered);
+      expect(res.status, res.text).toBe(201);
+    }
   });
 });

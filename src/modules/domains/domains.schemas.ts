@@ -1,8 +1,19 @@
+import { parse } from 'tldts';
 import { z } from 'zod';
 
 /**
- * A domain name as claimed: lower case, no trailing dot, at least two labels, no address literal. Unicode
- * names are taken in their ASCII (punycode) form, as DNS and email carry them.
+ * A name on the Public Suffix List (tldts ships it): an ICANN suffix (`com`, `co.uk`) or a private one where
+ * anyone can get a name (`github.io`, `pages.dev`). Claiming one would route everyone under it to one
+ * organization's provider. Names under an unlisted top-level domain are not suffixes here.
+ */
+function isPublicSuffix(name: string): boolean {
+  const parsed = parse(name, { allowPrivateDomains: true });
+  return parsed.publicSuffix === name && (parsed.isIcann === true || parsed.isPrivate === true);
+}
+
+/**
+ * A domain name as claimed: lower case, no trailing dot, at least two labels, no address literal, not a public
+ * suffix. Unicode names are taken in their ASCII (punycode) form, as DNS and email carry them.
  */
 const domainName = z
   .string()
@@ -12,6 +23,13 @@ const domainName = z
   .transform((value, context) => {
     const ascii = URL.canParse(`http://${value}/`) ? new URL(`http://${value}/`).hostname : '';
     const name = ascii.replace(/\.$/, '');
+    if (isPublicSuffix(name)) {
+      context.addIssue({
+        code: 'custom',
+        message: `${name} is a public suffix (such as com, co.uk or github.io), which no organization owns: claim your own domain under it, such as acme.${name}`,
+      });
+      return z.NEVER;
+    }
     const valid =
       name.length > 0 &&
       !value.includes('/') &&
