@@ -1955,10 +1955,10 @@ export interface components {
             id: string;
             /** @example connection.deleted */
             action: string;
-            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre applying a payment provider's report (userId: who opened its page, if known) */
+            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre itself (a payment provider's report, a re-check, an invitation accepted; userId: the person it was for, if known); scim: the organization’s SCIM provisioning (its identity provider) */
             actor: {
                 /** @enum {string} */
-                kind: "apiKey" | "session" | "admin" | "system";
+                kind: "apiKey" | "session" | "admin" | "system" | "scim";
                 userId: string | null;
                 apiKeyId: string | null;
                 /** @description The member's name, or their email when they have none; null for the operator */
@@ -2194,10 +2194,10 @@ export interface components {
             /** @enum {string} */
             type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
             organizationId: string;
-            /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
+            /** @description Who made the change: a member (key or console session), the operator, Cadre itself (system), or the organization’s SCIM provisioning (scim) */
             actor: {
                 /** @enum {string} */
-                kind: "apiKey" | "session" | "admin" | "system";
+                kind: "apiKey" | "session" | "admin" | "system" | "scim";
                 userId: string | null;
                 apiKeyId: string | null;
             };
@@ -3865,10 +3865,10 @@ export interface components {
             id: string;
             /** @example connection.deleted */
             action: string;
-            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre applying a payment provider's report (userId: who opened its page, if known) */
+            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre itself (a payment provider's report, a re-check, an invitation accepted; userId: the person it was for, if known); scim: the organization’s SCIM provisioning (its identity provider) */
             actor: {
                 /** @enum {string} */
-                kind: "apiKey" | "session" | "admin" | "system";
+                kind: "apiKey" | "session" | "admin" | "system" | "scim";
                 userId: string | null;
                 apiKeyId: string | null;
                 /** @description The member's name, or their email when they have none; null for the operator */
@@ -4104,10 +4104,10 @@ export interface components {
             /** @enum {string} */
             type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
             organizationId: string;
-            /** @description Who made the change: a member (key or console session), the operator, or Cadre itself */
+            /** @description Who made the change: a member (key or console session), the operator, Cadre itself (system), or the organization’s SCIM provisioning (scim) */
             actor: {
                 /** @enum {string} */
-                kind: "apiKey" | "session" | "admin" | "system";
+                kind: "apiKey" | "session" | "admin" | "system" | "scim";
                 userId: string | null;
                 apiKeyId: string | null;
             };
@@ -19277,7 +19277,7 @@ export interface operations {
                                 organizationId: string;
                                 action: string;
                                 /** @enum {string} */
-                                actorKind: "apiKey" | "session" | "admin" | "system";
+                                actorKind: "apiKey" | "session" | "admin" | "system" | "scim";
                                 actorUserId: string | null;
                                 actorApiKeyId: string | null;
                                 actorSessionId: string | null;

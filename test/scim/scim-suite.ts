@@ -348,7 +348,7 @@ export function scimSuite() {
       }>('GET', `/api/v1/organizations/${org.slug}/audit-events?limit=100`, { key: org.ownerKey });
       const removal = audit.body.data.find((event) => event.action === 'membership.removed');
       expect(removal).toMatchObject({
-        actor: { kind: 'system' },
+        actor: { kind: 'scim' },
         metadata: { reason: 'scim', revokedApiKeyIds: [key.id] },
       });
     });

@@ -91,10 +91,14 @@ const WORDS = new Map(AUDIT_ACTIONS.flatMap((group) => group.actions));
 /** An action in words; an action this console does not know yet reads as its code. */
 export const actionWords = (action: string) => WORDS.get(action) ?? action;
 
-/** Who did it, truthfully: a member through the console or a key, the operator, or Cadre and why. */
+/**
+ * Who did it, truthfully: a member through the console or a key, the operator, the organization's identity
+ * provider through SCIM, or Cadre and why.
+ */
 export function actorWords(event: AuditEvent): { name: string; how: string } {
   const { kind, name } = event.actor;
   if (kind === 'admin') return { name: 'The operator', how: 'Admin API' };
+  if (kind === 'scim') return { name: 'SCIM provisioning', how: 'by your identity provider' };
   // Accepting an invitation is recorded as Cadre adding the invitee (the invitee is not a member yet).
   if (kind === 'system' && event.action === 'membership.created' && name) {
     return { name, how: 'by accepting an invitation' };

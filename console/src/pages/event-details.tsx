@@ -18,6 +18,7 @@ export const ACTOR_WORDS: Record<Event['actor']['kind'], string> = {
   session: 'in the console',
   admin: 'by the operator',
   system: 'by Cadre',
+  scim: 'by SCIM provisioning',
 };
 
 /**

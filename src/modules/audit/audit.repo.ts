@@ -11,11 +11,19 @@ import { type AuditMetadata, auditEvents } from './audit.tables.js';
 import { type ReadNames, readNames } from './audit-names.js';
 
 /**
- * Who performed a change, for the audit trail: a member's credential, the operator (admin token), or Cadre
- * itself applying what a payment provider reported (`system`; `userId`: who opened the provider's page, when
- * known).
+ * Who performed a change, for the audit trail: a member's credential, the operator (admin token), Cadre
+ * itself (`system`; `userId`: the person it acted for, when known), or the organization's SCIM provisioning
+ * (`scim`: its identity provider, through the SCIM token).
  */
-export type Actor = { kind: 'admin' } | { kind: 'system'; userId?: string | null } | Principal;
+export type Actor =
+  | { kind: 'admin' }
+  | { kind: 'scim' }
+  | { kind: 'system'; userId?: string | null }
+  | Principal;
+
+/** The user an actor names (none for the operator and for SCIM). */
+const actorUserId = (actor: Actor): string | null =>
+  actor.kind === 'admin' || actor.kind === 'scim' ? null : (actor.userId ?? null);
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;
 /**
@@ -57,7 +65,7 @@ export function auditWrites(change: AuditChange, derived: DerivedEvent[]): SQL {
   const insert = sql`INSERT INTO audit_events (id, organization_id, action, actor_kind, actor_user_id,
       actor_api_key_id, actor_session_id, target_type, target_id, metadata, created_at)
     VALUES (${newId()}, ${change.organizationId}, ${change.action}, ${actor.kind},
-      ${actor.kind === 'admin' ? null : (actor.userId ?? null)}, ${actor.kind === 'apiKey' ? actor.apiKeyId : null},
+      ${actorUserId(actor)}, ${actor.kind === 'apiKey' ? actor.apiKeyId : null},
       ${actor.kind === 'session' ? actor.sessionId : null}, ${change.target.type}, ${change.target.id},
       ${change.metadata ? JSON.stringify(change.metadata) : null}::jsonb, ${change.at})`;
   if (derived.length === 0) return insert;

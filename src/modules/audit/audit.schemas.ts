@@ -7,7 +7,7 @@ const auditEventSchema = z
     action: z.string().meta({ example: 'connection.deleted' }),
     actor: z
       .object({
-        kind: z.enum(['apiKey', 'session', 'admin', 'system']),
+        kind: z.enum(['apiKey', 'session', 'admin', 'system', 'scim']),
         userId: z.string().nullable(),
         apiKeyId: z.string().nullable(),
         name: z.string().nullable().meta({
@@ -17,7 +17,9 @@ const auditEventSchema = z
       .meta({
         description:
           'apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: ' +
-          "the operator; system: Cadre applying a payment provider's report (userId: who opened its page, if known)",
+          "the operator; system: Cadre itself (a payment provider's report, a re-check, an invitation accepted; " +
+          'userId: the person it was for, if known); scim: the organization’s SCIM provisioning (its identity ' +
+          'provider)',
       }),
     target: z.object({
       type: z.string(),

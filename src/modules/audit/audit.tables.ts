@@ -15,7 +15,7 @@ export const auditEvents = pgTable('audit_events', {
   actorUserId: text('actor_user_id'),
   actorApiKeyId: text('actor_api_key_id'),
   actorSessionId: text('actor_session_id'),
-  actorKind: text('actor_kind', { enum: ['apiKey', 'session', 'admin', 'system'] }).notNull(),
+  actorKind: text('actor_kind', { enum: ['apiKey', 'session', 'admin', 'system', 'scim'] }).notNull(),
   targetType: text('target_type').notNull(),
   targetId: text('target_id').notNull(),
   metadata: jsonb('metadata').$type<AuditMetadata>(),

@@ -39,7 +39,7 @@ export function eventWrites(events: NewEvent[], name: string): SQL {
   const rows = events.map((event) => {
     const { actor } = event;
     return sql`(${event.id ?? newId()}, ${event.organizationId}, ${event.type}, ${actor.kind},
-        ${actor.kind === 'admin' ? null : (actor.userId ?? null)},
+        ${actor.kind === 'admin' || actor.kind === 'scim' ? null : (actor.userId ?? null)},
         ${actor.kind === 'apiKey' ? actor.apiKeyId : null}, ${event.resource.type}, ${event.resource.id},
         ${JSON.stringify(event.payload)}::jsonb, ${event.dedupeKey ?? null}, ${event.at}::timestamptz)`;
   });

@@ -11,12 +11,14 @@ export const eventSchema = z
     organizationId: z.string(),
     actor: z
       .object({
-        kind: z.enum(['apiKey', 'session', 'admin', 'system']),
+        kind: z.enum(['apiKey', 'session', 'admin', 'system', 'scim']),
         userId: z.string().nullable(),
         apiKeyId: z.string().nullable(),
       })
       .meta({
-        description: 'Who made the change: a member (key or console session), the operator, or Cadre itself',
+        description:
+          'Who made the change: a member (key or console session), the operator, Cadre itself (system), or ' +
+          'the organization’s SCIM provisioning (scim)',
       }),
     resource: z.object({ type: z.string(), id: z.string() }),
     data: z

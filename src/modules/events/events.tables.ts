@@ -12,7 +12,7 @@ export const events = pgTable('events', {
   seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
   organizationId: organizationIdColumn(),
   type: text('type').notNull(),
-  actorKind: text('actor_kind', { enum: ['apiKey', 'session', 'admin', 'system'] }).notNull(),
+  actorKind: text('actor_kind', { enum: ['apiKey', 'session', 'admin', 'system', 'scim'] }).notNull(),
   actorUserId: text('actor_user_id'),
   actorApiKeyId: text('actor_api_key_id'),
   resourceType: text('resource_type').notNull(),

@@ -498,11 +498,11 @@ export function createMembersService(deps: MembersServiceDeps) {
      * `remove`, audited with `reason`. The owner is never deprovisioned this way: 409, transfer the
      * ownership first (a provider's mistake must not lock the organization out).
      */
-    async deprovision(organizationId: string, userId: string, reason: string) {
+    async deprovision(organizationId: string, userId: string, reason: 'scim') {
       return removeMembership(
         organizationId,
         userId,
-        { kind: 'system' },
+        { kind: 'scim' },
         (membership) => {
           if (membership.role === 'owner')
             throw new ApiError(

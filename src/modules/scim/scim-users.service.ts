@@ -43,7 +43,8 @@ export interface ScimUsersDeps {
 
 export type ScimUsersService = ReturnType<typeof createScimUsersService>;
 
-const SYSTEM = { kind: 'system' } as const;
+/** What SCIM changes is recorded as the organization's SCIM provisioning's doing (docs/scim.md). */
+const SCIM_ACTOR = { kind: 'scim' } as const;
 const isEmail = (value: string) => z.email().safeParse(value).success;
 
 /**
@@ -138,7 +139,7 @@ export function createScimUsersService(deps: ScimUsersDeps) {
   async function admit(organizationId: string, email: string, name: string | undefined, scimUserId?: string) {
     const role = await mappedRole(organizationId, scimUserId);
     try {
-      const { user } = await tenancy.addMember(organizationId, { email, name, role }, SYSTEM);
+      const { user } = await tenancy.addMember(organizationId, { email, name, role }, SCIM_ACTOR);
       return user.id;
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
@@ -312,7 +313,7 @@ export function createScimUsersService(deps: ScimUsersDeps) {
         const membership = await tenancy.getMembership(organizationId, row.userId);
         if (!membership || membership.role === 'owner') continue;
         const role = await mappedRole(organizationId, row.id);
-        if (membership.role !== role) await tenancy.setRole(organizationId, row.userId, role, SYSTEM);
+        if (membership.role !== role) await tenancy.setRole(organizationId, row.userId, role, SCIM_ACTOR);
       }
     },
   };

@@ -37,7 +37,7 @@ const auditEventSchema = z.object({
   id: z.string(),
   organizationId: z.string(),
   action: z.string(),
-  actorKind: z.enum(['apiKey', 'session', 'admin', 'system']),
+  actorKind: z.enum(['apiKey', 'session', 'admin', 'system', 'scim']),
   actorUserId: z.string().nullable(),
   actorApiKeyId: z.string().nullable(),
   actorSessionId: z.string().nullable(),
