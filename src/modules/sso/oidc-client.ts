@@ -42,6 +42,9 @@ export interface ProviderClient {
 
 export type OidcClient = ReturnType<typeof createOidcClient>;
 
+/** Clock difference allowed between Cadre and the provider when reading `auth_time`. */
+const AUTH_TIME_TOLERANCE_S = 30;
+
 /** The OpenID Connect relying party: oauth4webapi's checks, over the guarded fetch. */
 export function createOidcClient(network: SsoNetworkOptions) {
   const guardedFetch = createOutboundFetch({
@@ -122,6 +125,8 @@ export function createOidcClient(network: SsoNetworkOptions) {
         nonce: string;
         codeVerifier: string;
         loginHint?: string;
+        /** The organization's maximum session age: the provider re-authenticates a person signed in longer ago. */
+        maxAgeSeconds: number;
       },
     ): Promise<string> {
       const url = new URL(as.authorization_endpoint!);
@@ -136,6 +141,7 @@ export function createOidcClient(network: SsoNetworkOptions) {
       url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(request.codeVerifier));
       url.searchParams.set('code_challenge_method', 'S256');
       if (request.loginHint) url.searchParams.set('login_hint', request.loginHint);
+      url.searchParams.set('max_age', String(request.maxAgeSeconds));
       return url.href;
     },
 
@@ -147,7 +153,13 @@ export function createOidcClient(network: SsoNetworkOptions) {
       as: oauth.AuthorizationServer,
       client: ProviderClient,
       callback: URL,
-      expected: { redirectUri: string; state: string; nonce: string; codeVerifier: string },
+      expected: {
+        redirectUri: string;
+        state: string;
+        nonce: string;
+        codeVerifier: string;
+        maxAgeSeconds: number;
+      },
     ): Promise<VerifiedIdentity> {
       const issuer = new URL(client.issuer);
       const oauthClient: oauth.Client = { client_id: client.clientId };
@@ -171,6 +183,19 @@ export function createOidcClient(network: SsoNetworkOptions) {
         await oauth.validateApplicationLevelSignature(as, response, requestOptions(issuer));
         return oauth.getValidatedIdTokenClaims(result)!;
       });
+      // The provider's own session must not outlive the organization's maximum age: an authentication it
+      // vouches for that is older is refused. A provider that does not say when (no auth_time, as some ignore
+      // max_age) is taken at its word.
+      const authenticatedAgoS = Math.floor(Date.now() / 1000) - Number(claims.auth_time);
+      if (
+        typeof claims.auth_time === 'number' &&
+        authenticatedAgoS > expected.maxAgeSeconds + AUTH_TIME_TOLERANCE_S
+      ) {
+        throw new SsoFailure(
+          'invalid_id_token',
+          `The provider authenticated the person ${authenticatedAgoS} s ago, longer than the maximum age`,
+        );
+      }
       return {
         subject: claims.sub,
         email: typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined,

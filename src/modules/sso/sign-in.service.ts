@@ -121,6 +121,7 @@ export function createSignInService(deps: SignInServiceDeps) {
       state,
       nonce,
       codeVerifier,
+      maxAgeSeconds: provider.sessionMaxAgeSeconds,
       ...(loginHint ? { loginHint } : {}),
     });
     return { authorizationUrl, browser };
@@ -213,6 +214,7 @@ export function createSignInService(deps: SignInServiceDeps) {
           state,
           nonce: pending.nonce,
           codeVerifier: pending.codeVerifier,
+          maxAgeSeconds: provider.sessionMaxAgeSeconds,
         });
       } catch (error) {
         if (error instanceof SsoFailure) throw new SignInRefused(error.code, error.message);
