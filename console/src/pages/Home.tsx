@@ -4,9 +4,10 @@ import { PageHeader } from '../components/PageHeader.js';
 import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
 import { useBilling } from './billing-queries.js';
+import { RecentActivity } from './home-activity.js';
 import { NeedsAttention } from './home-attention.js';
 
-/** What needs my attention, who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
+/** What needs my attention, what changed lately, who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
 export function Home() {
   const session = useSession();
   const me = useMe();
@@ -25,6 +26,7 @@ export function Home() {
       <div className="expert-grid">
         <div className="expert-main">
           <NeedsAttention />
+          <RecentActivity />
           <section aria-labelledby="shortcuts">
             <h2 id="shortcuts">Shortcuts</h2>
             <ul className="shortcuts">
