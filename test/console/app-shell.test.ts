@@ -159,6 +159,10 @@ describe('the app shell in the browser', () => {
       }),
     );
     expect(labels.slice(0, 4)).toEqual(['"Rights"', '"Created"', '"Last used"', '"Expires"']);
+    // The key's id, which an API user revokes it by, is shown under its name with a copy button.
+    const id = (await row.locator('.record-id code').textContent()) ?? '';
+    expect(id).toMatch(/^\w+$/);
+    expect(await row.getByRole('button', { name: `Copy id: ${id}` }).count()).toBe(1);
     await page.screenshot({ path: `${import.meta.dirname}/screenshots/keys-phone-labelled.png` });
     expect(problems).toEqual([]);
     await close();

@@ -70,7 +70,7 @@ describe('the members table', () => {
 
     // The id an API user needs, shown and copied.
     const row = rowOf(page, memberId);
-    expect(await row.locator('.member-id code').textContent()).toBe(memberId);
+    expect(await row.locator('.record-id code').textContent()).toBe(memberId);
     await row.getByRole('button', { name: `Copy id: ${memberId}` }).click();
     const clipboard = () =>
       page.evaluate(() =>

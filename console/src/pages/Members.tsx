@@ -173,7 +173,7 @@ export function Members() {
                       {member.name ?? <span className="muted">No name yet</span>}
                       {self && <span className="muted"> (you)</span>}
                       {/* The id API users pass (members/{memberId}, the audit log's actor, a transfer). */}
-                      <span className="cell-note copyable member-id">
+                      <span className="cell-note copyable record-id">
                         <code>{member.userId}</code>
                         <CopyButton text={member.userId} label="Copy id" />
                       </span>
