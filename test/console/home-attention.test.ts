@@ -149,6 +149,10 @@ describe("Home's attention list", () => {
     expect(lines[0]).toMatch(/^Name changed: Olive Owner \(Name: none → Olive Owner\)Olive Owner · /);
     expect(lines[1]).toMatch(/^Invitation sent: ada@example\.com .*Olive Owner · /);
     expect(lines.join(' ')).not.toMatch(/[{}]|usr_|key_/);
+    // The plan by its name, not its key.
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Plan and usage' }).textContent())
+      .toContain('Plan Free');
     await screenshots(page, 'home-attention-owner');
     await attention(page).getByRole('link', { name: 'Upgrade' }).first().click();
     await expect.poll(() => pageHeading(page).textContent()).toBe('Billing');

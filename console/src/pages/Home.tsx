@@ -3,7 +3,7 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
-import { useBilling } from './billing-queries.js';
+import { useBilling, usePlans } from './billing-queries.js';
 import { RecentActivity } from './home-activity.js';
 import { NeedsAttention } from './home-attention.js';
 
@@ -13,6 +13,7 @@ export function Home() {
   const me = useMe();
   const org = session.data?.organization;
   const { subscription, usage } = useBilling(org?.slug ?? '');
+  const plans = usePlans();
   if (!session.data || !org) return null;
   return (
     <section className="page">
@@ -84,7 +85,11 @@ export function Home() {
             />
             {subscription.data && (
               <p>
-                Plan <strong>{subscription.data.planKey}</strong>
+                Plan{' '}
+                <strong>
+                  {plans.data?.find((plan) => plan.key === subscription.data.planKey)?.name ??
+                    subscription.data.planKey}
+                </strong>
                 {subscription.data.testMode ? ' (test mode)' : ''} · <Link to="/billing">Billing</Link>
               </p>
             )}
