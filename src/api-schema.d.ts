@@ -3042,6 +3042,8 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             joinedAt: string;
+            /** @description The latest console sign-in or API-key use in this organization. Shown to owners and admins, and to each member for themselves; null when never seen or not shown */
+            lastActiveAt: string | null;
         };
         ProjectDetailInput: {
             id: string;
@@ -4951,6 +4953,8 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             joinedAt: string;
+            /** @description The latest console sign-in or API-key use in this organization. Shown to owners and admins, and to each member for themselves; null when never seen or not shown */
+            lastActiveAt: string | null;
         };
         ProjectDetail: {
             id: string;

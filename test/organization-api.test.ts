@@ -11,7 +11,13 @@ import {
 import { startServer, type TestServer } from './support/server.js';
 import { login, setPassword } from './support/session.js';
 
-type Member = { userId: string; name: string | null; email: string | null; role: string };
+type Member = {
+  userId: string;
+  name: string | null;
+  email: string | null;
+  role: string;
+  lastActiveAt: string | null;
+};
 type Project = {
   id: string;
   slug: string;
@@ -125,6 +131,36 @@ describe('GET /api/v1/organizations/{org}/members', () => {
     expect(owner.email).toBeNull();
     expect(self.email).not.toBeNull();
     expect(asMember.text).not.toContain(`owner@${org.slug}.test`);
+  });
+
+  it('says when each was last active (a console sign-in here): to owners for all, to a member for themselves', async () => {
+    const team = await createOrganization(server, 'team');
+    const newcomer = await addMember(server, team, 'member');
+    const newcomerKey = (await createKey(server, team, newcomer)).key;
+    const list = async (key: string) => {
+      const res = await get<Page<Member>>(`/api/v1/organizations/${team.slug}/members`, key);
+      expect(res.status, res.text).toBe(200);
+      return new Map(res.body.data.map((m) => [m.userId, m.lastActiveAt]));
+    };
+    // The newcomer has neither signed in nor used a key.
+    expect((await list(team.ownerKey)).get(newcomer)).toBeNull();
+
+    const before = Date.now();
+    await setPassword(server, team.ownerId);
+    await login(server, `owner@${team.slug}.test`);
+    const asOwner = await list(team.ownerKey);
+    expect(Date.parse(asOwner.get(team.ownerId) ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    expect(asOwner.get(newcomer)).toBeNull();
+
+    await setPassword(server, newcomer);
+    const members = await get<Page<Member>>(`/api/v1/organizations/${team.slug}/members`, team.ownerKey);
+    const email = members.body.data.find((m) => m.userId === newcomer)?.email ?? '';
+    await login(server, email);
+    const asNewcomer = await list(newcomerKey);
+    expect(asNewcomer.get(newcomer)).not.toBeNull();
+    // Like an email: another member's activity is the owners' and admins' to see.
+    expect(asNewcomer.get(team.ownerId)).toBeNull();
+    expect((await list(team.ownerKey)).get(newcomer)).not.toBeNull();
   });
 
   it('pages with a cursor: every member exactly once', async () => {

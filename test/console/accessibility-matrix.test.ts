@@ -18,7 +18,8 @@ import { axeFindings, openConsole, pageHeading, signInAs } from './console-page.
  * scrolling sideways, and a visible focus indicator (an outline or ring that stands out 3:1 from the page) on
  * the first four Tab stops after the page's heading. One browser and one server; per person one page, signed in once, each page
  * loaded once and checked in the four sizes and schemes by resizing and emulating the colour scheme. Every
- * finding is collected (with a screenshot, screenshots/a11y-*.png) and the test fails listing them all.
+ * finding is collected (with a screenshot, screenshots/a11y-*.png) and the test fails listing them all; the
+ * pages are also saved at 1280 px light and 390 px dark for a person to judge (`judged`).
  */
 
 const SIZES = [
@@ -144,6 +145,13 @@ async function invisibleFocus(page: Page, stops: number): Promise<string[]> {
   return missing;
 }
 
+/**
+ * The combinations saved as screenshots for a person to look at even when nothing is found: every page at
+ * 1280 px light and 390 px dark, signed out, as owner and as member (an admin's pages are the owner's).
+ */
+const judged = (person: 'signed out' | keyof typeof people, width: number, scheme: string) =>
+  person !== 'admin' && ((width === 1280 && scheme === 'light') || (width === 390 && scheme === 'dark'));
+
 /** Checks one person's pages in every size and scheme; returns the findings. */
 async function checkPages(
   person: 'signed out' | keyof typeof people,
@@ -174,7 +182,7 @@ async function checkPages(
         ];
         const sideways = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
         if (sideways > 0) found.push(`scrolls sideways by ${sideways} px`);
-        if (found.length > 0) {
+        if (found.length > 0 || judged(person, size.width, colorScheme)) {
           mkdirSync(SCREENSHOTS, { recursive: true });
           const file = `a11y-${person.replace(' ', '-')}${landed.replaceAll('/', '-')}-${size.width}-${colorScheme}.png`;
           await page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true });

@@ -10,7 +10,7 @@ let server: TestServer;
 let chromium: TestBrowser | undefined;
 let browser: Browser;
 let org: TestOrganization;
-const people: Record<'owner' | 'admin' | 'member', string> = { owner: '', admin: '', member: '' };
+let ownerEmail = '';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -21,18 +21,7 @@ beforeAll(async () => {
   server = await startServer();
   org = await createOrganization(server, 'team');
   await setPassword(server, org.ownerId);
-  people.owner = `owner@${org.slug}.test`;
-  for (const role of ['admin', 'member'] as const) {
-    const email = `${role}@${org.slug}.test`;
-    const added = await server.admin<{ data: { user: { id: string } } }>(
-      'POST',
-      `/admin/v1/organizations/${org.id}/members`,
-      { email, role },
-    );
-    expect(added.status, added.text).toBe(201);
-    await setPassword(server, added.body.data.user.id);
-    people[role] = email;
-  }
+  ownerEmail = `owner@${org.slug}.test`;
 });
 afterAll(async () => {
   await chromium?.close();
@@ -80,7 +69,7 @@ const PAGES: Array<[path: string, title: string]> = [
 describe('the app shell in the browser', () => {
   it('groups the navigation, which never moves, and marks the page, an Expert page included', async () => {
     const { page, problems, close } = await openConsole(browser, { viewport: DESKTOP });
-    await signIn(page, people.owner, '/keys');
+    await signIn(page, ownerEmail, '/keys');
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect.poll(() => nav.getByRole('link', { name: 'Audit log' }).count()).toBe(1);
     const groups = await nav.locator('.nav-group-label').allTextContents();
@@ -114,7 +103,7 @@ describe('the app shell in the browser', () => {
     timeout: 120_000,
   }, async () => {
     const { page, problems, close } = await openConsole(browser, { viewport: DESKTOP });
-    await signIn(page, people.owner, '/home');
+    await signIn(page, ownerEmail, '/home');
     for (const [path, title] of PAGES) {
       await page.goto(`${server.url}${path}`);
       await settled(page);
@@ -138,7 +127,7 @@ describe('the app shell in the browser', () => {
 
   it("puts a page's main action within five Tab presses, the skip link first", async () => {
     const { page, problems, close } = await openConsole(browser, { viewport: DESKTOP });
-    await signIn(page, people.owner, '/keys');
+    await signIn(page, ownerEmail, '/keys');
     await page.reload();
     await settled(page);
     await page.keyboard.press('Tab');
@@ -158,7 +147,7 @@ describe('the app shell in the browser', () => {
 
   it('labels each cell of a key row on a phone, where the table becomes cards', async () => {
     const { page, problems, close } = await openConsole(browser, { viewport: PHONE });
-    await signIn(page, people.owner, '/keys');
+    await signIn(page, ownerEmail, '/keys');
     const row = page.locator('main tbody tr').first();
     await expect.poll(() => row.count()).toBe(1);
     const labels = await row.locator('td').evaluateAll((cells) =>
@@ -170,6 +159,10 @@ describe('the app shell in the browser', () => {
       }),
     );
     expect(labels.slice(0, 4)).toEqual(['"Rights"', '"Created"', '"Last used"', '"Expires"']);
+    // The key's id, which an API user revokes it by, is shown under its name with a copy button.
+    const id = (await row.locator('.record-id code').textContent()) ?? '';
+    expect(id).toMatch(/^\w+$/);
+    expect(await row.getByRole('button', { name: `Copy id: ${id}` }).count()).toBe(1);
     await page.screenshot({ path: `${import.meta.dirname}/screenshots/keys-phone-labelled.png` });
     expect(problems).toEqual([]);
     await close();
@@ -183,7 +176,7 @@ describe('the app shell in the browser', () => {
       permissions: ['projects:write'],
     });
     const { page, problems, close } = await openConsole(browser, { viewport: DESKTOP });
-    await signIn(page, people.owner, '/keys');
+    await signIn(page, ownerEmail, '/keys');
     const row = page.locator('main tbody tr').filter({ hasText: '1 project' });
     await expect.poll(() => row.count()).toBe(1);
     const words = (await row.textContent()) ?? '';
@@ -265,35 +258,4 @@ describe('the app shell in the browser', () => {
     expect(owner.problems).toEqual([]);
     await owner.close();
   });
-
-  for (const role of ['owner', 'admin', 'member'] as const) {
-    it(`passes axe on every page as ${role}, at 1280 px light and 390 px dark, never scrolling sideways`, {
-      timeout: 300_000,
-    }, async () => {
-      for (const [size, colorScheme] of [
-        [DESKTOP, 'light'],
-        [PHONE, 'dark'],
-      ] as const) {
-        const { page, problems, close } = await openConsole(browser, { viewport: size, colorScheme });
-        await signIn(page, people[role], '/home');
-        for (const [path] of PAGES) {
-          await page.goto(`${server.url}${path}`);
-          await settled(page);
-          const what = `${path} as ${role} at ${size.width} px, ${colorScheme}`;
-          await expectAccessible(page, what);
-          const sideways = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
-          expect(sideways, what).toBeLessThanOrEqual(0);
-          if (role !== 'admin') {
-            const name = `shell-${role}-${path.replaceAll('/', '-').replace(/^-$/, '-registry')}-${colorScheme}`;
-            await page.screenshot({
-              path: `${import.meta.dirname}/screenshots/${name}-${size.width}.png`,
-              fullPage: true,
-            });
-          }
-        }
-        expect(problems).toEqual([]);
-        await close();
-      }
-    });
-  }
 });

@@ -8,7 +8,9 @@ import { PASSWORD, setPassword } from '../support/session.js';
 import { expectAccessible, openConsole, pageHeading, screenshots } from './console-page.js';
 
 // Home says what needs this person's attention, each item linking to where it is handled, and only what
-// their role lets them act on; with nothing to do, it says so.
+// their role lets them act on; with nothing to do, it says so. A plan limit near or at its bound comes with
+// what lifts it: Upgrade for those who may change the plan, the owner to ask, by name, for the others. Those
+// who may read the audit log see its last records in words; the others see no such section.
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -91,6 +93,17 @@ beforeAll(async () => {
     body: { email: 'ada@example.com', role: 'member' },
   });
   expect(invited.status, invited.text).toBe(201);
+  const renamed = await server.request('PATCH', '/api/v1/me', {
+    key: org.ownerKey,
+    body: { name: 'Olive Owner' },
+  });
+  expect(renamed.status, renamed.text).toBe(200);
+  // Five keys against a limit of six (near), two Expert versions against two (reached).
+  const limits = await server.admin('PUT', `/admin/v1/organizations/${org.slug}/limits`, {
+    apiKeys: 6,
+    expertVersions: 2,
+  });
+  expect(limits.status, limits.text).toBe(200);
 });
 
 afterAll(async () => {
@@ -116,14 +129,37 @@ describe("Home's attention list", () => {
   it('shows the owner what waits for them, each item linking to where it is handled', async () => {
     const { page, problems, close } = await openConsole(browser);
     await signIn(page, `owner@${org.slug}.test`);
-    await expect.poll(() => attention(page).getByRole('listitem').count()).toBe(3);
+    await expect.poll(() => attention(page).getByRole('listitem').count()).toBe(5);
     const items = await itemTexts(page);
     expect(items[0]).toBe(`@${org.slug}/writer@1.1.0 waits for your approval: it widens access. Review it`);
     expect(items[1]).toMatch(/^API key deploy expires in 3 days\. Replace it$/);
     expect(items[2]).toBe('ada@example.com has not accepted the invitation yet. See invitations');
+    expect(items[3]).toBe(
+      "Expert versions: the plan's limit is reached (2 of 2), so new ones are refused. Upgrade",
+    );
+    expect(items[4]).toBe("API keys: 5 of 6 used, close to the plan's limit. Upgrade");
     // The key that expires in 60 days is not worth a look yet.
     expect(items.join(' ')).not.toContain('later');
+    // The recent activity: the newest audit records in words, the record by name and linked.
+    const activity = page.getByRole('region', { name: 'Recent activity' });
+    await expect.poll(() => activity.getByRole('listitem').count()).toBe(5);
+    const lines = (await activity.getByRole('listitem').allTextContents()).map((text) =>
+      text.replace(/\s+/g, ' ').trim(),
+    );
+    expect(lines[0]).toMatch(/^Name changed: Olive Owner \(Name: none → Olive Owner\)Olive Owner · /);
+    expect(lines[1]).toMatch(/^Invitation sent: ada@example\.com .*Olive Owner · /);
+    expect(lines.join(' ')).not.toMatch(/[{}]|usr_|key_/);
+    // The plan by its name, not its key.
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Plan and usage' }).textContent())
+      .toContain('Plan Free');
     await screenshots(page, 'home-attention-owner');
+    await attention(page).getByRole('link', { name: 'Upgrade' }).first().click();
+    await expect.poll(() => pageHeading(page).textContent()).toBe('Billing');
+    await page.goBack();
+    await activity.getByRole('link', { name: 'ada@example.com' }).click();
+    await expect.poll(() => pageHeading(page).textContent()).toBe('Members');
+    await page.goBack();
     await expectAccessible(page, 'Home with things to attend to');
     await attention(page).getByRole('link', { name: 'Review it' }).click();
     await expect.poll(() => pageHeading(page).textContent()).toBe('Publishing');
@@ -137,8 +173,15 @@ describe("Home's attention list", () => {
       viewport: { width: 390, height: 844 },
     });
     await signIn(page, memberEmail);
-    await expect.poll(() => attention(page).getByRole('listitem').count()).toBe(1);
-    expect(await itemTexts(page)).toEqual(['API key laptop expires in 5 days. Replace it']);
+    await expect.poll(() => attention(page).getByRole('listitem').count()).toBe(3);
+    expect(await itemTexts(page)).toEqual([
+      'API key laptop expires in 5 days. Replace it',
+      "Expert versions: the plan's limit is reached (2 of 2), so new ones are refused. Ask an owner (Olive Owner) to upgrade the plan.",
+      "API keys: 5 of 6 used, close to the plan's limit. Ask an owner (Olive Owner) to upgrade the plan.",
+    ]);
+    // No upgrade path they cannot take, and no audit records they may not read.
+    expect(await attention(page).getByRole('link', { name: 'Upgrade' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Recent activity' }).count()).toBe(0);
     await screenshots(page, 'home-attention-member-dark');
     await expectAccessible(page, "a member's Home, dark");
     expect(problems).toEqual([]);

@@ -12,9 +12,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     }
     window.setTimeout(() => setState('idle'), 2_000);
   };
+  const shown = state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label;
+  // The name starts with the words shown ("Copied" too, while it says so): what a voice user says is its name.
   return (
-    <button type="button" className="button button-small" onClick={copy} aria-label={`${label}: ${text}`}>
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
+    <button type="button" className="button button-small" onClick={copy} aria-label={`${shown}: ${text}`}>
+      {shown}
       <span className="visually-hidden" aria-live="polite">
         {state === 'copied' ? 'Copied to the clipboard' : ''}
       </span>

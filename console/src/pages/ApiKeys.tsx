@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
@@ -130,6 +131,11 @@ export function ApiKeys() {
                       <p className="small muted">
                         <code>{key.start}…</code>
                       </p>
+                      {/* The id API users pass to revoke it (DELETE /api/v1/api-keys/{id}); never the secret. */}
+                      <span className="cell-note copyable record-id">
+                        <code>{key.id}</code>
+                        <CopyButton text={key.id} label="Copy id" />
+                      </span>
                     </th>
                     <td data-label="Rights">{grantInWords(key.grants)}</td>
                     <td data-label="Created">{formatDate(key.createdAt)}</td>

@@ -17,6 +17,7 @@ import {
   changeSentences,
   TARGET_WORDS,
   targetLink,
+  targetName,
 } from './audit-words.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
@@ -55,12 +56,7 @@ function Who({ event }: { event: AuditEvent }) {
 
 function On({ event }: { event: AuditEvent }) {
   const link = targetLink(event);
-  // No name: a key may simply have none; anything else named nothing is gone.
-  const name =
-    event.target.name ??
-    (event.target.type === 'apiKey'
-      ? 'an unnamed API key'
-      : `a ${TARGET_WORDS[event.target.type] ?? 'record'} since deleted`);
+  const name = targetName(event);
   return (
     <>
       {link && event.target.name ? <Link to={link}>{name}</Link> : name}

@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, currentCsrfToken, unwrap } from '../api/client.js';
@@ -9,7 +9,7 @@ import { PageSkeleton } from '../components/PageSkeleton.js';
 import { formatDate, formatPeriod } from '../format.js';
 import { useCan, useSession } from '../session.js';
 import { USAGE_WORDS } from '../words.js';
-import { useBilling } from './billing-queries.js';
+import { useBilling, usePlans } from './billing-queries.js';
 
 type Usage = components['schemas']['Usage'];
 
@@ -88,10 +88,7 @@ export function Billing() {
   const can = useCan();
   const [params] = useSearchParams();
   const path = { organizationIdOrSlug: org };
-  const plans = useQuery({
-    queryKey: ['plans'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/billing/plans')).data.plans,
-  });
+  const plans = usePlans();
   const { subscription, usage } = useBilling(org);
   // One key per deliberate click: a retry of the same click replays its answer, a new click is a new request.
   const clickKey = useRef('');

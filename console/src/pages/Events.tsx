@@ -10,6 +10,7 @@ import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { useCan, useMe } from '../session.js';
+import { TARGET_WORDS } from './audit-words.js';
 import { ACTOR_WORDS, EventDetails } from './event-details.js';
 import { EVENT_GROUPS, eventWords } from './event-words.js';
 
@@ -150,9 +151,12 @@ export function Events() {
                     {eventWords(event.type)} <code className="small">{event.type}</code>
                   </td>
                   <td data-label="On" className="break-anywhere">
-                    {event.resource.type} <code className="small">{event.resource.id}</code>
+                    {TARGET_WORDS[event.resource.type] ?? event.resource.type}{' '}
+                    <code className="small">{event.resource.id}</code>
                   </td>
-                  <td data-label="By">{ACTOR_WORDS[event.actor.kind]}</td>
+                  <td data-label="By" className="event-by">
+                    {ACTOR_WORDS[event.actor.kind]}
+                  </td>
                   <td data-label="Id" className="break-anywhere">
                     <code className="small">{event.id}</code>
                   </td>

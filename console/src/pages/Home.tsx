@@ -3,15 +3,17 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { useMe, useSession } from '../session.js';
 import { UsageBars } from './Billing.js';
-import { useBilling } from './billing-queries.js';
+import { useBilling, usePlans } from './billing-queries.js';
+import { RecentActivity } from './home-activity.js';
 import { NeedsAttention } from './home-attention.js';
 
-/** What needs my attention, who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
+/** What needs my attention, what changed lately, who I am, my organization, the plan and how close usage is to its limits, and where to go next. */
 export function Home() {
   const session = useSession();
   const me = useMe();
   const org = session.data?.organization;
   const { subscription, usage } = useBilling(org?.slug ?? '');
+  const plans = usePlans();
   if (!session.data || !org) return null;
   return (
     <section className="page">
@@ -25,6 +27,7 @@ export function Home() {
       <div className="expert-grid">
         <div className="expert-main">
           <NeedsAttention />
+          <RecentActivity />
           <section aria-labelledby="shortcuts">
             <h2 id="shortcuts">Shortcuts</h2>
             <ul className="shortcuts">
@@ -82,7 +85,11 @@ export function Home() {
             />
             {subscription.data && (
               <p>
-                Plan <strong>{subscription.data.planKey}</strong>
+                Plan{' '}
+                <strong>
+                  {plans.data?.find((plan) => plan.key === subscription.data.planKey)?.name ??
+                    subscription.data.planKey}
+                </strong>
                 {subscription.data.testMode ? ' (test mode)' : ''} · <Link to="/billing">Billing</Link>
               </p>
             )}

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -8,27 +8,16 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { TableScroll } from '../components/TableScroll.js';
+import { When } from '../components/When.js';
 import { formatDate } from '../format.js';
 import { useCan, useMe } from '../session.js';
+import { type InvitedRole, InviteForm } from './members-invite.js';
 
 type Member = components['schemas']['Member'];
 type Invitation = components['schemas']['Invitation'];
-type CreatedInvitation = components['schemas']['CreatedInvitation'];
-type InvitedRole = 'admin' | 'member';
 
 const PAGE = 50;
 const ROLE_WORDS: Record<Member['role'], string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
-/** What became of the invitation email (the answer's emailStatus), and what the inviter should do. */
-const MAIL_WORDS: Record<CreatedInvitation['emailStatus'], (email: string) => string> = {
-  sent: (email) => `Cadre emailed this link to ${email}. You can also copy it now; it is not shown again.`,
-  queued: (email) =>
-    `The mail server is slow: Cadre is still sending the email to ${email}. Copy this link now in case it does not arrive; it is not shown again.`,
-  failed: (email) =>
-    `The mail server refused the email: copy this link now and send it to ${email} yourself. It is not shown again.`,
-  not_configured: (email) =>
-    `Cadre did not email it (no mail server is set up): copy this link now and send it to ${email} yourself. It is not shown again.`,
-};
-
 /** What a change to one member is, for the confirmation dialog. */
 type Pending =
   | { kind: 'remove'; member: Member }
@@ -49,6 +38,7 @@ export function Members() {
   const org = me.data?.organization.id;
   const manages = can('members:manage');
   const isOwner = me.data?.role === 'owner';
+  const seesEveryone = me.data?.role === 'owner' || me.data?.role === 'admin';
   const { cursor, pagerProps } = useCursors();
   const [pending, setPending] = useState<Pending | null>(null);
   const [done, setDone] = useState('');
@@ -154,12 +144,15 @@ export function Members() {
       <ErrorNotice error={act.error} />
       {list.length > 0 && (
         <TableScroll label="Members">
-          <table className="table">
+          <table className="table members-table">
             <caption className="visually-hidden">Members</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
+                <th scope="col">Email</th>
                 <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col">Last active</th>
                 {manages && (
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
@@ -172,18 +165,34 @@ export function Members() {
                 const self = member.userId === selfId;
                 // The owner's row is touched by nobody here (transfer first); an admin never makes an owner.
                 const changeable = manages && member.role !== 'owner' && !self;
+                // Emails and activity are the owners' and admins' to see, and each member's own.
+                const visible = seesEveryone || self;
                 return (
                   <tr key={member.userId}>
                     <th scope="row">
                       {member.name ?? <span className="muted">No name yet</span>}
                       {self && <span className="muted"> (you)</span>}
-                      {member.email && <p className="small muted">{member.email}</p>}
+                      {/* The id API users pass (members/{memberId}, the audit log's actor, a transfer). */}
+                      <span className="cell-note copyable record-id">
+                        <code>{member.userId}</code>
+                        <CopyButton text={member.userId} label="Copy id" />
+                      </span>
                     </th>
-                    <td>
+                    <td data-label="Email">{member.email ?? <span className="muted">not shown</span>}</td>
+                    <td data-label="Role">
                       <span className={member.role === 'owner' ? 'badge badge-latest' : 'badge'}>
                         {ROLE_WORDS[member.role]}
                       </span>
-                      <p className="small muted">since {formatDate(member.joinedAt)}</p>
+                    </td>
+                    <td data-label="Joined" className="member-date">
+                      {formatDate(member.joinedAt)}
+                    </td>
+                    <td data-label="Last active" className="member-date">
+                      {member.lastActiveAt ? (
+                        <When at={member.lastActiveAt} />
+                      ) : (
+                        <span className="muted">{visible ? 'not yet' : 'not shown'}</span>
+                      )}
                     </td>
                     {manages && (
                       <td>
@@ -320,103 +329,5 @@ export function Members() {
         {pending?.kind === 'revoke' && <p>The link stops working. You can invite the same email again.</p>}
       </ConfirmDialog>
     </section>
-  );
-}
-
-/** Invite by email with a role; the answer's link is shown once, with whether it was also emailed. */
-function InviteForm({ org, onInvited }: { org: string; onInvited: () => Promise<unknown> }) {
-  const [open, setOpen] = useState(false);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<InvitedRole>('member');
-  const [days, setDays] = useState('7');
-  const invite = useMutation({
-    mutationFn: async (): Promise<CreatedInvitation> =>
-      unwrap(
-        await api.POST('/api/v1/organizations/{org}/invitations', {
-          params: { path: { org } },
-          body: { email, role, expiresInDays: Number(days) },
-        }),
-      ).data,
-    onSuccess: () => onInvited(),
-  });
-  const close = () => {
-    invite.reset();
-    setEmail('');
-    setRole('member');
-    setOpen(false);
-  };
-  if (invite.data) {
-    const sent = invite.data;
-    return (
-      <section className="card secret" aria-labelledby="new-invitation">
-        <h2 id="new-invitation">Invitation for {sent.email}</h2>
-        <p className={sent.emailStatus === 'sent' ? 'notice' : 'notice notice-warning'} role="status">
-          {MAIL_WORDS[sent.emailStatus](sent.email)}
-        </p>
-        <div className="key-row">
-          <code className="key" data-testid="invitation-link">
-            {sent.url}
-          </code>
-          <CopyButton text={sent.url} label="Copy link" />
-        </div>
-        <p className="muted small">
-          It works once, until {formatDate(sent.expiresAt)}, for {sent.email} as{' '}
-          {sent.role === 'admin' ? 'an admin' : 'a member'}.
-        </p>
-        <div className="actions">
-          <button type="button" className="button button-primary" onClick={close}>
-            Done
-          </button>
-        </div>
-      </section>
-    );
-  }
-  if (!open) {
-    return (
-      <div className="actions">
-        <button type="button" className="button button-primary" onClick={() => setOpen(true)}>
-          Invite someone
-        </button>
-      </div>
-    );
-  }
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    invite.mutate();
-  };
-  return (
-    <form className="form card" onSubmit={submit} aria-labelledby="invite-heading">
-      <h2 id="invite-heading">Invite someone</h2>
-      <label htmlFor="invite-email">Email</label>
-      <input
-        id="invite-email"
-        type="email"
-        required
-        autoComplete="off"
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-      />
-      <label htmlFor="invite-role">Role</label>
-      <select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as InvitedRole)}>
-        <option value="member">Member: uses the organization, manages their own keys</option>
-        <option value="admin">Admin: also manages members, projects, integrations and billing</option>
-      </select>
-      <label htmlFor="invite-days">The link works for</label>
-      <select id="invite-days" value={days} onChange={(event) => setDays(event.target.value)}>
-        <option value="1">1 day</option>
-        <option value="7">7 days</option>
-        <option value="14">14 days</option>
-        <option value="30">30 days</option>
-      </select>
-      <ErrorNotice error={invite.error} />
-      <div className="actions">
-        <button type="submit" className="button button-primary" disabled={invite.isPending}>
-          {invite.isPending ? 'Inviting…' : 'Send invitation'}
-        </button>
-        <button type="button" className="button" onClick={close}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }

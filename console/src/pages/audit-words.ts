@@ -279,6 +279,16 @@ export function targetLink(event: AuditEvent): string | null {
   }
 }
 
+/** What an event was made to, by name; a key may simply have none, anything else named nothing is gone. */
+export function targetName(event: AuditEvent): string {
+  return (
+    event.target.name ??
+    (event.target.type === 'apiKey'
+      ? 'an unnamed API key'
+      : `a ${TARGET_WORDS[event.target.type] ?? 'record'} since deleted`)
+  );
+}
+
 export const TARGET_WORDS: Record<string, string> = {
   apiKey: 'API key',
   user: 'person',

@@ -24,3 +24,11 @@ export function useBilling(organization: string) {
   });
   return { subscription, usage };
 }
+
+/** The plans on offer (public), shared by Home (the plan's name) and Billing. */
+export function usePlans() {
+  return useQuery({
+    queryKey: ['plans'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/billing/plans')).data.plans,
+  });
+}

@@ -8,6 +8,7 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { useModalDialog } from '../components/modal-dialog.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { formatDateTime } from '../format.js';
+import { TARGET_WORDS } from './audit-words.js';
 import { eventWords } from './event-words.js';
 import { type Endpoint, endpointName } from './webhook-parts.js';
 
@@ -113,7 +114,7 @@ export function EventDetails({
             <dd>{ACTOR_WORDS[event.actor.kind]}</dd>
             <dt>On</dt>
             <dd className="copyable">
-              {event.resource.type} <code>{event.resource.id}</code>{' '}
+              {TARGET_WORDS[event.resource.type] ?? event.resource.type} <code>{event.resource.id}</code>{' '}
               <CopyButton text={event.resource.id} label="Copy id" />
             </dd>
             <dt>Event id</dt>

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, max, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { asLimit, batchedPages } from '../../db/batched-pages.js';
 import { batchedReads } from '../../db/batched-reads.js';
@@ -222,6 +222,17 @@ export function createOrganizationReads(database: Pick<Database, 'db' | 'connect
       const shape = page.position ? 'after' : 'first';
       if (page.only) return grantedPages[shape].execute({ ...pageValues(page), only: page.only });
       return projectPages[shape](keysetCallerValues(page));
+    },
+
+    /** Each of these members' latest use of one of their API keys in this organization. */
+    async lastKeyUses(organizationId: string, userIds: string[]): Promise<Map<string, Date>> {
+      if (userIds.length === 0) return new Map();
+      const rows = await db
+        .select({ userId: apiKeys.userId, at: max(apiKeys.lastUsedAt) })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.organizationId, organizationId), inArray(apiKeys.userId, userIds)))
+        .groupBy(apiKeys.userId);
+      return new Map(rows.flatMap((row) => (row.at ? [[row.userId, row.at] as const] : [])));
     },
 
     findProject: async (organizationId: string, id: string) =>

@@ -39,6 +39,10 @@ const memberSchema = z
       .meta({ description: 'Shown to owners and admins, and to each member for themselves; null otherwise' }),
     role,
     joinedAt: timestamp,
+    lastActiveAt: timestamp.nullable().meta({
+      description:
+        'The latest console sign-in or API-key use in this organization. Shown to owners and admins, and to each member for themselves; null when never seen or not shown',
+    }),
   })
   .meta({ id: 'Member' });
 export type MemberRecord = z.infer<typeof memberSchema>;

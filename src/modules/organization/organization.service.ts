@@ -19,6 +19,11 @@ export interface OrganizationServiceDeps {
   database: Database;
   tenancy: Pick<TenancyService, 'getOrganization' | 'ownOrganizationId' | 'getUser'>;
   integrations: Pick<IntegrationsService, 'list'>;
+  /**
+   * When each member last signed in to the console (a member's last activity, with their keys' last use):
+   * a port the sessions module implements.
+   */
+  sessions: { lastSignIns(organizationId: string, userIds: string[]): Promise<Map<string, Date>> };
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;
@@ -32,7 +37,12 @@ type ProjectRow = Pick<
  * What members see of their own organization (docs/organization-api.md): who they are, its members, its
  * projects with their environments and agents (as far as the credential's grant reaches), its integrations.
  */
-export function createOrganizationService({ database, tenancy, integrations }: OrganizationServiceDeps) {
+export function createOrganizationService({
+  database,
+  tenancy,
+  integrations,
+  sessions,
+}: OrganizationServiceDeps) {
   const { db } = database;
   const reads = createOrganizationReads(database);
 
@@ -156,6 +166,19 @@ export function createOrganizationService({ database, tenancy, integrations }: O
         limit: query.limit + 1,
         position: query.cursor ? decodeKeysetCursor(query.cursor) : undefined,
       });
+      // When each was last active, for those who see it (as emails): owners and admins, and each for themselves.
+      const seen = rows.slice(0, query.limit).map((row) => row.userId);
+      const shown = seesEmails ? seen : seen.filter((userId) => userId === principal.userId);
+      const [signIns, keyUses] = await Promise.all([
+        sessions.lastSignIns(organizationId, shown),
+        reads.lastKeyUses(organizationId, shown),
+      ]);
+      const lastActive = (userId: string) => {
+        const times = [signIns.get(userId), keyUses.get(userId)].filter((at): at is Date => at !== undefined);
+        return times.length === 0
+          ? null
+          : new Date(Math.max(...times.map((at) => at.getTime()))).toISOString();
+      };
       return page(
         rows,
         query,
@@ -166,6 +189,7 @@ export function createOrganizationService({ database, tenancy, integrations }: O
           email: seesEmails || row.userId === principal.userId ? row.email : null,
           role: row.role,
           joinedAt: row.createdAt.toISOString(),
+          lastActiveAt: lastActive(row.userId),
         }),
       );
     },

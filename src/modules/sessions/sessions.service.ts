@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, max, ne } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
 import { ApiError, notFound, tooManyRequests } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -211,6 +211,19 @@ export function createSessionsService({
 
     /** Ends every session of a user (for example after a password change). */
     revokeAllForUser,
+
+    /** Each of these users' latest console sign-in to this organization (none: never, or not since kept). */
+    async lastSignIns(organizationId: string, userIds: string[]): Promise<Map<string, Date>> {
+      if (userIds.length === 0) return new Map();
+      const rows = await db
+        .select({ userId: consoleSessions.userId, at: max(consoleSessions.createdAt) })
+        .from(consoleSessions)
+        .where(
+          and(eq(consoleSessions.organizationId, organizationId), inArray(consoleSessions.userId, userIds)),
+        )
+        .groupBy(consoleSessions.userId);
+      return new Map(rows.flatMap((row) => (row.at ? [[row.userId, row.at] as const] : [])));
+    },
 
     /**
      * A user changes their own password (docs/organization-api.md, "Account settings"): the current one is
