@@ -21,6 +21,7 @@ import {
   type OverloadOptions,
   registerOverloadProtection,
 } from './http/overload.js';
+import { registerPathNames } from './http/path-names.js';
 import { registerRequestPipeline } from './http/pipeline.js';
 import {
   createAuthFailureLimit,
@@ -76,6 +77,7 @@ import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import type { SessionsService } from './modules/sessions/sessions.service.js';
 import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
+import { createPathNameResolver } from './modules/tenancy/path-names.js';
 import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
 import { queueLagSeconds } from './modules/webhooks/deliveries.repo.js';
@@ -567,7 +569,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     },
     mcpCatalog.registerRoutes,
   );
-  registerFace(app, FACES.management, faceErrors(FACES.management), (scope) => {
+  const pathNames = createPathNameResolver(database);
+  const managementFace = (scope: App) => {
+    faceErrors(FACES.management)(scope);
+    registerPathNames(scope, { ...pathNames, ownOrganizationId: tenancy.ownOrganizationId });
+  };
+  registerFace(app, FACES.management, managementFace, (scope) => {
     apiKeys.registerRoutes(scope);
     billing.registerRoutes(scope);
     oauth.registerRoutes(scope);

@@ -67,6 +67,44 @@ describe('cadre projects create|rename|delete, env …, agent …', () => {
     expect((await cli(['projects', 'list', '--json'])).stdout).not.toContain(project.id);
   });
 
+  it('names a project by its slug and an environment by its name, in the key’s organization or --org', async () => {
+    const created = await cli(['projects', 'create', '--slug', 'shop', '--name', 'Shop', '--json']);
+    const project = JSON.parse(created.stdout) as Project;
+    const env = await cli(['projects', 'env', 'create', 'shop', '--name', 'staging']);
+    expect(env.code, env.stderr).toBe(0);
+    expect(env.stdout).toMatch(/^created environment staging \(\w+\)/);
+    const renamed = await cli([
+      'projects',
+      'env',
+      'rename',
+      'shop',
+      'staging',
+      '--name',
+      'preview',
+      '--org',
+      org.slug,
+    ]);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stdout).toMatch(/^environment \w+ is now preview/);
+    const listed = JSON.parse(
+      (await cli(['projects', 'list', '--org', org.id, '--json'])).stdout,
+    ) as Project[];
+    const shop = listed.find((p) => p.slug === 'shop')!;
+    expect(shop.id).toBe(project.id);
+    expect(shop.environments.map((e) => e.name).sort()).toEqual(['development', 'preview', 'production']);
+    expect((await cli(['projects', 'env', 'delete', 'shop', 'preview'])).stdout).toContain(
+      'deleted environment preview',
+    );
+
+    const other = await createOrganization(world.server, 'team');
+    const foreign = await cli(['projects', 'env', 'create', 'shop', '--name', 'x', '--org', other.slug]);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain(`Organization ${other.slug} not found`);
+    const notTheirs = await cli(['projects', 'env', 'create', 'shop', '--name', 'x'], other.ownerKey);
+    expect(notTheirs.code).toBe(1);
+    expect(notTheirs.stderr).toContain('Project shop not found');
+  });
+
   it('a delete in use exits 1 naming what blocks it; --cascade revokes it; a member exits 1; no key, bad input: 1', async () => {
     const project = JSON.parse(
       (await cli(['projects', 'create', '--slug', 'api', '--name', 'API', '--json'])).stdout,

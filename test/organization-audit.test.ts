@@ -353,7 +353,7 @@ describe('cadre audit', () => {
     for (let i = 0; i < 3; i++) keys.push(await createKey(server, o, o.ownerId));
     const env = { CADRE_API_KEY: o.ownerKey };
 
-    const table = await cli([o.slug], env);
+    const table = await cli(['--org', o.slug], env);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^TIME\s+ACTION\s+TARGET\s+ACTOR$/);
@@ -361,7 +361,7 @@ describe('cadre audit', () => {
     expect(lines.at(-2)).toContain(`user:${memberId}`);
     expect(table.stderr).toContain('5 events');
 
-    const json = await cli([o.id, '--action', 'api_key.created', '--limit', '2', '--json'], env);
+    const json = await cli(['--org', o.id, '--action', 'api_key.created', '--limit', '2', '--json'], env);
     expect(json.code, json.stderr).toBe(0);
     const parsed = JSON.parse(json.stdout) as AuditEvent[];
     expect(parsed.map((event) => event.target.id)).toEqual([keys[2]!.id, keys[1]!.id]);
@@ -376,32 +376,32 @@ describe('cadre audit', () => {
         at: new Date(),
       });
     }
-    const all = await cli([o.id, '--action', 'test.bulk', '--limit', '500', '--json'], env);
+    const all = await cli(['--action', 'test.bulk', '--limit', '500', '--json'], env);
     expect((JSON.parse(all.stdout) as AuditEvent[]).map((event) => event.target.id)).toEqual(
       Array.from({ length: 120 }, (_, i) => String(119 - i)),
     );
-    const some = await cli([o.id, '--action', 'test.bulk', '--limit', '105'], env);
+    const some = await cli(['--action', 'test.bulk', '--limit', '105'], env);
     expect(some.stdout.trim().split('\n')).toHaveLength(106);
     expect(some.stderr).toContain('105 events (more: raise --limit)');
-    const byActor = await cli([o.id, '--actor', memberId, '--json'], env);
+    const byActor = await cli(['--org', o.id, '--actor', memberId, '--json'], env);
     expect(JSON.parse(byActor.stdout)).toEqual([]);
   });
 
   it('exits 1 without a key, with a refused key, for a member or another organization', async () => {
     const o = await createOrganization(server, 'personal');
     const memberKey = await createKey(server, o, await addMember(server, o, 'member'));
-    const noKey = await cli([o.id]);
+    const noKey = await cli(['--org', o.id]);
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain('CADRE_API_KEY');
-    const refused = await cli([o.id], { CADRE_API_KEY: 'cadre_nope' });
+    const refused = await cli(['--org', o.id], { CADRE_API_KEY: 'cadre_nope' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('401');
-    const member = await cli([o.id], { CADRE_API_KEY: memberKey.key });
+    const member = await cli(['--org', o.id], { CADRE_API_KEY: memberKey.key });
     expect(member.code).toBe(1);
     expect(member.stderr).toContain('403 forbidden');
-    const foreign = await cli([org.id], { CADRE_API_KEY: o.ownerKey });
+    const foreign = await cli(['--org', org.id], { CADRE_API_KEY: o.ownerKey });
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain('404 not_found');
-    expect((await cli([o.id, '--limit', '0'], { CADRE_API_KEY: o.ownerKey })).code).toBe(1);
+    expect((await cli(['--org', o.id, '--limit', '0'], { CADRE_API_KEY: o.ownerKey })).code).toBe(1);
   });
 });

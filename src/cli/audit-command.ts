@@ -1,12 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { bodyOf, dataOf } from './admin-client.js';
+import { bodyOf } from './admin-client.js';
 import type { CadreApi } from './api.js';
 import { apiKeyClient, readPages } from './api-key-client.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
+import { ORG_OPTION_HELP, type OrganizationOption, organizationOf } from './organization-option.js';
 import { URL_OPTION_HELP } from './service-url.js';
 import { formatTable } from './table.js';
 
-interface AuditOptions {
+interface AuditOptions extends OrganizationOption {
   url?: string;
   action?: string;
   actor?: string;
@@ -31,7 +32,7 @@ const actorOf = (event: AuditEvent) =>
     .join(' ');
 
 /**
- * `cadre audit [org]`: the organization's audit events, newest first (GET
+ * `cadre audit [--org acme]`: the organization's audit events, newest first (GET
  * /api/v1/organizations/{org}/audit-events, owners and admins; docs/organization-api.md), with the caller's
  * API key (CADRE_API_KEY). Follows the cursor pages until `--limit` events are printed.
  */
@@ -39,14 +40,14 @@ export function registerAuditCommand(program: Command, io: CliIo): void {
   program
     .command('audit')
     .description("An organization's audit events, newest first (needs audit:read: owners and admins)")
-    .argument('[org]', 'organization id or slug (default: the API key’s own)')
+    .option('--org <org>', ORG_OPTION_HELP)
     .option('--action <action>', 'only events of this action, e.g. connection.deleted')
     .option('--actor <id>', 'only events by this user id, or through this API key id')
     .option('--limit <n>', 'how many events at most', limitOption, 20)
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the events as a JSON array, for scripts')
-    .action(async (org: string | undefined, options: AuditOptions) => {
-      const { items: events, more } = await readEvents(apiKeyClient(io, options, 'audit:read'), org, options);
+    .action(async (options: AuditOptions) => {
+      const { items: events, more } = await readEvents(apiKeyClient(io, options, 'audit:read'), options);
       if (options.json) return printJson(io, events);
       const rows = events.map((event) => [
         event.createdAt,
@@ -60,8 +61,8 @@ export function registerAuditCommand(program: Command, io: CliIo): void {
     });
 }
 
-async function readEvents(client: CadreApi, org: string | undefined, options: AuditOptions) {
-  const organization = org ?? (await dataOf(client.GET('/api/v1/me'))).organization.id;
+async function readEvents(client: CadreApi, options: AuditOptions) {
+  const organization = await organizationOf(client, options);
   const filters = {
     ...(options.action ? { action: options.action } : {}),
     ...(options.actor ? { actor: options.actor } : {}),

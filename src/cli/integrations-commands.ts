@@ -4,6 +4,7 @@ import { dataOf } from './admin-client.js';
 import { apiKeyClient } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';
 import { type CliIo, printJson, printLine } from './io.js';
+import { ORG_OPTION_HELP, organizationOf } from './organization-option.js';
 import { URL_OPTION_HELP } from './service-url.js';
 import { formatTable } from './table.js';
 
@@ -38,7 +39,7 @@ const clientOptions = (command: Command) =>
     .option('--token-endpoint <url>', "override the preset's")
     .option('--userinfo-endpoint <url>', "override the preset's")
     .option('--token-endpoint-auth <method>', 'client_secret_basic or client_secret_post')
-    .option('--org <org>', "organization id or slug (default: the API key's own)")
+    .option('--org <org>', ORG_OPTION_HELP)
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON');
 
@@ -82,10 +83,6 @@ function clientFields(options: ClientOptions) {
   };
 }
 
-type Client = ReturnType<typeof apiKeyClient>;
-const organizationOf = async (client: Client, org: string | undefined) =>
-  org ?? (await dataOf(client.GET('/api/v1/me'))).organization.id;
-
 const describe = (i: { presetKey: string; version: { number: number; verified: boolean } }) =>
   `${i.presetKey} version ${i.version.number} (${i.version.verified ? 'verified' : 'not verified yet'})`;
 
@@ -105,12 +102,12 @@ export function registerIntegrationCommands(program: Command, io: CliIo): void {
   integrations
     .command('list')
     .description('The integrations with their current versions (integrations:read; never a secret)')
-    .option('--org <org>', "organization id or slug (default: the API key's own)")
+    .option('--org <org>', ORG_OPTION_HELP)
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the integrations as a JSON array')
     .action(async (options: Options) => {
       const client = apiKeyClient(io, options, 'integrations:read');
-      const org = await organizationOf(client, options.org);
+      const org = await organizationOf(client, options);
       const list = await dataOf(
         client.GET('/api/v1/organizations/{org}/integrations', { params: { path: { org } } }),
       );
@@ -133,7 +130,7 @@ export function registerIntegrationCommands(program: Command, io: CliIo): void {
     if (!options.clientId) throw new CliError('--client-id is required', EXIT_USER);
     const fields = clientFields({ ...options, clientSecretFile: options.clientSecretFile ?? '-' });
     const client = apiKeyClient(io, options, NEEDS);
-    const org = await organizationOf(client, options.org);
+    const org = await organizationOf(client, options);
     const integration = await dataOf(
       client.POST('/api/v1/organizations/{org}/integrations', {
         params: { path: { org } },
@@ -160,7 +157,7 @@ export function registerIntegrationCommands(program: Command, io: CliIo): void {
       throw new CliError('nothing to change: give --client-secret-file, --client-id, --scopes…', EXIT_USER);
     }
     const client = apiKeyClient(io, options, NEEDS);
-    const org = await organizationOf(client, options.org);
+    const org = await organizationOf(client, options);
     const integration = await dataOf(
       client.PATCH('/api/v1/organizations/{org}/integrations/{presetKey}', {
         params: { path: { org, presetKey: preset } },
@@ -175,12 +172,12 @@ export function registerIntegrationCommands(program: Command, io: CliIo): void {
     .command('remove <preset>')
     .description('Remove an integration and destroy its client secrets')
     .option('--cascade', 'also disconnect the connections made with it')
-    .option('--org <org>', "organization id or slug (default: the API key's own)")
+    .option('--org <org>', ORG_OPTION_HELP)
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print {} as JSON')
     .action(async (preset: string, options: Options & { cascade?: boolean }) => {
       const client = apiKeyClient(io, options, NEEDS);
-      const org = await organizationOf(client, options.org);
+      const org = await organizationOf(client, options);
       await client.DELETE('/api/v1/organizations/{org}/integrations/{presetKey}', {
         params: { path: { org, presetKey: preset }, query: options.cascade ? { cascade: 'true' } : {} },
       });

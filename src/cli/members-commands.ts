@@ -3,10 +3,11 @@ import { bodyOf, dataOf } from './admin-client.js';
 import { apiKeyClient, readPages } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
+import { type OrganizationOption, organizationOf, withOrganization } from './organization-option.js';
 import { URL_OPTION_HELP } from './service-url.js';
 import { formatTable } from './table.js';
 
-interface Options {
+interface Options extends OrganizationOption {
   url?: string;
   json?: boolean;
 }
@@ -42,51 +43,49 @@ function membersGroup(program: Command): Command {
 export function registerMembersCommands(program: Command, io: CliIo): void {
   const members = membersGroup(program);
 
-  members
-    .command('invite <org>')
+  withOrganization(members.command('invite'))
     .description('Invite someone by email with a role; prints the invitation link (shown once)')
     .requiredOption('--email <email>', 'who to invite')
     .requiredOption('--role <role>', 'admin or member')
     .option('--expires-in-days <days>', 'how long the link stays valid (1-30, default 7)')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON (with the token and link)')
-    .action(
-      async (org: string, options: Options & { email: string; role: string; expiresInDays?: string }) => {
-        const days = options.expiresInDays === undefined ? undefined : Number(options.expiresInDays);
-        if (days !== undefined && !Number.isInteger(days)) {
-          throw new CliError('--expires-in-days must be a whole number of days', EXIT_USER);
-        }
-        const client = apiKeyClient(io, options, NEEDS);
-        const invitation = await dataOf(
-          client.POST('/api/v1/organizations/{org}/invitations', {
-            params: { path: { org } },
-            body: {
-              email: options.email,
-              role: role(options.role),
-              ...(days === undefined ? {} : { expiresInDays: days }),
-            },
-          }),
-        );
-        if (options.json) return printJson(io, invitation);
-        printLine(io.stdout, invitation.url);
-        const paint = paintFor(io);
-        printLine(
-          io.stderr,
-          paint.dim(
-            `${invitation.email} invited as ${invitation.role} until ${invitation.expiresAt} (${invitation.id}); ` +
-              MAIL_WORDS[invitation.emailStatus],
-          ),
-        );
-      },
-    );
+    .action(async (options: Options & { email: string; role: string; expiresInDays?: string }) => {
+      const days = options.expiresInDays === undefined ? undefined : Number(options.expiresInDays);
+      if (days !== undefined && !Number.isInteger(days)) {
+        throw new CliError('--expires-in-days must be a whole number of days', EXIT_USER);
+      }
+      const client = apiKeyClient(io, options, NEEDS);
+      const org = await organizationOf(client, options);
+      const invitation = await dataOf(
+        client.POST('/api/v1/organizations/{org}/invitations', {
+          params: { path: { org } },
+          body: {
+            email: options.email,
+            role: role(options.role),
+            ...(days === undefined ? {} : { expiresInDays: days }),
+          },
+        }),
+      );
+      if (options.json) return printJson(io, invitation);
+      printLine(io.stdout, invitation.url);
+      const paint = paintFor(io);
+      printLine(
+        io.stderr,
+        paint.dim(
+          `${invitation.email} invited as ${invitation.role} until ${invitation.expiresAt} (${invitation.id}); ` +
+            MAIL_WORDS[invitation.emailStatus],
+        ),
+      );
+    });
 
-  members
-    .command('invitations <org>')
+  withOrganization(members.command('invitations'))
     .description('Pending invitations (not accepted, revoked or expired)')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the invitations as a JSON array')
-    .action(async (org: string, options: Options) => {
+    .action(async (options: Options) => {
       const client = apiKeyClient(io, options, NEEDS);
+      const org = await organizationOf(client, options);
       const { items } = await readPages(
         (query) =>
           bodyOf(client.GET('/api/v1/organizations/{org}/invitations', { params: { path: { org }, query } })),
@@ -98,13 +97,13 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
       printLine(io.stderr, paintFor(io).dim(`${rows.length} pending`));
     });
 
-  members
-    .command('invitation-link <org> <invitationId>')
+  withOrganization(members.command('invitation-link <invitationId>'))
     .description("A pending invitation's link again (a new copy: the previous copy stops working)")
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON (with the token and link)')
-    .action(async (org: string, invitationId: string, options: Options) => {
+    .action(async (invitationId: string, options: Options) => {
       const client = apiKeyClient(io, options, NEEDS);
+      const org = await organizationOf(client, options);
       const invitation = await dataOf(
         client.POST('/api/v1/organizations/{org}/invitations/{invitationId}/link', {
           params: { path: { org, invitationId } },
@@ -120,13 +119,13 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
       );
     });
 
-  members
-    .command('revoke-invitation <org> <invitationId>')
+  withOrganization(members.command('revoke-invitation <invitationId>'))
     .description('Revoke an invitation: its link no longer works')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON')
-    .action(async (org: string, invitationId: string, options: Options) => {
+    .action(async (invitationId: string, options: Options) => {
       const client = apiKeyClient(io, options, NEEDS);
+      const org = await organizationOf(client, options);
       const invitation = await dataOf(
         client.DELETE('/api/v1/organizations/{org}/invitations/{invitationId}', {
           params: { path: { org, invitationId } },
@@ -136,14 +135,14 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
       printLine(io.stdout, `invitation ${invitation.id} for ${invitation.email} is ${invitation.state}`);
     });
 
-  members
-    .command('role <org> <userId>')
+  withOrganization(members.command('role <userId>'))
     .description("Change a member's role (never the owner's: transfer the ownership instead)")
     .requiredOption('--role <role>', 'admin or member')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the membership as JSON')
-    .action(async (org: string, userId: string, options: Options & { role: string }) => {
+    .action(async (userId: string, options: Options & { role: string }) => {
       const client = apiKeyClient(io, options, NEEDS);
+      const org = await organizationOf(client, options);
       const membership = await dataOf(
         client.PUT('/api/v1/organizations/{org}/members/{memberId}', {
           params: { path: { org, memberId: userId } },
@@ -154,13 +153,13 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
       printLine(io.stdout, `${membership.userId} is now ${membership.role}`);
     });
 
-  members
-    .command('remove <org> <userId>')
+  withOrganization(members.command('remove <userId>'))
     .description('Remove a member: their API keys are revoked and their console sessions end at once')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON')
-    .action(async (org: string, userId: string, options: Options) => {
+    .action(async (userId: string, options: Options) => {
       const client = apiKeyClient(io, options, NEEDS);
+      const org = await organizationOf(client, options);
       const removed = await dataOf(
         client.DELETE('/api/v1/organizations/{org}/members/{memberId}', {
           params: { path: { org, memberId: userId } },
@@ -177,13 +176,13 @@ export function registerMembersCommands(program: Command, io: CliIo): void {
       );
     });
 
-  members
-    .command('transfer-ownership <org> <userId>')
+  withOrganization(members.command('transfer-ownership <userId>'))
     .description('Make another member the owner (the owner only); you become an admin')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the answer as JSON')
-    .action(async (org: string, userId: string, options: Options) => {
+    .action(async (userId: string, options: Options) => {
       const client = apiKeyClient(io, options, 'members:manage (the owner)');
+      const org = await organizationOf(client, options);
       const answer = await dataOf(
         client.POST('/api/v1/organizations/{org}/ownership-transfer', {
           params: { path: { org } },

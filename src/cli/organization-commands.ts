@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { bodyOf, dataOf } from './admin-client.js';
 import { apiKeyClient, callerKey, readPages } from './api-key-client.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
+import { type OrganizationOption, organizationOf, withOrganization } from './organization-option.js';
 import { resolveServiceUrl, URL_OPTION_HELP } from './service-url.js';
 import { formatTable } from './table.js';
 
@@ -13,7 +14,7 @@ const LIST_LIMIT = 10_000;
 
 /**
  * The member's read commands with their own API key (CADRE_API_KEY; docs/organization-api.md):
- * `cadre whoami`, `cadre projects list`, `cadre members list [org]`; each with `--json` for scripts.
+ * `cadre whoami`, `cadre projects list`, `cadre members list` (`--org`, default the key's own); each with `--json` for scripts.
  */
 export function registerOrganizationCommands(program: Command, io: CliIo): void {
   program
@@ -36,15 +37,16 @@ export function registerOrganizationCommands(program: Command, io: CliIo): void 
     });
 
   const projects = program.command('projects').description("Your organization's projects");
-  projects
-    .command('list')
+  withOrganization(projects.command('list'))
     .description('Projects with their environments and agents, as far as the key reaches (projects:read)')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the projects as a JSON array')
-    .action(async (options: Options) => {
+    .action(async (options: Options & OrganizationOption) => {
       const client = apiKeyClient(io, options, 'projects:read');
+      const org = await organizationOf(client, options);
       const { items } = await readPages(
-        (query) => bodyOf(client.GET('/api/v1/projects', { params: { query } })),
+        (query) =>
+          bodyOf(client.GET('/api/v1/organizations/{org}/projects', { params: { path: { org }, query } })),
         LIST_LIMIT,
       );
       if (options.json) return printJson(io, items);
@@ -59,15 +61,13 @@ export function registerOrganizationCommands(program: Command, io: CliIo): void 
     });
 
   const members = program.command('members').description("Your organization's members");
-  members
-    .command('list')
+  withOrganization(members.command('list'))
     .description('Members and roles; emails for owners and admins (members:read)')
-    .argument('[org]', 'organization id or slug (default: the API key’s own)')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the members as a JSON array')
-    .action(async (org: string | undefined, options: Options) => {
+    .action(async (options: Options & OrganizationOption) => {
       const client = apiKeyClient(io, options, 'members:read');
-      const organization = org ?? (await dataOf(client.GET('/api/v1/me'))).organization.id;
+      const organization = await organizationOf(client, options);
       const { items } = await readPages(
         (query) =>
           bodyOf(

@@ -3,9 +3,10 @@ import { dataOf } from './admin-client.js';
 import { apiKeyClient } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';
 import { type CliIo, printJson, printLine } from './io.js';
+import { type OrganizationOption, organizationOf, withOrganization } from './organization-option.js';
 import { URL_OPTION_HELP } from './service-url.js';
 
-interface Options {
+interface Options extends OrganizationOption {
   url?: string;
   json?: boolean;
 }
@@ -21,7 +22,9 @@ function projectsGroup(program: Command): Command {
 
 /** The common options of every command here. */
 const withCommon = (command: Command) =>
-  command.option('--url <url>', URL_OPTION_HELP).option('--json', 'print the answer as JSON');
+  withOrganization(command)
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--json', 'print the answer as JSON');
 
 function report(io: CliIo, options: Options, data: unknown, line: string) {
   if (options.json) return printJson(io, data ?? {});
@@ -46,8 +49,12 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
       .requiredOption('--name <name>', 'its display name'),
   ).action(async (options: Options & { slug: string; name: string }) => {
     const client = apiKeyClient(io, options, NEEDS);
+    const org = await organizationOf(client, options);
     const project = await dataOf(
-      client.POST('/api/v1/projects', { body: { slug: options.slug, name: options.name } }),
+      client.POST('/api/v1/organizations/{org}/projects', {
+        params: { path: { org } },
+        body: { slug: options.slug, name: options.name },
+      }),
     );
     const environments = project.environments.map((e) => `${e.name} (${e.id})`).join(', ');
     report(io, options, project, `created project ${project.slug} (${project.id}): ${environments}`);
@@ -55,7 +62,7 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
 
   withCommon(
     projects
-      .command('rename <projectId>')
+      .command('rename <project>')
       .description("Change a project's name, slug or both")
       .option('--name <name>', 'the new display name')
       .option('--slug <slug>', 'the new slug'),
@@ -64,9 +71,10 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
       throw new CliError('give --name, --slug or both', EXIT_USER);
     }
     const client = apiKeyClient(io, options, NEEDS);
+    const org = await organizationOf(client, options);
     const project = await dataOf(
-      client.PATCH('/api/v1/projects/{projectId}', {
-        params: { path: { projectId } },
+      client.PATCH('/api/v1/organizations/{org}/projects/{projectId}', {
+        params: { path: { org, projectId } },
         body: {
           ...(options.name === undefined ? {} : { name: options.name }),
           ...(options.slug === undefined ? {} : { slug: options.slug }),
@@ -78,13 +86,14 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
 
   withCommon(
     projects
-      .command('delete <projectId>')
+      .command('delete <project>')
       .description('Delete a project with its environments and agents')
       .option('--cascade', 'also disconnect its connections and revoke the API keys that name it'),
   ).action(async (projectId: string, options: Options & { cascade?: boolean }) => {
     const client = apiKeyClient(io, options, NEEDS);
-    await client.DELETE('/api/v1/projects/{projectId}', {
-      params: { path: { projectId }, query: options.cascade ? { cascade: 'true' } : {} },
+    const org = await organizationOf(client, options);
+    await client.DELETE('/api/v1/organizations/{org}/projects/{projectId}', {
+      params: { path: { org, projectId }, query: options.cascade ? { cascade: 'true' } : {} },
     });
     report(io, options, undefined, `deleted project ${projectId}`);
   });
@@ -92,14 +101,15 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   const env = projects.command('env').description("A project's environments");
   withCommon(
     env
-      .command('create <projectId>')
+      .command('create <project>')
       .description('Add an environment to a project')
       .requiredOption('--name <name>', 'lowercase letters, digits, "-" and "_" (staging)'),
   ).action(async (projectId: string, options: Options & { name: string }) => {
     const client = apiKeyClient(io, options, NEEDS);
+    const org = await organizationOf(client, options);
     const environment = await dataOf(
-      client.POST('/api/v1/projects/{projectId}/environments', {
-        params: { path: { projectId } },
+      client.POST('/api/v1/organizations/{org}/projects/{projectId}/environments', {
+        params: { path: { org, projectId } },
         body: { name: options.name },
       }),
     );
@@ -107,14 +117,15 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   });
   withCommon(
     env
-      .command('rename <projectId> <environmentId>')
+      .command('rename <project> <environment>')
       .description('Rename an environment')
       .requiredOption('--name <name>', 'the new name'),
   ).action(async (projectId: string, environmentId: string, options: Options & { name: string }) => {
     const client = apiKeyClient(io, options, NEEDS);
+    const org = await organizationOf(client, options);
     const environment = await dataOf(
-      client.PATCH('/api/v1/projects/{projectId}/environments/{environmentId}', {
-        params: { path: { projectId, environmentId } },
+      client.PATCH('/api/v1/organizations/{org}/projects/{projectId}/environments/{environmentId}', {
+        params: { path: { org, projectId, environmentId } },
         body: { name: options.name },
       }),
     );
@@ -122,13 +133,14 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   });
   withCommon(
     env
-      .command('delete <projectId> <environmentId>')
+      .command('delete <project> <environment>')
       .description('Delete an environment')
       .option('--cascade', 'also disconnect its connections and revoke the API keys that name it'),
   ).action(async (projectId: string, environmentId: string, options: Options & { cascade?: boolean }) => {
     const client = apiKeyClient(io, options, NEEDS);
-    await client.DELETE('/api/v1/projects/{projectId}/environments/{environmentId}', {
-      params: { path: { projectId, environmentId }, query: options.cascade ? { cascade: 'true' } : {} },
+    const org = await organizationOf(client, options);
+    await client.DELETE('/api/v1/organizations/{org}/projects/{projectId}/environments/{environmentId}', {
+      params: { path: { org, projectId, environmentId }, query: options.cascade ? { cascade: 'true' } : {} },
     });
     report(io, options, undefined, `deleted environment ${environmentId}`);
   });
@@ -136,14 +148,15 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   const agent = projects.command('agent').description("A project's agents");
   withCommon(
     agent
-      .command('create <projectId>')
+      .command('create <project>')
       .description('Add an agent to a project')
       .requiredOption('--name <name>', 'its name'),
   ).action(async (projectId: string, options: Options & { name: string }) => {
     const client = apiKeyClient(io, options, NEEDS);
+    const org = await organizationOf(client, options);
     const created = await dataOf(
-      client.POST('/api/v1/projects/{projectId}/agents', {
-        params: { path: { projectId } },
+      client.POST('/api/v1/organizations/{org}/projects/{projectId}/agents', {
+        params: { path: { org, projectId } },
         body: { name: options.name },
       }),
     );
@@ -151,14 +164,15 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   });
   withCommon(
     agent
-      .command('rename <projectId> <agentId>')
+      .command('rename <project> <agentId>')
       .description('Rename an agent')
       .requiredOption('--name <name>', 'the new name'),
   ).action(async (projectId: string, agentId: string, options: Options & { name: string }) => {
     const client = apiKeyClient(io, options, NEEDS);
+    const org = await organizationOf(client, options);
     const renamed = await dataOf(
-      client.PATCH('/api/v1/projects/{projectId}/agents/{agentId}', {
-        params: { path: { projectId, agentId } },
+      client.PATCH('/api/v1/organizations/{org}/projects/{projectId}/agents/{agentId}', {
+        params: { path: { org, projectId, agentId } },
         body: { name: options.name },
       }),
     );
@@ -166,13 +180,14 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   });
   withCommon(
     agent
-      .command('delete <projectId> <agentId>')
+      .command('delete <project> <agentId>')
       .description('Delete an agent')
       .option('--cascade', 'also revoke the API keys that name it'),
   ).action(async (projectId: string, agentId: string, options: Options & { cascade?: boolean }) => {
     const client = apiKeyClient(io, options, NEEDS);
-    await client.DELETE('/api/v1/projects/{projectId}/agents/{agentId}', {
-      params: { path: { projectId, agentId }, query: options.cascade ? { cascade: 'true' } : {} },
+    const org = await organizationOf(client, options);
+    await client.DELETE('/api/v1/organizations/{org}/projects/{projectId}/agents/{agentId}', {
+      params: { path: { org, projectId, agentId }, query: options.cascade ? { cascade: 'true' } : {} },
     });
     report(io, options, undefined, `deleted agent ${agentId}`);
   });

@@ -232,6 +232,49 @@ describe('members, invitations and settings in the browser', () => {
     await owner.close();
   });
 
+  it('the owner copies a pending invitation’s link again: a new copy, the one shown before stops working', async () => {
+    const owner = await openConsole(browser);
+    await signIn(owner.page, ownerEmail, '/members');
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Members');
+    const email = `grace@${org.slug}.test`;
+    const first = await invite(owner.page, email);
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    const row = owner.page.getByRole('row', { name: new RegExp(email) });
+    await row.getByRole('button', { name: 'Copy link again…' }).click();
+    const dialog = owner.page.getByRole('dialog');
+    await expect
+      .poll(() => dialog.textContent())
+      .toContain('The copy of the link you were shown before stops working');
+    await expectAccessible(owner.page, 'the copy-link confirmation');
+    await dialog.getByRole('button', { name: 'Show a new copy' }).click();
+
+    const copy = owner.page.getByTestId('invitation-link-copy');
+    await expect.poll(() => copy.count()).toBe(1);
+    const second = ((await copy.textContent()) ?? '').split('/invitations/')[1] ?? '';
+    expect(second).toMatch(/^inv_/);
+    expect(second).not.toBe(first);
+    // The new copy's heading takes the focus, so a keyboard or screen-reader user lands on it.
+    await expect
+      .poll(() =>
+        owner.page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement
+              .id,
+        ),
+      )
+      .toBe('invitation-link-copy');
+    expect(await owner.page.getByRole('heading', { name: `New link for ${email}` }).count()).toBe(1);
+    await screenshots(owner.page, 'members-invitation-link-again');
+    await expectAccessible(owner.page, 'the new copy of an invitation link');
+    expect((await server.request('GET', `/auth/invitations/${first}`)).status).toBe(404);
+    expect((await server.request('GET', `/auth/invitations/${second}`)).status).toBe(200);
+
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => copy.count()).toBe(0);
+    expect(owner.problems).toEqual([]);
+    await owner.close();
+  });
+
   it('someone who already has an account joins with their password and lands in the new organization', async () => {
     const elsewhere = await createOrganization(server, 'personal');
     await setPassword(server, elsewhere.ownerId);

@@ -190,4 +190,48 @@ describe('the publish policy and approvals in the browser', () => {
     await admin.close();
     await owner.close();
   });
+
+  it('warns the owner who asks for approval with nobody to approve, and says how to fix it', async () => {
+    const alone = await createOrganization(server, 'team');
+    await setPassword(server, alone.ownerId);
+    const owner = await openConsole(browser);
+    await owner.page.goto(`${server.url}/sign-in?next=/publishing`);
+    await owner.page.getByLabel('Email').fill(`owner@${alone.slug}.test`);
+    await owner.page.getByLabel('Password').fill(PASSWORD);
+    await owner.page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Publishing');
+    const policy = owner.page.getByRole('region', { name: 'Publish policy' });
+    const warning = policy.getByTestId('policy-warnings');
+    await expect.poll(() => policy.getByRole('button', { name: 'Save policy' }).count()).toBe(1);
+    expect(await warning.count()).toBe(0);
+
+    await policy.getByLabel(/waits for a second owner or admin/).check();
+    await policy.getByRole('button', { name: 'Save policy' }).click();
+    await expect.poll(() => warning.textContent()).toContain('Nobody can approve');
+    expect(await warning.textContent()).toContain('one owner and no admin');
+    const invite = warning.getByRole('link', { name: 'Invite an admin on the Members page' });
+    expect(await invite.count()).toBe(1);
+    await screenshots(owner.page, 'publishing-nobody-to-approve');
+    await expectAccessible(owner.page, 'the approval warning');
+
+    // Still there on a fresh load, until someone can approve.
+    await owner.page.reload();
+    await expect.poll(() => warning.textContent()).toContain('Nobody can approve');
+    // The way out: the Members page, where an admin is invited.
+    await invite.click();
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Members');
+    await owner.page.goBack();
+    await expect.poll(() => heading(owner.page).textContent()).toBe('Publishing');
+    const added = await server.admin('POST', `/admin/v1/organizations/${alone.id}/members`, {
+      email: `admin@${alone.slug}.test`,
+      role: 'admin',
+    });
+    expect(added.status, added.text).toBe(201);
+    await owner.page.reload();
+    await expect.poll(() => policy.getByRole('button', { name: 'Save policy' }).count()).toBe(1);
+    expect(await warning.count()).toBe(0);
+
+    expect(owner.problems).toEqual([]);
+    await owner.close();
+  });
 });

@@ -348,6 +348,19 @@ const memberOperations = operations.filter((op) => op.schemes.includes('apiKey')
 const adminOperations = operations.filter((op) => op.schemes.includes('adminToken'));
 const shapeError = documentedShape(document);
 
+// Every organization-scoped path is also served as /api/v1/organizations/{org}/… (src/http/path-names.ts),
+// documented as its own operation (`<id>InOrganization`): it checks what its short form checks and takes the
+// same body, so it takes the short form's lines in the tables. Its `{org}` names an organization, so it is
+// asked for another organization's resources like every operation with one.
+for (const op of memberOperations) {
+  const short = op.id.replace(/InOrganization$/, '');
+  if (short === op.id) continue;
+  if (PERMISSION_OF[short] !== undefined) PERMISSION_OF[op.id] = PERMISSION_OF[short]!;
+  if (BODIES[short]) BODIES[op.id] = BODIES[short]!;
+  if (FRESH_PROJECT.has(short)) FRESH_PROJECT.add(op.id);
+  if (FOREIGN_ANSWER[short]) FOREIGN_ANSWER[op.id] = FOREIGN_ANSWER[short]!;
+}
+
 const foreignParams = (op: Operation) =>
   [...op.pathParams, ...op.requiredQuery].filter((name) => FOREIGN_PARAMS.includes(name));
 
@@ -374,11 +387,7 @@ beforeAll(async () => {
     await registerIntegration(world, world.org.id, { presetKey });
   }
   other = await tenant(otherOrg, otherProject.project.id, otherProject.environments[0]!.id);
-  const sso = await server.request('PUT', '/api/v1/sso/provider', {
-    key: home.org.ownerKey,
-    body: { issuer: world.provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
-  });
-  expect(sso.status, sso.text).toBe(200);
+  await ensureSsoProvider();
   await setPassword(server, home.org.ownerId);
   session = await login(server, `owner@${home.org.slug}.test`);
   const revoked = await createKey(server, home.org, home.org.ownerId);
@@ -554,8 +563,24 @@ async function freshProject(tenant: Tenant): Promise<Record<string, string>> {
  */
 const PRESET_OF: Record<string, string> = { updateIntegration: 'notion', deleteIntegration: 'linear' };
 
+/** The home organization's single sign-on provider, (re)registered: it is one per organization, and deleted. */
+async function ensureSsoProvider() {
+  const sso = await server.request('PUT', '/api/v1/sso/provider', {
+    key: home.org.ownerKey,
+    body: { issuer: world.provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+  });
+  expect(sso.status, sso.text).toBe(200);
+}
+
+/**
+ * Operations on the provider itself: the short and the long form each read, change and delete the one
+ * provider, so each request finds it registered again.
+ */
+const NEEDS_SSO_PROVIDER = new Set(['getSsoProvider', 'updateSsoProvider', 'deleteSsoProvider']);
+
 async function paramsOf(tenant: Tenant, op: Operation): Promise<Record<string, string>> {
   const params: Record<string, string> = {};
+  if (NEEDS_SSO_PROVIDER.has(op.id.replace(/InOrganization$/, ''))) await ensureSsoProvider();
   const fresh: Record<string, string> = FRESH_PROJECT.has(op.id) ? await freshProject(tenant) : {};
   if (PRESET_OF[op.id]) fresh.presetKey = PRESET_OF[op.id]!;
   for (const name of [...op.pathParams, ...op.requiredQuery])

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -15,6 +15,7 @@ import { type InvitedRole, InviteForm } from './members-invite.js';
 
 type Member = components['schemas']['Member'];
 type Invitation = components['schemas']['Invitation'];
+type InvitationLink = components['schemas']['InvitationLink'];
 
 const PAGE = 50;
 const ROLE_WORDS: Record<Member['role'], string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
@@ -22,7 +23,8 @@ const ROLE_WORDS: Record<Member['role'], string> = { owner: 'Owner', admin: 'Adm
 type Pending =
   | { kind: 'remove'; member: Member }
   | { kind: 'transfer'; member: Member }
-  | { kind: 'revoke'; invitation: Invitation };
+  | { kind: 'revoke'; invitation: Invitation }
+  | { kind: 'link'; invitation: Invitation };
 
 const who = (member: Member) => member.name ?? member.email ?? 'this member';
 
@@ -42,6 +44,7 @@ export function Members() {
   const { cursor, pagerProps } = useCursors();
   const [pending, setPending] = useState<Pending | null>(null);
   const [done, setDone] = useState('');
+  const [linkCopy, setLinkCopy] = useState<InvitationLink | null>(null);
 
   const members = useQuery({
     queryKey: ['members', org, cursor],
@@ -104,15 +107,29 @@ export function Members() {
           }),
         );
       }
+      if (action.kind === 'link') {
+        return unwrap(
+          await api.POST('/api/v1/organizations/{org}/invitations/{invitationId}/link', {
+            params: { path: { org: org ?? '', invitationId: action.invitation.id } },
+          }),
+        );
+      }
       return unwrap(
         await api.DELETE('/api/v1/organizations/{org}/invitations/{invitationId}', {
           params: { path: { org: org ?? '', invitationId: action.invitation.id } },
         }),
       );
     },
-    onMutate: () => setDone(''),
-    onSuccess: (_answer, action) => {
+    onMutate: () => {
+      setDone('');
+      setLinkCopy(null);
+    },
+    onSuccess: (answer, action) => {
       setPending(null);
+      if (action.kind === 'link') {
+        setLinkCopy((answer as { data: InvitationLink }).data);
+        return;
+      }
       setDone(
         action.kind === 'remove'
           ? `${who(action.member)} was removed: their API keys are revoked and their sessions ended.`
@@ -249,6 +266,7 @@ export function Members() {
         <section aria-labelledby="pending-invitations">
           <h2 id="pending-invitations">Pending invitations</h2>
           <ErrorNotice error={invitations.error} />
+          {linkCopy && <LinkCopy copy={linkCopy} onDone={() => setLinkCopy(null)} />}
           {!invitations.isPending && pendingInvitations.length === 0 && !invitations.isError && (
             <p className="muted">No invitation is waiting to be accepted.</p>
           )}
@@ -276,13 +294,22 @@ export function Members() {
                         <p className="small muted">sent {formatDate(invitation.createdAt)}</p>
                       </td>
                       <td>
-                        <button
-                          type="button"
-                          className="button button-small button-danger-outline"
-                          onClick={() => setPending({ kind: 'revoke', invitation })}
-                        >
-                          Revoke…
-                        </button>
+                        <div className="actions wrap">
+                          <button
+                            type="button"
+                            className="button button-small"
+                            onClick={() => setPending({ kind: 'link', invitation })}
+                          >
+                            Copy link again…
+                          </button>
+                          <button
+                            type="button"
+                            className="button button-small button-danger-outline"
+                            onClick={() => setPending({ kind: 'revoke', invitation })}
+                          >
+                            Revoke…
+                          </button>
+                        </div>
                       </td>
                     </tr>
                   ))}
@@ -300,16 +327,20 @@ export function Members() {
             ? `Remove ${who(pending.member)}?`
             : pending?.kind === 'transfer'
               ? `Make ${who(pending.member)} the owner?`
-              : `Revoke the invitation for ${pending?.invitation.email ?? ''}?`
+              : pending?.kind === 'link'
+                ? `A new copy of the link for ${pending.invitation.email}?`
+                : `Revoke the invitation for ${pending?.invitation.email ?? ''}?`
         }
         confirmLabel={
           pending?.kind === 'remove'
             ? 'Remove the member'
             : pending?.kind === 'transfer'
               ? 'Transfer ownership'
-              : 'Revoke the invitation'
+              : pending?.kind === 'link'
+                ? 'Show a new copy'
+                : 'Revoke the invitation'
         }
-        danger={pending?.kind !== 'transfer'}
+        danger={pending?.kind === 'remove' || pending?.kind === 'revoke'}
         busy={act.isPending}
         onConfirm={() => pending && act.mutate(pending)}
         onCancel={() => setPending(null)}
@@ -327,7 +358,49 @@ export function Members() {
           </p>
         )}
         {pending?.kind === 'revoke' && <p>The link stops working. You can invite the same email again.</p>}
+        {pending?.kind === 'link' && (
+          <p>
+            The copy of the link you were shown before stops working; a link Cadre emailed keeps working. The
+            new copy is shown once.
+          </p>
+        )}
       </ConfirmDialog>
+    </section>
+  );
+}
+
+/** A pending invitation's new copy of its link, shown once (the copy shown before no longer works). */
+function LinkCopy({ copy, onDone }: { copy: InvitationLink; onDone: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The confirmation closes in the same commit and the browser gives focus back to its opener: the heading
+  // takes it after that, on the next frame.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => heading.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, []);
+  return (
+    <section className="card secret" aria-labelledby="invitation-link-copy">
+      <h3 id="invitation-link-copy" tabIndex={-1} ref={heading}>
+        New link for {copy.email}
+      </h3>
+      <p className="notice" role="status">
+        Copy it now and send it to {copy.email}: it is not shown again. The copy shown before no longer works.
+      </p>
+      <div className="key-row">
+        <code className="key" data-testid="invitation-link-copy">
+          {copy.url}
+        </code>
+        <CopyButton text={copy.url} label="Copy link" />
+      </div>
+      <p className="muted small">
+        It works once, until {formatDate(copy.expiresAt)}, for {copy.email} as{' '}
+        {copy.role === 'admin' ? 'an admin' : 'a member'}.
+      </p>
+      <div className="actions">
+        <button type="button" className="button button-primary" onClick={onDone}>
+          Done
+        </button>
+      </div>
     </section>
   );
 }

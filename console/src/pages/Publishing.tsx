@@ -44,6 +44,7 @@ export function Publishing() {
       <section aria-labelledby="policy-heading" className="card">
         <h2 id="policy-heading">Publish policy</h2>
         <ErrorNotice error={policy.error} retry={policy.refetch} />
+        <PolicyWarnings warnings={policy.data?.warnings ?? []} invites={can('members:manage')} />
         {policy.isPending && <PageSkeleton lines={4} />}
         {policy.data &&
           (can('publish-policy:manage') ? (
@@ -64,6 +65,29 @@ export function Publishing() {
         )}
       </section>
     </section>
+  );
+}
+
+/**
+ * What the policy does that its owners may not mean (the answer's warnings: approval required with nobody to
+ * approve), after every load and every save, with the way out for those who can take it.
+ */
+function PolicyWarnings({ warnings, invites }: { warnings: readonly string[]; invites: boolean }) {
+  return (
+    <div aria-live="polite">
+      {warnings.length > 0 && (
+        <div className="notice notice-warning" data-testid="policy-warnings">
+          {warnings.map((warning) => (
+            <p key={warning}>{warning}</p>
+          ))}
+          {invites && (
+            <p>
+              <Link to="/members">Invite an admin on the Members page</Link>
+            </p>
+          )}
+        </div>
+      )}
+    </div>
   );
 }
 
