@@ -3,6 +3,7 @@ import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
 import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
+import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
@@ -19,7 +20,6 @@ import {
 import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
-import { decodeCursor, encodeCursor } from './api-key-cursor.js';
 import { generateApiKeySecret, type NewApiKeySecret } from './api-key-secret.js';
 import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';
 import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';

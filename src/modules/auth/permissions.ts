@@ -50,6 +50,15 @@ export interface SessionPrincipal extends PrincipalBase {
 }
 export type Principal = ApiKeyPrincipal | SessionPrincipal;
 
+// The request pipeline (src/http/auth.ts) carries this principal on each request: declared there, defined here.
+// (Inside the block, `Principal` would name src/http/auth.ts's own alias: hence the second name.)
+type AuthenticatedPrincipal = ApiKeyPrincipal | SessionPrincipal;
+declare module '../../http/auth.js' {
+  interface PrincipalTypes {
+    principal: AuthenticatedPrincipal;
+  }
+}
+
 /** Owners and admins see and manage every API key of the organization; members only their own. */
 export const managesAllApiKeys = (principal: Principal): boolean => !OWN_KEYS_ONLY[principal.role];
 
