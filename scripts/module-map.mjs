@@ -40,6 +40,11 @@ export const MODULE_MAP = {
     billing: 'creating a key checks the plan limit',
     metrics: 'authentication outcomes are counted',
   },
+  'tenancy-admin': {
+    tenancy: "the operator's organizations, members, projects and passwords",
+    'api-keys': "an organization is created with its owner's API key",
+    sessions: "setting a user's password ends the user's sessions",
+  },
   webhooks: {
     auth: 'endpoint management is a permission',
     tenancy: 'endpoints belong to an organization',

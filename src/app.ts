@@ -41,8 +41,8 @@ import type { KeyRing } from './lib/key-ring.js';
 import { NO_ALLOWANCE } from './lib/outbound/address-policy.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
 import { createApiKeysModule } from './modules/api-keys/api-keys.module.js';
-import type { ApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { createAuditModule } from './modules/audit/audit.module.js';
+import { type ApiKeysService, revokeUserApiKeys } from './modules/api-keys/index.js';
+import { createAuditModule, recordAuditEvent } from './modules/audit/index.js';
 import {
   type BillingModule,
   type BillingOptions,
@@ -70,13 +70,13 @@ import type { PublishPolicy } from './modules/registry/publish-policy.js';
 import { createRegistryModule } from './modules/registry/registry.module.js';
 import type { RegistryService } from './modules/registry/registry.service.js';
 import { createScimModule } from './modules/scim/index.js';
+import { endUserSessions, type SessionsService } from './modules/sessions/index.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
-import type { SessionsService } from './modules/sessions/sessions.service.js';
 import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
-import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
+import { createTenancyAdminModule } from './modules/tenancy-admin/index.js';
 import { queueLagSeconds } from './modules/webhooks/deliveries.repo.js';
 import type { DeliveryWorker } from './modules/webhooks/delivery-worker.js';
 import { createSigningSecretRotation } from './modules/webhooks/secret-rotation.js';
@@ -257,6 +257,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clock,
     onOrganizationCreated: (tx, organization) =>
       seedPublishPolicy(tx, organization.id, deps.publishPolicyDefault, clock.now()),
+    recordAudit: recordAuditEvent,
+    credentials: { endSessions: endUserSessions, revokeApiKeys: revokeUserApiKeys },
   });
 
   // The modules (src/modules/*/<name>.module.ts), each built from what it uses, in dependency order.
@@ -315,7 +317,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     // Without CADRE_PUBLIC_URL, browsers reach Cadre as it listens: over https when it serves TLS itself.
     secureCookie,
   });
-  const tenancyAdmin = createTenancyModule({ tenancy, apiKeys: apiKeys.service, sessions: sessions.service });
+  const tenancyAdmin = createTenancyAdminModule({
+    tenancy,
+    apiKeys: apiKeys.service,
+    sessions: sessions.service,
+  });
   const cliLogins = createCliLoginsModule({
     database,
     clock,

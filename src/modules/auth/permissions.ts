@@ -50,6 +50,13 @@ export interface SessionPrincipal extends PrincipalBase {
 }
 export type Principal = ApiKeyPrincipal | SessionPrincipal;
 
+/**
+ * Who performed a change, for the audit trail and the events: a member's credential, the operator (admin
+ * token), or Cadre itself applying what a payment provider reported (`system`; `userId`: who opened the
+ * provider's page, when known).
+ */
+export type Actor = { kind: 'admin' } | { kind: 'system'; userId?: string | null } | Principal;
+
 // The request pipeline (src/http/auth.ts) carries this principal on each request: declared there, defined here.
 // (Inside the block, `Principal` would name src/http/auth.ts's own alias: hence the second name.)
 type AuthenticatedPrincipal = ApiKeyPrincipal | SessionPrincipal;
