@@ -21,11 +21,6 @@ export const MODULE_MAP = {
     auth: 'reading the audit log is a permission; a record names its principal',
     tenancy: 'records belong to an organization',
   },
-  events: {
-    auth: 'reading events is a permission',
-    tenancy: 'events belong to an organization',
-    audit: 'events are derived from audit records, written in the same transaction',
-  },
   billing: {
     auth: 'billing reads and writes are permissions',
     tenancy: 'a plan belongs to an organization',
@@ -39,6 +34,13 @@ export const MODULE_MAP = {
     audit: 'key creation and revocation are audited',
     billing: 'creating a key checks the plan limit',
     metrics: 'authentication outcomes are counted',
+  },
+  events: {
+    auth: 'reading events is a permission',
+    tenancy: 'events belong to an organization',
+    audit: 'events are derived from audit records, written in the same statement (the events register with the trail)',
+    billing: "a plan limit nearly used raises an event (the periodic check reads billing's counters)",
+    'api-keys': 'a key about to expire raises an event',
   },
   'tenancy-admin': {
     tenancy: "the operator's organizations, members, projects and passwords",

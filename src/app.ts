@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { connectionsSource, expertVersionsSource } from './composition/usage-counters.js';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { warnOfEmbeddedContention } from './db/embedded/contention-warning.js';
@@ -41,7 +42,7 @@ import type { KeyRing } from './lib/key-ring.js';
 import { NO_ALLOWANCE } from './lib/outbound/address-policy.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
 import { createApiKeysModule } from './modules/api-keys/api-keys.module.js';
-import { type ApiKeysService, revokeUserApiKeys } from './modules/api-keys/index.js';
+import { type ApiKeysService, activeApiKeysSource, revokeUserApiKeys } from './modules/api-keys/index.js';
 import { createAuditModule, recordAuditEvent } from './modules/audit/index.js';
 import {
   type BillingModule,
@@ -283,6 +284,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     providers: deps.billingProviders,
     providerCall: metrics.providerCall,
     publicUrl,
+    counters: {
+      expertVersions: expertVersionsSource(database),
+      apiKeys: activeApiKeysSource(database, clock),
+      connections: connectionsSource(database),
+    },
   });
   // Writes that add to a plan's counter check it in their transaction; billing owns the plans.
   const planLimits = billing.planLimits;

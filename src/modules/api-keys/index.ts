@@ -3,4 +3,6 @@
 
 export { createApiKeyBody, createdApiKeySchema } from './api-keys.schemas.js';
 export type { ApiKeysService } from './api-keys.service.js';
+export { keysExpiringBy } from './expiring.js';
+export { activeApiKeysSource } from './usage.js';
 export { revokeUserApiKeys } from './user-keys.js';
