@@ -52,7 +52,6 @@ export const MODULE_MAP = {
     tenancy: 'endpoints belong to an organization',
     audit: 'endpoint changes and deliveries are audited',
     events: 'a webhook delivers events',
-    'api-keys': "lists page with the API keys' cursor",
     metrics: "the delivery worker's attempts and give-ups are counted",
   },
   oauth: {
