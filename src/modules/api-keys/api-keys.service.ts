@@ -7,9 +7,9 @@ import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
-import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { auditEvents } from '../audit/audit.tables.js';
-import type { Grant, Permission } from '../auth/index.js';
+import { recordAuditEvent } from '../audit/index.js';
+import type { Actor, Grant, Permission } from '../auth/index.js';
 import {
   can,
   managesAllApiKeys,
@@ -25,7 +25,7 @@ import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';
 import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
 import { apiKeys } from './api-keys.tables.js';
 
-export type { Actor } from '../audit/audit.repo.js';
+export type { Actor } from '../auth/index.js';
 
 /** A secret made by whoever will hold it (`cadre login`): only its digest and start reach Cadre. */
 export type HeldSecret = Pick<NewApiKeySecret, 'digest' | 'start'>;

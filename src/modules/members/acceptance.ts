@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/secrets.js';
 import { revokeUserApiKeys } from '../api-keys/index.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { endUserSessions } from '../sessions/index.js';
 import { resetAccountCredentials } from '../tenancy/index.js';
 import type { User } from '../tenancy/tenancy.service.js';
