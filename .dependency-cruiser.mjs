@@ -9,7 +9,7 @@ export const LAYERS = [
   ['db', '^src/db/'],
   ['http', '^src/http/'],
   ['domain', '^src/(modules|config-file)/'],
-  ['app', '^src/(app|bootstrap|bootstrap-demo|schema)\\.ts$|^src/config/'],
+  ['app', '^src/(app|bootstrap|bootstrap-demo|schema)\\.ts$|^src/(config|composition)/'],
   ['main', '^src/(main|api-schema\\.d)\\.ts$|^src/cli/'],
 ];
 

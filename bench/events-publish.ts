@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { generateKeyEntry, parseKeyRing } from '../src/lib/key-ring.js';
 import { auditWrites } from '../src/modules/audit/audit.repo.js';
-import { eventsForAuditChange } from '../src/modules/events/from-audit.js';
+import { eventWritesOfAuditChange } from '../src/modules/events/from-audit.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 200);
@@ -102,7 +102,7 @@ const auditOfPublish = () => {
 const auditWithEvents = () =>
   database.db.transaction(async (tx) => {
     const change = auditOfPublish();
-    await tx.execute(auditWrites(change, eventsForAuditChange(change)));
+    await tx.execute(auditWrites(change, [eventWritesOfAuditChange(change)!]));
   });
 const auditAlone = () =>
   database.db.transaction(async (tx) => {

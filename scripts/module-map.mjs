@@ -21,11 +21,6 @@ export const MODULE_MAP = {
     auth: 'reading the audit log is a permission; a record names its principal',
     tenancy: 'records belong to an organization',
   },
-  events: {
-    auth: 'reading events is a permission',
-    tenancy: 'events belong to an organization',
-    audit: 'events are derived from audit records, written in the same transaction',
-  },
   billing: {
     auth: 'billing reads and writes are permissions',
     tenancy: 'a plan belongs to an organization',
@@ -40,12 +35,23 @@ export const MODULE_MAP = {
     billing: 'creating a key checks the plan limit',
     metrics: 'authentication outcomes are counted',
   },
+  events: {
+    auth: 'reading events is a permission',
+    tenancy: 'events belong to an organization',
+    audit: 'events are derived from audit records, written in the same statement (the events register with the trail)',
+    billing: "a plan limit nearly used raises an event (the periodic check reads billing's counters)",
+    'api-keys': 'a key about to expire raises an event',
+  },
+  'tenancy-admin': {
+    tenancy: "the operator's organizations, members, projects and passwords",
+    'api-keys': "an organization is created with its owner's API key",
+    sessions: "setting a user's password ends the user's sessions",
+  },
   webhooks: {
     auth: 'endpoint management is a permission',
     tenancy: 'endpoints belong to an organization',
     audit: 'endpoint changes and deliveries are audited',
     events: 'a webhook delivers events',
-    'api-keys': "lists page with the API keys' cursor",
     metrics: "the delivery worker's attempts and give-ups are counted",
   },
   oauth: {

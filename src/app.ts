@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { connectionsSource, expertVersionsSource } from './composition/usage-counters.js';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
 import { warnOfEmbeddedContention } from './db/embedded/contention-warning.js';
@@ -43,8 +44,8 @@ import type { KeyRing } from './lib/key-ring.js';
 import { NO_ALLOWANCE } from './lib/outbound/address-policy.js';
 import type { ApiKeyAuthenticator } from './modules/api-keys/api-key-authenticator.js';
 import { createApiKeysModule } from './modules/api-keys/api-keys.module.js';
-import type { ApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { createAuditModule } from './modules/audit/audit.module.js';
+import { type ApiKeysService, activeApiKeysSource, revokeUserApiKeys } from './modules/api-keys/index.js';
+import { createAuditModule, recordAuditEvent } from './modules/audit/index.js';
 import {
   type BillingModule,
   type BillingOptions,
@@ -72,14 +73,14 @@ import type { PublishPolicy } from './modules/registry/publish-policy.js';
 import { createRegistryModule } from './modules/registry/registry.module.js';
 import type { RegistryService } from './modules/registry/registry.service.js';
 import { createScimModule } from './modules/scim/index.js';
+import { endUserSessions, type SessionsService } from './modules/sessions/index.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
-import type { SessionsService } from './modules/sessions/sessions.service.js';
 import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createPathNameResolver } from './modules/tenancy/path-names.js';
-import { createTenancyModule } from './modules/tenancy/tenancy.module.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
+import { createTenancyAdminModule } from './modules/tenancy-admin/index.js';
 import { queueLagSeconds } from './modules/webhooks/deliveries.repo.js';
 import type { DeliveryWorker } from './modules/webhooks/delivery-worker.js';
 import { createSigningSecretRotation } from './modules/webhooks/secret-rotation.js';
@@ -268,6 +269,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     clock,
     onOrganizationCreated: (tx, organization) =>
       seedPublishPolicy(tx, organization.id, deps.publishPolicyDefault, clock.now()),
+    recordAudit: recordAuditEvent,
+    credentials: { endSessions: endUserSessions, revokeApiKeys: revokeUserApiKeys },
   });
 
   // The modules (src/modules/*/<name>.module.ts), each built from what it uses, in dependency order.
@@ -292,6 +295,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     providers: deps.billingProviders,
     providerCall: metrics.providerCall,
     publicUrl,
+    counters: {
+      expertVersions: expertVersionsSource(database),
+      apiKeys: activeApiKeysSource(database, clock),
+      connections: connectionsSource(database),
+    },
   });
   // Writes that add to a plan's counter check it in their transaction; billing owns the plans.
   const planLimits = billing.planLimits;
@@ -326,7 +334,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     // Without CADRE_PUBLIC_URL, browsers reach Cadre as it listens: over https when it serves TLS itself.
     secureCookie,
   });
-  const tenancyAdmin = createTenancyModule({ tenancy, apiKeys: apiKeys.service, sessions: sessions.service });
+  const tenancyAdmin = createTenancyAdminModule({
+    tenancy,
+    apiKeys: apiKeys.service,
+    sessions: sessions.service,
+  });
   const cliLogins = createCliLoginsModule({
     database,
     clock,

@@ -1,8 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../lib/secrets.js';
-import type { Principal } from '../modules/auth/permissions.js';
 import { ApiError } from './errors.js';
 import type { RequestStep, RequestStepResult } from './pipeline.js';
+
+/**
+ * Who authentication resolves a request to. The permission model defines it (src/modules/auth adds it here by
+ * declaration merging), so the request pipeline carries the principal without importing the domain built on it
+ * (docs/architecture.md, "Layers").
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in src/modules/auth/permissions.ts
+export interface PrincipalTypes {}
+export type Principal = PrincipalTypes extends { principal: infer Defined } ? Defined : never;
 
 /**
  * How a route authenticates. `principal`: an API key or console session is required. `optional`: resolved

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
-import type { Principal } from '../../modules/auth/permissions.js';
+import type { Principal } from '../auth.js';
 import { addressKey } from '../client-address.js';
 import { type ApiError, tooManyRequests } from '../errors.js';
 import type { RequestStep, ResponseStep } from '../pipeline.js';

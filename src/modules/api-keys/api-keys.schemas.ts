@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paginationSchema } from '../../http/pagination.js';
 import { grantSchema } from '../auth/index.js';
 
 const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });
@@ -67,16 +68,8 @@ export const listApiKeysQuery = z
   })
   .strict();
 
-export const paginationSchema = z
-  .object({
-    limit: z.number().int(),
-    hasMore: z.boolean(),
-    nextCursor: z
-      .string()
-      .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
-  })
-  .meta({ id: 'Pagination' });
+// The shared pagination shape takes its OpenAPI id here, after the key schemas (src/http/pagination.ts).
+z.globalRegistry.add(paginationSchema, { id: 'Pagination' });
 
 export const apiKeyListSchema = z.object({ apiKeys: z.array(apiKeySchema), pagination: paginationSchema });
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;

@@ -3,12 +3,13 @@ import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
 import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
+import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
-import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
 import { auditEvents } from '../audit/audit.tables.js';
-import type { Grant, Permission } from '../auth/index.js';
+import { recordAuditEvent } from '../audit/index.js';
+import type { Actor, Grant, Permission } from '../auth/index.js';
 import {
   can,
   managesAllApiKeys,
@@ -19,13 +20,12 @@ import {
 import type { PlanCheck } from '../billing/plan-limits.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
-import { decodeCursor, encodeCursor } from './api-key-cursor.js';
 import { generateApiKeySecret, type NewApiKeySecret } from './api-key-secret.js';
 import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';
 import type { ApiKeyRecord, CreateApiKeyInput } from './api-keys.schemas.js';
 import { apiKeys } from './api-keys.tables.js';
 
-export type { Actor } from '../audit/audit.repo.js';
+export type { Actor } from '../auth/index.js';
 
 /** A secret made by whoever will hold it (`cadre login`): only its digest and start reach Cadre. */
 export type HeldSecret = Pick<NewApiKeySecret, 'digest' | 'start'>;

@@ -4,22 +4,11 @@ import type { Database, Executor } from '../../db/client.js';
 import { isoText } from '../../db/columns.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
-import type { Principal } from '../auth/index.js';
-import { eventWrites } from '../events/events.repo.js';
-import { type DerivedEvent, eventsForAuditChange } from '../events/from-audit.js';
+import type { Actor } from '../auth/index.js';
 import { type AuditMetadata, auditEvents } from './audit.tables.js';
 import { type ReadNames, readNames } from './audit-names.js';
 
-/**
- * Who performed a change, for the audit trail: a member's credential, the operator (admin token), Cadre
- * itself (`system`; `userId`: the person it acted for, when known), or the organization's SCIM provisioning
- * (`scim`: its identity provider, through the SCIM token).
- */
-export type Actor =
-  | { kind: 'admin' }
-  | { kind: 'scim' }
-  | { kind: 'system'; userId?: string | null }
-  | Principal;
+export type { Actor };
 
 /** The user an actor names (none for the operator and for SCIM). */
 const actorUserId = (actor: Actor): string | null =>
@@ -52,15 +41,32 @@ export interface AuditChange {
   metadata?: AuditMetadata | undefined;
 }
 
+/**
+ * A write that follows every audited change in the audit row's own statement: common table expressions
+ * (`name AS (…)`), or null when the change calls for none. The events module registers the events a change
+ * derives (and, through them, the webhooks' deliveries) when it is composed, so the trail depends on no
+ * module built on it (docs/architecture.md, "Module map").
+ */
+export type AuditFollower = (change: AuditChange) => SQL | null;
+
+const followers = new Map<string, AuditFollower>();
+
+/** Registers (or, under the same name, replaces) a write that follows every audited change. */
+export function followAuditTrail(name: string, follower: AuditFollower): void {
+  followers.set(name, follower);
+}
+
 export async function recordAuditEvent(executor: Executor, change: AuditChange): Promise<void> {
-  await executor.execute(auditWrites(change, eventsForAuditChange(change)));
+  const following = [...followers.values()].flatMap((follower) => follower(change) ?? []);
+  await executor.execute(auditWrites(change, following));
 }
 
 /**
- * One statement: the audit row, and the given events with their webhook deliveries as common table
- * expressions of its insert, so a change pays one round trip for all of them (bench/events-publish.ts).
+ * One statement: the audit row, and the writes that follow it (the events with their webhook deliveries) as
+ * common table expressions of its insert, so a change pays one round trip for all of them
+ * (bench/events-publish.ts).
  */
-export function auditWrites(change: AuditChange, derived: DerivedEvent[]): SQL {
+export function auditWrites(change: AuditChange, following: SQL[]): SQL {
   const { actor } = change;
   const insert = sql`INSERT INTO audit_events (id, organization_id, action, actor_kind, actor_user_id,
       actor_api_key_id, actor_session_id, target_type, target_id, metadata, created_at)
@@ -68,16 +74,8 @@ export function auditWrites(change: AuditChange, derived: DerivedEvent[]): SQL {
       ${actorUserId(actor)}, ${actor.kind === 'apiKey' ? actor.apiKeyId : null},
       ${actor.kind === 'session' ? actor.sessionId : null}, ${change.target.type}, ${change.target.id},
       ${change.metadata ? JSON.stringify(change.metadata) : null}::jsonb, ${change.at})`;
-  if (derived.length === 0) return insert;
-  const events = derived.map(({ type, payload }) => ({
-    organizationId: change.organizationId,
-    type,
-    actor,
-    resource: change.target,
-    payload,
-    at: change.at,
-  }));
-  return sql`WITH ${eventWrites(events, 'events_written')} ${insert}`;
+  if (following.length === 0) return insert;
+  return sql`WITH ${sql.join(following, sql`, `)} ${insert}`;
 }
 
 export interface AuditEventQuery {

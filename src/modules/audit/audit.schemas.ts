@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationSchema } from '../api-keys/api-keys.schemas.js';
+import { paginationSchema } from '../../http/pagination.js';
 
 const auditEventSchema = z
   .object({

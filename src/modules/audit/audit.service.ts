@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.js';
 import { forbidden } from '../../http/errors.js';
+import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import { cursorPage } from '../../lib/page.js';
-import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { can, type Principal } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type AuditPageRow, createAuditEventReads } from './audit.repo.js';

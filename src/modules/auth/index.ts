@@ -3,5 +3,5 @@
 
 export type { Grant, Permission } from './grants.js';
 export { grantSchema, PERMISSIONS } from './grants.js';
-export type { ApiKeyPrincipal, Principal, Scope, SessionPrincipal } from './permissions.js';
+export type { Actor, ApiKeyPrincipal, Principal, Scope, SessionPrincipal } from './permissions.js';
 export { can, grantReaches, managesAllApiKeys, ROLE_PERMISSIONS, requirePermission } from './permissions.js';

@@ -50,6 +50,27 @@ export interface SessionPrincipal extends PrincipalBase {
 }
 export type Principal = ApiKeyPrincipal | SessionPrincipal;
 
+/**
+ * Who performed a change, for the audit trail and the events: a member's credential, the operator (admin
+ * token), Cadre itself (`system`; `userId`: the person it acted for, when known, e.g. who opened a payment
+ * provider's page), or the organization's SCIM provisioning (`scim`: its identity provider, through the SCIM
+ * token).
+ */
+export type Actor =
+  | { kind: 'admin' }
+  | { kind: 'scim' }
+  | { kind: 'system'; userId?: string | null }
+  | Principal;
+
+// The request pipeline (src/http/auth.ts) carries this principal on each request: declared there, defined here.
+// (Inside the block, `Principal` would name src/http/auth.ts's own alias: hence the second name.)
+type AuthenticatedPrincipal = ApiKeyPrincipal | SessionPrincipal;
+declare module '../../http/auth.js' {
+  interface PrincipalTypes {
+    principal: AuthenticatedPrincipal;
+  }
+}
+
 /** Owners and admins see and manage every API key of the organization; members only their own. */
 export const managesAllApiKeys = (principal: Principal): boolean => !OWN_KEYS_ONLY[principal.role];
 

@@ -14,12 +14,7 @@ import { createPlanLimits } from './plan-limits.js';
 import { createPlanCatalogue, type Plan, type PlanCatalogue } from './plans.js';
 import { BILLING_PROVIDERS, type BillingProviders } from './providers/index.js';
 import { timedBillingProvider } from './providers/timed.js';
-import {
-  activeApiKeysSource,
-  connectionsSource,
-  createApiRequestMeter,
-  expertVersionsSource,
-} from './usage.js';
+import { createApiRequestMeter, type OwnedCounters } from './usage.js';
 
 export type BillingOptions = {
   /** A registered provider's id (CADRE_BILLING_PROVIDER); default: the registry's first. */
@@ -47,6 +42,8 @@ export interface BillingModuleDeps {
   providers?: BillingProviders;
   /** Times calls to the provider (metrics). */
   providerCall?: ProviderCallTimer;
+  /** The counts of API keys, connections and Expert versions, each from the module owning them. */
+  counters: OwnedCounters;
 }
 
 export type BillingModule = ReturnType<typeof createBillingModule>;
@@ -61,6 +58,7 @@ export function createBillingModule({
   providers = BILLING_PROVIDERS,
   providerCall,
   publicUrl,
+  counters,
 }: BillingModuleDeps) {
   const plans =
     options.plans && 'replace' in options.plans ? options.plans : createPlanCatalogue(options.plans);
@@ -78,9 +76,9 @@ export function createBillingModule({
   });
   const usage = {
     apiRequests: meter.source,
-    expertVersions: expertVersionsSource(database),
-    apiKeys: activeApiKeysSource(database, clock),
-    connections: connectionsSource(database),
+    expertVersions: counters.expertVersions,
+    apiKeys: counters.apiKeys,
+    connections: counters.connections,
   };
   const planLimits = createPlanLimits({ plans, clock, usage, providers });
   const quota = createApiRequestQuota({

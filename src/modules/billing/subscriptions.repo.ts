@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
+import type { Actor } from '../auth/index.js';
 import { billingSubscriptions } from './billing.tables.js';
 
 export type SubscriptionRow = typeof billingSubscriptions.$inferSelect;

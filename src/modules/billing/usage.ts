@@ -1,9 +1,6 @@
-import { and, count, eq, gt, gte, isNull, lt, or, sql, sum } from 'drizzle-orm';
+import { and, eq, gte, lt, sql, sum } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import { connections } from '../oauth/oauth.tables.js';
-import { registryNames, registryVersions } from '../registry/registry.tables.js';
 import { usageApiRequests } from './billing.tables.js';
 import { hourOf } from './period.js';
 import type { CounterKey } from './plans.js';
@@ -111,51 +108,10 @@ export function createApiRequestMeter(deps: ApiRequestMeterDeps) {
   };
 }
 
-/** Active API keys now: neither revoked nor expired. */
-export function activeApiKeysSource(database: Database, clock: Clock): UsageSource {
-  return async (organizationId, _period, executor = database.db) => {
-    const now = clock.now();
-    const [row] = await executor
-      .select({ value: count() })
-      .from(apiKeys)
-      .where(
-        and(
-          eq(apiKeys.organizationId, organizationId),
-          isNull(apiKeys.revokedAt),
-          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-        ),
-      );
-    return Number(row?.value ?? 0);
-  };
-}
-
 export type UsageSources = Record<CounterKey, UsageSource>;
 
-/** Connections are a standing count (like API keys): every Connection the organization holds now. */
-export function connectionsSource(database: Database): UsageSource {
-  return async (organizationId, _period, executor = database.db) => {
-    const [row] = await executor
-      .select({ value: count() })
-      .from(connections)
-      .where(eq(connections.organizationId, organizationId));
-    return Number(row?.value ?? 0);
-  };
-}
-
-/** Expert versions the organization published in the period (deleted ones included: they were published). */
-export function expertVersionsSource(database: Database): UsageSource {
-  return async (organizationId, period, executor = database.db) => {
-    const [row] = await executor
-      .select({ value: count() })
-      .from(registryVersions)
-      .innerJoin(registryNames, eq(registryNames.name, registryVersions.name))
-      .where(
-        and(
-          eq(registryNames.organizationId, organizationId),
-          gte(registryVersions.publishedAt, period.start),
-          lt(registryVersions.publishedAt, period.end),
-        ),
-      );
-    return Number(row?.value ?? 0);
-  };
-}
+/**
+ * The standing counts of records other modules own (API keys, connections, Expert versions): each owner
+ * counts its own records and the composition hands the counts to billing, which depends on none of them.
+ */
+export type OwnedCounters = Omit<UsageSources, 'apiRequests'>;

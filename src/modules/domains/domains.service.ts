@@ -6,7 +6,8 @@ import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { randomBase62 } from '../../lib/secrets.js';
-import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
+import type { Actor } from '../auth/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import {
   type DomainProof,

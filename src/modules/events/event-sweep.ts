@@ -1,10 +1,7 @@
-import { and, gt, isNull, lte } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import type { PlanLimits } from '../billing/plan-limits.js';
-import type { CounterKey } from '../billing/plans.js';
-import type { UsageSources } from '../billing/usage.js';
+import { keysExpiringBy } from '../api-keys/index.js';
+import type { CounterKey, PlanLimits, UsageSources } from '../billing/index.js';
 import { organizations } from '../tenancy/tenancy.tables.js';
 import { recordEvent } from './events.repo.js';
 
@@ -32,21 +29,7 @@ export function createEventSweep({ database, clock, entitlement, usage }: EventS
   const { db } = database;
 
   async function expiringKeys(now: Date): Promise<number> {
-    const rows = await db
-      .select({
-        id: apiKeys.id,
-        name: apiKeys.name,
-        organizationId: apiKeys.organizationId,
-        expiresAt: apiKeys.expiresAt,
-      })
-      .from(apiKeys)
-      .where(
-        and(
-          isNull(apiKeys.revokedAt),
-          gt(apiKeys.expiresAt, now),
-          lte(apiKeys.expiresAt, new Date(now.getTime() + EXPIRY_NOTICES.at(-1)! * DAY_MS)),
-        ),
-      );
+    const rows = await keysExpiringBy(db, now, new Date(now.getTime() + EXPIRY_NOTICES.at(-1)! * DAY_MS));
     let written = 0;
     for (const key of rows) {
       const left = key.expiresAt!.getTime() - now.getTime();

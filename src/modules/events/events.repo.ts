@@ -1,12 +1,23 @@
-import { and, asc, desc, eq, getTableColumns, gt, lt, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  lt,
+  type Placeholder,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from 'drizzle-orm';
 import { asLimit, batchedPages, columnsOf } from '../../db/batched-pages.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isoText } from '../../db/columns.js';
 import { prepareDecoded } from '../../db/decoded-rows.js';
 import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
-import type { Actor } from '../audit/audit.repo.js';
-import { queueDeliveriesOfEvents } from '../webhooks/deliveries.repo.js';
+import type { Actor } from '../auth/index.js';
 import type { EventType } from './event-types.js';
 import { type EventPayload, events } from './events.tables.js';
 
@@ -30,10 +41,24 @@ export interface NewEvent {
 }
 
 /**
+ * A write over the events a statement inserts (`inserted`: their ids, organizations, types and times), run in
+ * that statement: the webhooks module registers the queueing of their deliveries when it is composed, so
+ * the events depend on no module built on them (docs/architecture.md, "Module map").
+ */
+export type EventFollower = (inserted: SQLWrapper) => SQL;
+
+const followers = new Map<string, EventFollower>();
+
+/** Registers (or, under the same name, replaces) a write over every event inserted; `name` names its CTE. */
+export function followEvents(name: string, follower: EventFollower): void {
+  followers.set(name, follower);
+}
+
+/**
  * The common table expressions that insert events (as `name`, in the given order, answering those written:
- * one whose `dedupeKey` was already used is not) and queue their webhook deliveries. recordEvent runs them
- * alone; the audit trail runs them in its own insert (audit.repo.ts), so a change pays one round trip for
- * its audit row, events and deliveries.
+ * one whose `dedupeKey` was already used is not) and the writes that follow them (their webhook deliveries).
+ * recordEvent runs them alone; the audit trail runs them in its own insert (./from-audit.ts), so a change
+ * pays one round trip for its audit row, events and deliveries.
  */
 export function eventWrites(events: NewEvent[], name: string): SQL {
   const rows = events.map((event) => {
@@ -56,7 +81,12 @@ export function eventWrites(events: NewEvent[], name: string): SQL {
       VALUES ${sql.join(rows, sql`, `)}
       ${onConflict}
       RETURNING id, organization_id, type, created_at
-    ), ${sql.identifier(`${name}_queued`)} AS (${queueDeliveriesOfEvents(inserted)} RETURNING 1)`;
+    )${sql.join(
+      [...followers].map(
+        ([follower, write]) =>
+          sql`, ${sql.identifier(`${name}_${follower}`)} AS (${write(inserted)} RETURNING 1)`,
+      ),
+    )}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
+import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import { cursorPage } from '../../lib/page.js';
-import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import { createEventReads, type EventPageRow } from './events.repo.js';
 import type { EventRecord, ListEventsQuery } from './events.schemas.js';

@@ -1,12 +1,8 @@
-import type { AuditMetadata } from '../audit/audit.tables.js';
+import type { SQL } from 'drizzle-orm';
+import type { AuditChange, AuditMetadata } from '../audit/index.js';
 import type { EventType } from './event-types.js';
+import { eventWrites } from './events.repo.js';
 import type { EventPayload } from './events.tables.js';
-
-interface AuditChange {
-  action: string;
-  target: { type: string; id: string };
-  metadata?: AuditMetadata | undefined;
-}
 
 export interface DerivedEvent {
   type: EventType;
@@ -32,7 +28,11 @@ const pick = (metadata: AuditMetadata, keys: string[]) =>
  * Payloads are built from an allow-list of fields, never the whole metadata, so nothing secret can leak
  * into them (docs/webhooks.md documents each).
  */
-export function eventsForAuditChange({ action, target, metadata = {} }: AuditChange): DerivedEvent[] {
+function eventsForAuditChange({
+  action,
+  target,
+  metadata = {},
+}: Pick<AuditChange, 'action' | 'target' | 'metadata'>): DerivedEvent[] {
   switch (action) {
     case 'expert.published': {
       const expert = expertOf(target.id, metadata);
@@ -170,4 +170,22 @@ export function eventsForAuditChange({ action, target, metadata = {} }: AuditCha
       }
       return [];
   }
+}
+
+/**
+ * The events an audited change derives, as writes in the audit row's own statement (the events module
+ * registers this with the audit trail, followAuditTrail): null when it derives none.
+ */
+export function eventWritesOfAuditChange(change: AuditChange): SQL | null {
+  const derived = eventsForAuditChange(change);
+  if (derived.length === 0) return null;
+  const events = derived.map(({ type, payload }) => ({
+    organizationId: change.organizationId,
+    type,
+    actor: change.actor,
+    resource: change.target,
+    payload,
+    at: change.at,
+  }));
+  return eventWrites(events, 'events_written');
 }

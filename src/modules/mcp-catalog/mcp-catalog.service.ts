@@ -6,7 +6,7 @@ import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type CatalogGate, createCatalogCache, MCP_CATALOG_CHANGED } from './catalog.cache.js';

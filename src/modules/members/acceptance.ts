@@ -4,8 +4,10 @@ import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/secrets.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
-import { resetAccountCredentials } from '../tenancy/account-reset.js';
+import { revokeUserApiKeys } from '../api-keys/index.js';
+import { recordAuditEvent } from '../audit/index.js';
+import { endUserSessions } from '../sessions/index.js';
+import { resetAccountCredentials } from '../tenancy/index.js';
 import type { User } from '../tenancy/tenancy.service.js';
 import { users } from '../tenancy/tenancy.tables.js';
 import type { invitations } from './invitations.tables.js';
@@ -150,7 +152,14 @@ export async function accountOf(
       .returning();
     return proven!;
   }
-  const reset = await resetAccountCredentials(tx, publish, user.id, now, admitted.passwordHash);
+  const reset = await resetAccountCredentials(
+    tx,
+    publish,
+    { endSessions: endUserSessions, revokeApiKeys: revokeUserApiKeys },
+    user.id,
+    now,
+    admitted.passwordHash,
+  );
   const [claimed] = await tx
     .update(users)
     .set({ name: input.name ?? user.name })

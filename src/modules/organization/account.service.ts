@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { presentOrganization } from '../tenancy/tenancy.presenters.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationSchema } from '../api-keys/api-keys.schemas.js';
+import { paginationSchema } from '../../http/pagination.js';
 import { grantSchema, PERMISSIONS } from '../auth/index.js';
 
 const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/secrets.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import { scimTokens } from './scim.tables.js';
 

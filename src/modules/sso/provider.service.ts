@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { ApiError, notFound, serviceUnavailable } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import type { DiscoveryCache } from './discovery-cache.js';

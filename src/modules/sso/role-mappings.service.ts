@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import type { MappedRole, RoleMappings } from './role-mappings.schemas.js';
 import { ssoRoleMappings } from './role-mappings.tables.js';

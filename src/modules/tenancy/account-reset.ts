@@ -1,11 +1,20 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Change } from '../../db/change-bus.js';
 import type { Tx } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import { consoleSessions } from '../sessions/sessions.tables.js';
 import { MEMBERSHIP_CHANGED } from './changes.js';
 import { memberships, users } from './tenancy.tables.js';
+
+/**
+ * The credentials an account holds, ended by a reset: the sessions and API keys modules own them and are built
+ * on tenancy, so the composition hands their writes in (docs/architecture.md, "Module map").
+ */
+export interface AccountCredentials {
+  /** Ends every console session of the user still open at `at`; answers how many ended. */
+  endSessions(tx: Tx, userId: string, at: Date): Promise<number>;
+  /** Revokes every API key of the user not yet revoked, in every organization; answers their ids. */
+  revokeApiKeys(tx: Tx, userId: string, at: Date): Promise<string[]>;
+}
 
 /** What a reset took from whoever held the account before. */
 export interface CredentialsReset {
@@ -22,21 +31,14 @@ export interface CredentialsReset {
 export async function resetAccountCredentials(
   tx: Tx,
   publish: (change: Change) => Promise<void>,
+  credentials: AccountCredentials,
   userId: string,
   at: Date,
   passwordHash: string | null = null,
 ): Promise<CredentialsReset> {
   await tx.update(users).set({ passwordHash, emailVerifiedAt: at }).where(eq(users.id, userId));
-  const ended = await tx
-    .update(consoleSessions)
-    .set({ revokedAt: at })
-    .where(and(eq(consoleSessions.userId, userId), isNull(consoleSessions.revokedAt)))
-    .returning({ id: consoleSessions.id });
-  const revoked = await tx
-    .update(apiKeys)
-    .set({ revokedAt: at })
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+  const endedSessions = await credentials.endSessions(tx, userId, at);
+  const revokedApiKeyIds = await credentials.revokeApiKeys(tx, userId, at);
   const joined = await tx
     .select({ organizationId: memberships.organizationId })
     .from(memberships)
@@ -44,7 +46,7 @@ export async function resetAccountCredentials(
   for (const { organizationId } of joined) {
     await publish({ topic: MEMBERSHIP_CHANGED, organizationId, userId });
   }
-  return { revokedApiKeyIds: revoked.map((key) => key.id), endedSessions: ended.length };
+  return { revokedApiKeyIds, endedSessions };
 }
 
 /**

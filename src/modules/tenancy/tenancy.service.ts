@@ -7,8 +7,8 @@ import { ApiError, forbidden, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
-import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
-import { resetAccountCredentials, unprovenAccount } from './account-reset.js';
+import type { Actor } from '../auth/index.js';
+import { type AccountCredentials, resetAccountCredentials, unprovenAccount } from './account-reset.js';
 import { MEMBERSHIP_CHANGED } from './changes.js';
 import type { AddMemberInput, CreateOrganizationInput } from './tenancy.schemas.js';
 import { agents, environments, memberships, organizations, projects, users } from './tenancy.tables.js';
@@ -28,12 +28,36 @@ export interface TenancyServiceDeps {
   clock: Clock;
   /** Runs in the transaction creating an organization (its publish policy from the operator's default). */
   onOrganizationCreated?: (tx: Executor, organization: Organization) => Promise<void>;
+  /**
+   * Writes an audit event in the change's transaction: the audit trail is built on tenancy (its records
+   * belong to organizations), so the composition hands its write in (src/modules/audit, recordAuditEvent).
+   */
+  recordAudit: (executor: Executor, change: TenancyAuditChange) => Promise<void>;
+  /** The sessions and API keys an account reset ends (./account-reset.ts). */
+  credentials: AccountCredentials;
+}
+
+/** An audited change of tenancy's, as the audit trail records it. */
+export interface TenancyAuditChange {
+  organizationId: string;
+  action: string;
+  actor: Actor;
+  target: { type: string; id: string };
+  at: Date;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 export type TenancyService = ReturnType<typeof createTenancyService>;
 
 /** Organizations, users, memberships, projects, environments and agents: what the admin API manages. */
-export function createTenancyService({ database, bus, clock, onOrganizationCreated }: TenancyServiceDeps) {
+export function createTenancyService({
+  database,
+  bus,
+  clock,
+  onOrganizationCreated,
+  recordAudit: recordAuditEvent,
+  credentials,
+}: TenancyServiceDeps) {
   const { db } = database;
 
   async function conflictOnDuplicate<T>(what: string, work: () => Promise<T>): Promise<T> {
@@ -71,7 +95,7 @@ export function createTenancyService({ database, bus, clock, onOrganizationCreat
     if (!existing) throw new Error(`user ${input.email} vanished during creation`);
     if (existing.emailVerifiedAt) return existing;
     if (input.unverifiedAccount !== 'reset') throw unprovenAccount(input.email, existing.id, optionPath);
-    const reset = await resetAccountCredentials(tx, publish, existing.id, now);
+    const reset = await resetAccountCredentials(tx, publish, credentials, existing.id, now);
     await recordAuditEvent(tx, {
       organizationId,
       action: 'user.credentials_reset',

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, notFound } from '../../http/errors.js';
+import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
-import { decodeCursor, encodeCursor } from '../api-keys/api-key-cursor.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import { recordEvent } from '../events/events.repo.js';
 import { events } from '../events/events.tables.js';

@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import type { OutboundAllowance } from '../../lib/outbound/address-policy.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { presentEvent } from '../events/events.service.js';
 import { events } from '../events/events.tables.js';
 import type { DeliveryEvents } from '../metrics/index.js';

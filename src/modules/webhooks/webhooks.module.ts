@@ -2,6 +2,8 @@ import { serviceUnavailable } from '../../http/errors.js';
 import type { App } from '../../http/route-kit.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import { NO_ALLOWANCE } from '../../lib/outbound/address-policy.js';
+import { followEvents } from '../events/index.js';
+import { queueDeliveriesOfEvents } from './deliveries.repo.js';
 import { createDeliveriesService } from './deliveries.service.js';
 import { createDeliveryWorker, type DeliveryWorkerDeps } from './delivery-worker.js';
 import { registerWebhookRoutes } from './webhooks.routes.js';
@@ -26,6 +28,8 @@ export interface WebhooksModuleDeps
 
 /** Webhook endpoints per organization and the deliveries to them (docs/webhooks.md). */
 export function createWebhooksModule(deps: WebhooksModuleDeps) {
+  // Every event written queues its deliveries in the same statement (./deliveries.repo.ts).
+  followEvents('queued', queueDeliveriesOfEvents);
   // Every refusal names the settings that would lift it (a developer's loopback receiver above all).
   const allowedPrivateHosts = { ...(deps.allowedPrivateHosts ?? NO_ALLOWANCE), widenedBy: WIDENED_BY };
   const service = createWebhooksService({

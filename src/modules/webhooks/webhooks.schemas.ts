@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationSchema } from '../api-keys/api-keys.schemas.js';
+import { paginationSchema } from '../../http/pagination.js';
 import { EVENT_TYPES, RECORDED_EVENT_TYPES } from '../events/event-types.js';
 
 const eventTypes = z

@@ -10,7 +10,7 @@ import {
   isRefusedLiteral,
   type OutboundAllowance,
 } from '../../lib/outbound/address-policy.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import { parseRetired, retire } from './retired-secrets.js';
 import type { CreateEndpointInput, UpdateEndpointInput, WebhookEndpointRecord } from './webhooks.schemas.js';

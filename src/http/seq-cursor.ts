@@ -1,6 +1,9 @@
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from './errors.js';
 
-/** Opaque keyset cursor: the insertion sequence number of the last item on the page. */
+/**
+ * Opaque keyset cursor for lists in insertion order (API keys, audit events, events, deliveries): the
+ * insertion sequence number of the last item on the page.
+ */
 export const encodeCursor = (seq: number): string => Buffer.from(`k1:${seq}`).toString('base64url');
 
 export function decodeCursor(cursor: string): number {

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { type App, adminSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { createApiKeyBody, createdApiKeySchema } from '../api-keys/api-keys.schemas.js';
-import type { ApiKeysService } from '../api-keys/api-keys.service.js';
-import {
-  presentAgent,
-  presentEnvironment,
-  presentMembership,
-  presentOrganization,
-  presentProject,
-  presentUser,
-} from './tenancy.presenters.js';
+import { type ApiKeysService, createApiKeyBody, createdApiKeySchema } from '../api-keys/index.js';
 import {
   addMemberBody,
   agentSchema,
@@ -21,11 +12,17 @@ import {
   environmentSchema,
   membershipSchema,
   organizationSchema,
+  presentAgent,
+  presentEnvironment,
+  presentMembership,
+  presentOrganization,
+  presentProject,
+  presentUser,
   projectSchema,
   setPasswordBody,
+  type TenancyService,
   userSchema,
-} from './tenancy.schemas.js';
-import type { TenancyService } from './tenancy.service.js';
+} from '../tenancy/index.js';
 
 const tags = ['Admin'];
 const config = { auth: 'admin' as const };

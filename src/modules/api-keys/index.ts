@@ -1,0 +1,8 @@
+// The API keys module's public entry: what other modules and the composition (src/app.ts) may use.
+// Everything else in this folder is private to it (docs/architecture.md, "Boundaries").
+
+export { createApiKeyBody, createdApiKeySchema } from './api-keys.schemas.js';
+export type { ApiKeysService } from './api-keys.service.js';
+export { keysExpiringBy } from './expiring.js';
+export { activeApiKeysSource } from './usage.js';
+export { revokeUserApiKeys } from './user-keys.js';

@@ -1,0 +1,5 @@
+// The events module's public entry: what other modules and the composition (src/app.ts) may use. Everything
+// else in this folder is private to it (docs/architecture.md, "Boundaries").
+
+export type { EventFollower } from './events.repo.js';
+export { followEvents } from './events.repo.js';
