@@ -66,6 +66,7 @@ describe("an MCP catalog server's page", () => {
       .toContain('In the MCP catalog');
     // The base skill runs no catalog package: no link.
     await expect.poll(() => skills.getByRole('link').count()).toBe(1);
+    await expectAccessible(page, "an Expert's page with a skill's catalog link");
 
     await entry.click();
     await expect.poll(() => pageHeading(page).textContent()).toBe(name);
