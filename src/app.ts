@@ -353,6 +353,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     publicUrl,
     reads: metrics.mcpCatalogReads,
+    // The registry is made after the catalog (it checks skills against it): reached when a page asks.
+    experts: {
+      ofOrganization: (organizationId, texts) => registry.catalogUsers.ofOrganization(organizationId, texts),
+      ofExpert: (organizationId, name, version) =>
+        registry.catalogUsers.ofExpert(organizationId, name, version),
+    },
   });
   const registry = createRegistryModule({
     planLimits,

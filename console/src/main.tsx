@@ -181,6 +181,11 @@ const PAGES = [
     ...signedIn(async () => (await import('./pages/McpCatalog.js')).McpCatalog),
   },
   {
+    path: '/mcp-catalog/servers/*',
+    handle: { title: 'MCP server', organization: true },
+    ...signedIn(async () => (await import('./pages/McpServer.js')).McpServer),
+  },
+  {
     path: '/cli-login',
     handle: { title: 'Approve a CLI sign-in' },
     ...signedIn(async () => (await import('./pages/CliLogin.js')).CliLogin),

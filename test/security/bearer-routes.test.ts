@@ -125,6 +125,8 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   rotateMcpCatalogLink: 'mcp:write',
   publishMcpServer: 'mcp:write',
   updateMcpServerStatus: 'mcp:write',
+  listMcpServerUsers: 'mcp:read',
+  listMcpSkillEntries: 'mcp:read',
   getSsoProvider: 'organization:manage',
   updateSsoProvider: 'organization:manage',
   deleteSsoProvider: 'organization:manage',
@@ -176,6 +178,10 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
   publishMcpServer: "publishes into the caller's own organization's MCP catalog; no parameter names one",
   updateMcpServerStatus:
     "server names are the caller's own organization's catalog's: another's same name is simply not there",
+  listMcpServerUsers:
+    "server names are the caller's own organization's catalog's: another's same name is simply not there",
+  listMcpSkillEntries:
+    "reads the caller's own organization's catalog and Experts; another's Expert has no entries (an empty list)",
   getSsoRoleMappings: "reads the caller's own organization's rules; no parameter names an organization",
   updateSsoRoleMappings: "changes the caller's own organization's rules; no parameter names an organization",
   getSsoProvider: "reads the caller's own organization's provider; no parameter names an organization",
@@ -445,6 +451,8 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
     }
     case 'version':
       return '1.0.0';
+    case 'expert':
+      return 'security-expert';
     // A fresh member or invitation for each request: a role change or removal that gets through touches no other check's.
     case 'memberId':
       return addMember(server, tenant.org, 'member');

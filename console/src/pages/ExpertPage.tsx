@@ -9,7 +9,7 @@ import { ScrollableCode } from '../components/ScrollableCode.js';
 import { StatusBadge, TagBadge } from '../components/StatusBadge.js';
 import { When } from '../components/When.js';
 import { compareNameOf, expertPath, formatDate, formatDateTime } from '../format.js';
-import { useSession } from '../session.js';
+import { useCan, useSession } from '../session.js';
 import { useExpertRecords } from './expert-records.js';
 import { OwnerActions } from './OwnerActions.js';
 import { SkillsTable } from './SkillsTable.js';
@@ -40,6 +40,31 @@ export function ExpertPage() {
     );
   }
   return <ExpertDetails expertKey={key} />;
+}
+
+/**
+ * Which server of the organization's MCP catalog each skill comes from: asked only of the owner's own
+ * Experts, by a member who may read the catalog.
+ */
+function useCatalogEntries(
+  expert: { name: string; version: string; owner: { organizationId: string } } | undefined,
+  organizationId: string | undefined,
+) {
+  const can = useCan();
+  const mine = expert !== undefined && expert.owner.organizationId === organizationId;
+  return useQuery({
+    queryKey: ['mcp-skills', expert?.name, expert?.version],
+    enabled: mine && can('mcp:read'),
+    queryFn: async ({ signal }) => {
+      const entries = unwrap(
+        await api.GET('/api/v1/mcp/skills', {
+          params: { query: { expert: expert?.name ?? '', version: expert?.version ?? '' } },
+          signal,
+        }),
+      ).data;
+      return new Map(entries.map((entry) => [entry.skill, entry.server]));
+    },
+  });
 }
 
 function ExpertDetails({ expertKey: key }: { expertKey: string }) {
@@ -75,6 +100,7 @@ function ExpertDetails({ expertKey: key }: { expertKey: string }) {
       ).data.experts,
   });
   const versionRecords = useExpertRecords(versions.data?.versions.map((version) => version.key) ?? []);
+  const catalog = useCatalogEntries(expert.data, session.data?.organization.id);
 
   if (expert.isPending) {
     return (
@@ -165,7 +191,7 @@ function ExpertDetails({ expertKey: key }: { expertKey: string }) {
 
           <section aria-labelledby="skills">
             <h2 id="skills">Skills</h2>
-            <SkillsTable skills={e.skills} />
+            <SkillsTable skills={e.skills} catalog={catalog.data} />
           </section>
 
           <section aria-labelledby="delegates">

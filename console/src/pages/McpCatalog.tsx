@@ -10,6 +10,7 @@ import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { useCan } from '../session.js';
+import { catalogServerPath } from './SkillsTable.js';
 
 type Settings = components['schemas']['McpCatalogSettings'];
 type Access = Settings['access'];
@@ -186,7 +187,9 @@ function Servers({ organization }: { organization: string }) {
                 return (
                   <tr key={`${entry.server.name}@${entry.server.version}`}>
                     <td>
-                      <code>{entry.server.name}</code>
+                      <Link to={catalogServerPath(entry.server.name)}>
+                        <code>{entry.server.name}</code>
+                      </Link>
                       <div className="small muted">{entry.server.description}</div>
                     </td>
                     <td data-label="Version">

@@ -1,9 +1,15 @@
+import { Link } from 'react-router';
 import type { components } from '../api/schema.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { TableScroll } from '../components/TableScroll.js';
 
 type Expert = components['schemas']['RegistryExpert'];
 type Skill = Expert['skills'][string];
+type CatalogEntry = components['schemas']['McpSkillEntry']['server'];
+
+/** A catalog server's page in the console (its name holds a `/`, kept as a path segment). */
+export const catalogServerPath = (name: string) =>
+  `/mcp-catalog/servers/${name.split('/').map(encodeURIComponent).join('/')}`;
 
 function List({ items, empty = '—' }: { items: readonly string[] | undefined; empty?: string }) {
   if (!items?.length) return <span className="muted">{empty}</span>;
@@ -107,8 +113,19 @@ function SkillDetail({ skill }: { skill: Skill }) {
   }
 }
 
-/** The skills as a table; `label` names it where a page shows several (the compare view's changes). */
-export function SkillsTable({ skills, label = 'Skills' }: { skills: Expert['skills']; label?: string }) {
+/**
+ * The skills as a table; `label` names it where a page shows several (the compare view's changes). `catalog`
+ * links each skill the organization's MCP catalog lists to its server's page.
+ */
+export function SkillsTable({
+  skills,
+  label = 'Skills',
+  catalog,
+}: {
+  skills: Expert['skills'];
+  label?: string;
+  catalog?: ReadonlyMap<string, CatalogEntry> | undefined;
+}) {
   return (
     <TableScroll label={label}>
       <table className="table">
@@ -131,11 +148,25 @@ export function SkillsTable({ skills, label = 'Skills' }: { skills: Expert['skil
               <td>
                 <SkillDetail skill={skill} />
                 {skill.rule && <p className="muted small">Rule: {skill.rule}</p>}
+                <CatalogLink entry={catalog?.get(name)} />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
     </TableScroll>
+  );
+}
+
+function CatalogLink({ entry }: { entry: CatalogEntry | undefined }) {
+  if (!entry) return null;
+  return (
+    <p className="small">
+      In the MCP catalog:{' '}
+      <Link to={catalogServerPath(entry.name)}>
+        {entry.name} {entry.version}
+      </Link>
+      {entry.status === 'active' ? '' : ` (${entry.status})`}
+    </p>
   );
 }

@@ -7,6 +7,7 @@
 // (src/lib/tenant-turns.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction, types } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createTenantTurns } from '../../lib/tenant-turns.js';
 import { createNamedStatements } from './named-statements.js';
 import type { Reply, Request, RowMode, WireError, WorkerData } from './protocol.js';
@@ -32,7 +33,12 @@ const TEXT_ARRAYS = new Map([
 ]);
 const textTypes = new Set([...TEXT_SCALARS, ...TEXT_ARRAYS.keys()]);
 const textParsers = Object.fromEntries([...textTypes].map((type) => [type, keepText]));
-const database = await PGlite.create({ ...(dataDir ? { dataDir } : {}), parsers: textParsers });
+// pg_trgm: the MCP catalog's search index (migration 1240); PostgreSQL servers ship it in their contrib.
+const database = await PGlite.create({
+  ...(dataDir ? { dataDir } : {}),
+  parsers: textParsers,
+  extensions: { pg_trgm },
+});
 // Start-up registers a parser for every array type (elements through the scalar's parser); these arrays
 // stay text as a whole, as drizzle expects.
 Object.assign(database.parsers, textParsers);

@@ -25,6 +25,7 @@ export const CONSOLE_PAGES = [
   '/settings',
   '/publishing',
   '/mcp-catalog',
+  '/mcp-catalog/servers/*',
   '/cli-login',
   '/invitations/:token',
 ] as const;

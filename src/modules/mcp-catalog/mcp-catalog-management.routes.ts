@@ -4,18 +4,64 @@ import {
   catalogLinkAnswer,
   catalogSettingsAnswer,
   catalogSettingsBody,
+  expertSkillsQuery,
+  managementServerParams,
   managementVersionParams,
   publishedAnswer,
+  serverUsersAnswer,
+  skillEntriesAnswer,
   statusBody,
 } from './mcp-catalog.schemas.js';
 import type { McpCatalogService } from './mcp-catalog.service.js';
 import { serverJsonSchema } from './server-json.schemas.js';
+import type { createServerUsers } from './server-users.js';
 
 const tags = ['MCP catalog'];
 const config = { auth: 'principal' } as const;
 
 /** The catalog's settings, publishing and status changes, in the management face (docs/mcp-registry.md). */
-export function registerCatalogManagementRoutes(app: App, catalogs: McpCatalogService): void {
+export function registerCatalogManagementRoutes(
+  app: App,
+  catalogs: McpCatalogService,
+  users: ReturnType<typeof createServerUsers>,
+): void {
+  app.get('/v1/mcp/servers/:serverName/experts', {
+    config,
+    schema: {
+      operationId: 'listMcpServerUsers',
+      summary: "The organization's Experts whose skills run one of the server's versions (mcp:read)",
+      description:
+        "Each Expert's latest version whose skill runs a package (type, identifier, exact version) or an SSE " +
+        "endpoint one of the server's versions (deleted ones left out) lists, as the publish-policy rule " +
+        '"skills come from the catalog" matches them.',
+      tags,
+      security: bearerSecurity,
+      params: managementServerParams,
+      response: { 200: serverUsersAnswer, ...managementErrors(401, 403, 404, 422) },
+    },
+    handler: async (request) => ({
+      data: await users.usersOf(requirePrincipal(request), request.params.serverName),
+    }),
+  });
+
+  app.get('/v1/mcp/skills', {
+    config,
+    schema: {
+      operationId: 'listMcpSkillEntries',
+      summary:
+        "The catalog server version each skill of one of the organization's Experts comes from (mcp:read)",
+      description:
+        "Skills that no server version lists are left out; another organization's Expert has none.",
+      tags,
+      security: bearerSecurity,
+      querystring: expertSkillsQuery,
+      response: { 200: skillEntriesAnswer, ...managementErrors(401, 403, 422) },
+    },
+    handler: async (request) => ({
+      data: await users.entriesOf(requirePrincipal(request), request.query.expert, request.query.version),
+    }),
+  });
+
   app.get('/v1/mcp/catalog', {
     config,
     schema: {

@@ -157,3 +157,26 @@ export async function activeVersionLists(
     .limit(1);
   return row !== undefined;
 }
+
+/**
+ * The versions (deleted ones left out) whose server.json lists this package or remote URL (`@>`): the
+ * catalog entries an Expert's skill comes from.
+ */
+export async function versionsListing(
+  executor: Executor,
+  organizationId: string,
+  entry: { packages: Array<Record<string, string>> } | { remotes: Array<{ url: string }> },
+) {
+  const t = mcpServerVersions;
+  return executor
+    .select({ name: t.name, version: t.version, status: t.status, isLatest: t.isLatest })
+    .from(t)
+    .where(
+      and(
+        eq(t.organizationId, organizationId),
+        ne(t.status, 'deleted'),
+        sql`${t.server} @> ${JSON.stringify(entry)}::jsonb`,
+      ),
+    )
+    .orderBy(asc(t.name), asc(t.version));
+}

@@ -112,3 +112,37 @@ export const statusBody = z
 export type StatusChange = z.infer<typeof statusBody>;
 
 export const managementVersionParams = z.object({ ...serverParam, ...versionParam });
+
+export const managementServerParams = z.object(serverParam);
+
+/** Who uses a server: the organization's Experts whose skills run one of its versions' packages or remotes. */
+const serverUser = z
+  .object({
+    name: z.string().meta({ description: "The Expert's name" }),
+    version: z.string().meta({ description: 'Its latest version, the one that uses the server' }),
+    skills: z.array(z.string()).meta({ description: 'The skills that use it' }),
+    serverVersions: z.array(z.string()).meta({ description: "The server's versions those skills run" }),
+  })
+  .meta({ id: 'McpServerUser' });
+export const serverUsersAnswer = dataOf(z.array(serverUser));
+export type ServerUser = z.infer<typeof serverUser>;
+
+export const expertSkillsQuery = z.object({
+  expert: z.string().min(1).max(214).meta({ description: "The Expert's name" }),
+  version: z.string().min(1).max(255).meta({ description: 'The exact version' }),
+});
+
+/** Which catalog server version each skill of an Expert comes from. */
+const skillEntry = z
+  .object({
+    skill: z.string(),
+    server: z.object({
+      name: z.string(),
+      version: z.string(),
+      status: z.enum(SERVER_STATUSES),
+      isLatest: z.boolean(),
+    }),
+  })
+  .meta({ id: 'McpSkillEntry' });
+export const skillEntriesAnswer = dataOf(z.array(skillEntry));
+export type SkillEntry = z.infer<typeof skillEntry>;

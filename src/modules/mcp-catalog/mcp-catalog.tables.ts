@@ -3,7 +3,8 @@ import { boolean, index, jsonb, pgTable, text, unique, uniqueIndex } from 'drizz
 import { at } from '../../db/columns.js';
 import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
 
-// Kept in step with src/db/migrations/1040_mcp_catalog.sql (docs/mcp-registry.md).
+// Kept in step with src/db/migrations/1040_mcp_catalog.sql and 1240_mcp_catalog_search_index.sql
+// (docs/mcp-registry.md).
 
 export const CATALOG_ACCESS = ['public', 'key', 'link'] as const;
 export type CatalogAccess = (typeof CATALOG_ACCESS)[number];
@@ -41,6 +42,10 @@ export const mcpServerVersions = pgTable(
     unique().on(table.organizationId, table.name, table.version),
     uniqueIndex('mcp_server_versions_latest').on(table.organizationId, table.name).where(sql`is_latest`),
     index('mcp_server_versions_updated').on(table.organizationId, table.updatedAt),
+    // The search (name ILIKE '%text%') reads a trigram index, never every name of the catalog.
+    index('mcp_server_versions_name_trgm')
+      .using('gin', table.name.op('gin_trgm_ops'))
+      .with({ fastupdate: false }),
   ],
 );
 

@@ -1,5 +1,6 @@
 import type { App } from '../../http/route-kit.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { createCatalogUsers } from './catalog-users.js';
 import { backfillIntegrity } from './integrity.js';
 import { registerPerstackRoutes } from './perstack.routes.js';
 import { registerPolicyRoutes } from './policy.routes.js';
@@ -26,6 +27,8 @@ export function createRegistryModule(
   return {
     service,
     policies,
+    /** Which Experts' skills use which packages and endpoints: the MCP catalog's pages read it (a port). */
+    catalogUsers: createCatalogUsers(deps.database.db),
     /** Before the app serves: fills the integrity digest of versions stored before it existed (integrity.ts). */
     start: () => backfillIntegrity(deps.database.db),
     /** The registry face's routes. */
