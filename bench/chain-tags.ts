@@ -7,7 +7,7 @@
  *
  * BENCH_UPDATES (200) updates of each.
  */
-import { DELEGATION_DEPTH_LIMIT } from '../src/modules/registry/delegation-graph.js';
+import { DELEGATION_DEPTH_LIMIT } from '../src/modules/supply-chain/delegation-graph.js';
 import { getJson, startCadre } from './lib.js';
 
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 200);

@@ -11,8 +11,8 @@ import {
   listPageQuery,
   listQueryShape,
   listQueryValues,
-} from '../src/modules/registry/registry.repo.js';
-import type { ListExpertsQuery } from '../src/modules/registry/registry.schemas.js';
+} from '../src/modules/registry/registry-list.repo.js';
+import type { ListExpertsQuery } from '../src/modules/registry-faces/registry.schemas.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL must name a seeded PostgreSQL database');

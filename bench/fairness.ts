@@ -18,7 +18,7 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { DELEGATION_DEPTH_LIMIT } from '../src/modules/registry/delegation-graph.js';
+import { DELEGATION_DEPTH_LIMIT } from '../src/modules/supply-chain/delegation-graph.js';
 import { createBenchOrganization, DURATION_S, getJson, startCadre } from './lib.js';
 
 // The bar's flood is A "at its full rate limit": by default the service runs with its default rate limits

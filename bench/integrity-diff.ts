@@ -11,9 +11,10 @@
  *   npx tsx bench/integrity-diff.ts        (BENCH_ROUNDS rounds, default 5)
  */
 import { performance } from 'node:perf_hooks';
-import { integrityOf } from '../src/modules/registry/integrity.js';
-import { type ExpertRecord, presentExpert } from '../src/modules/registry/registry.presenters.js';
-import { diffDefinitions } from '../src/modules/registry/version-diff.js';
+import type { ExpertRecord } from '../src/modules/registry/registry.tables.js';
+import { presentExpert } from '../src/modules/registry-faces/registry.presenters.js';
+import { integrityOf } from '../src/modules/supply-chain/integrity.js';
+import { diffDefinitions } from '../src/modules/supply-chain/version-diff.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const READS = 20_000;

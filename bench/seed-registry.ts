@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { newId } from '../src/lib/ids.js';
-import { versionOrder } from '../src/modules/registry/expert-key.js';
+import { versionOrder } from '../src/modules/registry-faces/expert-key.js';
 
 const experts = Number(process.env.EXPERTS ?? 10_000);
 const versions = Number(process.env.VERSIONS ?? 5);

@@ -63,11 +63,23 @@ export const MODULE_MAP = {
     events: 'a connection whose tokens fail raises an event',
   },
   registry: {
+    tenancy: 'an Expert belongs to an organization, whose slug and creation date a record shows as its owner',
+    metrics: "the records' read cache counts its hits, misses and evictions",
+  },
+  'supply-chain': {
+    auth: 'reading and changing the publish policy, and deciding approvals, are permissions',
+    tenancy: 'a policy belongs to an organization; an approval names the member who asked for it',
+    audit: 'policy changes are audited',
+    registry: 'integrity, diffs, dependents and the delegation graph are read from the Expert records',
+  },
+  'registry-faces': {
     auth: 'publishing and reading private Experts are permissions',
-    tenancy: 'Experts belong to an organization',
-    audit: 'publishes, deletions and approvals are audited',
+    tenancy: 'Experts belong to an organization; its account type decides the naming rule',
+    audit: 'publishes, deletions, takedowns and approvals are audited',
     billing: 'publishing checks the plan limits',
-    metrics: 'publishes and reads are measured',
+    metrics: 'the read cache is measured',
+    registry: 'the faces serve the Expert records and apply their rules',
+    'supply-chain': 'a publish is checked against the publish policy, the catalog rule and the delegation graph',
   },
   'mcp-catalog': {
     auth: 'catalog management is a permission',

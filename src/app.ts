@@ -68,15 +68,17 @@ import { createOAuthModule } from './modules/oauth/oauth.module.js';
 import type { OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthNetworkOptions } from './modules/oauth/oauth-http.js';
 import { createOrganizationModule } from './modules/organization/organization.module.js';
-import { seedPublishPolicy } from './modules/registry/policy.service.js';
-import type { PublishPolicy } from './modules/registry/publish-policy.js';
-import { createRegistryModule } from './modules/registry/registry.module.js';
-import type { RegistryService } from './modules/registry/registry.service.js';
+import {
+  createRegistryModule,
+  type RegistryService,
+  seedPublishPolicy,
+} from './modules/registry-faces/index.js';
 import { createScimModule } from './modules/scim/index.js';
 import { endUserSessions, type SessionsService } from './modules/sessions/index.js';
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
+import type { PublishPolicy } from './modules/supply-chain/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createPathNameResolver } from './modules/tenancy/path-names.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';

@@ -1,5 +1,4 @@
-import type { ExpertDefinition } from './modules/registry/expert-definition.js';
-import { BASE_SKILL_KEY, DEFAULT_BASE_SKILL } from './modules/registry/expert-definition.js';
+import { BASE_SKILL_KEY, DEFAULT_BASE_SKILL, type ExpertDefinition } from './modules/registry/index.js';
 
 const base = { [BASE_SKILL_KEY]: DEFAULT_BASE_SKILL };
 

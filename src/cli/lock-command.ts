@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { CadreConfig } from '../config-file/index.js';
 import { own } from '../lib/own.js';
 import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
-import { integrityOf } from '../modules/registry/integrity.js';
+import { integrityOf } from '../modules/supply-chain/integrity.js';
 import { findConfigFile, loadConfig } from './config-loader.js';
 import { CliError, EXIT_USER, ReportedError } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';

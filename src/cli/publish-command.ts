@@ -3,7 +3,7 @@ import stringify from 'safe-stable-stringify';
 import { DelegationCycleError, publishOrder, toPublishPayload } from '../config-file/index.js';
 import { closestMatch } from '../config-file/suggest.js';
 import type { ExpertDefinition } from '../modules/registry/expert-definition.js';
-import { diffDefinitions } from '../modules/registry/version-diff.js';
+import { diffDefinitions } from '../modules/supply-chain/version-diff.js';
 import { loadConfig } from './config-loader.js';
 import { printDiff } from './diff-command.js';
 import { CliError, EXIT_USER, ReportedError } from './errors.js';

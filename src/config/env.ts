@@ -7,8 +7,8 @@ import {
 } from '../lib/outbound/address-policy.js';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
-import { skillNameSchema } from '../modules/registry/expert-definition.js';
-import { applyPolicyChange, OPEN_POLICY, publishPolicyChange } from '../modules/registry/publish-policy.js';
+import { skillNameSchema } from '../modules/registry/index.js';
+import { applyPolicyChange, OPEN_POLICY, publishPolicyChange } from '../modules/supply-chain/index.js';
 import { type EnvProblem, formatProblems, problemsOf } from './env-problems.js';
 
 const commaList = z.string().transform((value) =>

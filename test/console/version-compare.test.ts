@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPENDENTS_DEPTH_LIMIT } from '../../src/modules/registry/dependents.js';
+import { DEPENDENTS_DEPTH_LIMIT } from '../../src/modules/supply-chain/dependents.js';
 import { expertBody, published } from '../registry/helpers.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { DELEGATION_DEPTH_LIMIT } from '../../src/modules/registry/delegation-graph.js';
+import { DELEGATION_DEPTH_LIMIT } from '../../src/modules/supply-chain/delegation-graph.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { onPostgres } from '../support/database.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPENDENTS_DEPTH_LIMIT } from '../../src/modules/registry/dependents.js';
+import { DEPENDENTS_DEPTH_LIMIT } from '../../src/modules/supply-chain/dependents.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

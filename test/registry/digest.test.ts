@@ -7,7 +7,7 @@ import {
   canonicalDefinition,
   integrityOf,
   type RunnableDefinition,
-} from '../../src/modules/registry/integrity.js';
+} from '../../src/modules/supply-chain/integrity.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { createPerstackClient } from '../support/perstack-client.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -7,7 +7,7 @@ import type {
   expertAnswerSchema,
   expertVersionsSchema,
   publishExpertBody,
-} from '../../src/modules/registry/registry.schemas.js';
+} from '../../src/modules/registry-faces/registry.schemas.js';
 import { addMember, createKey, createOrganization } from '../support/fixtures.js';
 import type { TestServer } from '../support/server.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Approval } from '../../src/modules/registry/policy.schemas.js';
+import type { Approval } from '../../src/modules/registry-faces/policy.schemas.js';
 import { runCli } from '../support/cli-harness.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { usageSchema } from '../../src/modules/billing/billing.schemas.js';
-import type { expertListSchema } from '../../src/modules/registry/registry.schemas.js';
+import type { expertListSchema } from '../../src/modules/registry-faces/registry.schemas.js';
 import type { DataOf } from '../support/answers.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunnableDefinition } from '../../src/modules/registry/integrity.js';
-import { diffDefinitions, formatDiff } from '../../src/modules/registry/version-diff.js';
+import type { RunnableDefinition } from '../../src/modules/supply-chain/integrity.js';
+import { diffDefinitions, formatDiff } from '../../src/modules/supply-chain/version-diff.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import type { HttpResult } from '../support/http.js';

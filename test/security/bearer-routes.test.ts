@@ -13,12 +13,15 @@ import {
 import type { checkoutBody, portalBody } from '../../src/modules/billing/billing.schemas.js';
 import { events } from '../../src/modules/events/events.tables.js';
 import type { ConnectionRecord } from '../../src/modules/oauth/connections.js';
-import type { perstackPublishBody, perstackUpdateBody } from '../../src/modules/registry/perstack.schemas.js';
+import type {
+  perstackPublishBody,
+  perstackUpdateBody,
+} from '../../src/modules/registry-faces/perstack.schemas.js';
 import type {
   expertAnswerSchema,
   publishExpertBody,
   updateExpertBody,
-} from '../../src/modules/registry/registry.schemas.js';
+} from '../../src/modules/registry-faces/registry.schemas.js';
 import type { agentSchema } from '../../src/modules/tenancy/tenancy.schemas.js';
 import { webhookEndpoints } from '../../src/modules/webhooks/webhooks.tables.js';
 import { npmServer as mcpServerJson } from '../mcp/helpers.js';

@@ -11,7 +11,7 @@ import {
   parseExpertKey,
   tryParseExpertKey,
 } from '../../src/modules/registry/expert-definition.js';
-import { integrityOf } from '../../src/modules/registry/integrity.js';
+import { integrityOf } from '../../src/modules/supply-chain/integrity.js';
 
 type RecordedRequest = { method: string; url: string; authorization?: string; body?: unknown };
 type Version = { def: ExpertDefinition; tags: string[]; status: string; createdAt: string };

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
 import { migrate } from '../../db/migrate.js';
 import { parseExpertKey } from './expert-definition.js';
-import { createListReader, createRecordReader } from './registry.repo.js';
+import { createRecordReader } from './registry.repo.js';
+import { createListReader } from './registry-list.repo.js';
 
 let database: Database;
 let statements = 0;

@@ -130,3 +130,9 @@ export const registryCounts = pgTable('registry_counts', {
 });
 
 export type ExpertRow = typeof registryExperts.$inferSelect;
+
+/** An Expert row with its owning organization's public fields. */
+export interface ExpertRecord extends ExpertRow {
+  ownerSlug: string;
+  ownerCreatedAt: Date;
+}

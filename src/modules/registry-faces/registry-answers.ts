@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { sendSerialized } from '../../http/route-kit.js';
+import type { CachedAnswer } from '../registry/index.js';
 import { keyFromUrl } from './expert-key.js';
-import type { CachedAnswer } from './registry.cache.js';
 import { type RegistryView, registryView } from './registry.presenters.js';
 import type { RegistryService } from './registry.service.js';
 

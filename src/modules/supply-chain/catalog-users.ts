@@ -5,9 +5,8 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { registryExperts as e, type Skills } from '../registry/index.js';
 import { catalogRefs } from './catalog-rule.js';
-import type { Skills } from './expert-definition.js';
-import { registryExperts as e } from './registry.tables.js';
 
 type Ref =
   | { kind: 'package'; registryType: string; identifier: string; version: string }

@@ -1,15 +1,14 @@
 import { ApiError } from '../../http/errors.js';
+import { type ExpertRecord, PERSTACK_RUNTIME_VERSION, runsOnV1_0 } from '../registry/index.js';
 import { presentPerstackSkills } from './perstack.skills.js';
 import {
   type DigestRecord,
-  type ExpertRecord,
   type Listed,
   presentDigest,
   presentExpert,
   type RegistryView,
 } from './registry.presenters.js';
 import type { ExpertDigest, RegistryExpert } from './registry.schemas.js';
-import { PERSTACK_RUNTIME_VERSION, runsOnV1_0 } from './runtime-line.js';
 
 /**
  * The Perstack-compatible face's answer for an Expert that needs a newer runtime than v1.0, which that face's

@@ -17,8 +17,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import type { Skills } from './expert-definition.js';
-import { registryExperts } from './registry.tables.js';
+import { registryExperts, type Skills } from '../registry/index.js';
 
 /** The run-relevant fields, the only input of the digest. */
 export interface RunnableDefinition {

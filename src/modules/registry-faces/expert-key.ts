@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import semver from 'semver';
 import { ApiError } from '../../http/errors.js';
-import { type ParsedExpertKey, tryParseExpertKey } from './expert-definition.js';
+import { type ParsedExpertKey, tryParseExpertKey } from '../registry/index.js';
 
 /** Where Expert keys start: the registry face's path, and the Perstack-compatible face's (docs/perstack.md). */
 const EXPERTS_PATHS = ['/registry/experts/', '/api/registry/v1/experts/'];

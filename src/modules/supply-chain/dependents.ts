@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { registryExperts as e, registryTags } from './registry.tables.js';
+import { registryExperts as e, registryTags } from '../registry/index.js';
 
 /**
  * The versions that delegate to a version, directly and transitively (docs/registry.md "Dependents"), on the

@@ -5,8 +5,7 @@
  * the catalog about, and the violations for what it does not list; the catalog itself answers the lookup.
  */
 import type { Executor } from '../../db/client.js';
-import type { ExpertDefinition, Skills } from './expert-definition.js';
-import { type Ecosystem, launchOf } from './launcher.js';
+import { type Ecosystem, type ExpertDefinition, launchOf, type Skills } from '../registry/index.js';
 import type { PolicyViolation } from './publish-policy.js';
 
 /** A package or an endpoint one skill uses, as a catalog's server.json lists it. */

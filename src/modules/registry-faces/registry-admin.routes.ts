@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { validationFailed } from '../../http/errors.js';
 import { type App, adminSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { tryParseExpertKey } from './expert-definition.js';
-import type { RegistryService, TakedownRecord } from './registry.service.js';
+import { tryParseExpertKey } from '../registry/index.js';
+import type { TakedownRecord } from './record-changes.js';
+import type { RegistryService } from './registry.service.js';
 
 const TAKEDOWN_REASON_MAX_LENGTH = 1000;
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.js';
-import { type ExpertDefinition, LATEST_TAG, type McpStdioSkill } from './expert-definition.js';
+import { type ExpertDefinition, LATEST_TAG, type McpStdioSkill } from '../registry/index.js';
 import { keyFromUrl } from './expert-key.js';
 import { needsNewerRuntime, perstackView, toPerstack } from './perstack.presenters.js';
 import {

@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { parseExpertKey } from './expert-definition.js';
-import { textArray } from './registry.repo.js';
-import { registryExperts as e, registryNames } from './registry.tables.js';
+import { registryExperts as e, parseExpertKey, registryNames, textArray } from '../registry/index.js';
 
 /**
  * The delegation graph as the registry checks it (docs/registry.md "Delegation cycles"). An edge goes from a version

@@ -5,11 +5,10 @@
  */
 import { structuredPatch } from 'diff';
 import { own } from '../../lib/own.js';
-import type { Skills } from './expert-definition.js';
-import { type Launch, launchOf } from './launcher.js';
 
 type Skill = Skills[string];
 
+import { type Launch, launchOf, type Skills } from '../registry/index.js';
 import type { RunnableDefinition } from './integrity.js';
 
 /** One structured change. `path` names the field: `["skills", "search", "endpoint"]`, `["delegates"]`. */

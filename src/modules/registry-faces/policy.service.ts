@@ -2,16 +2,16 @@ import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import { type Principal, requirePermission } from '../auth/index.js';
-import * as policies from './policy.repo.js';
-import type { Approval } from './policy.schemas.js';
-import type { ApprovalRow } from './policy.tables.js';
 import {
+  type ApprovalRow,
   applyPolicyChange,
   OPEN_POLICY,
   PRESETS,
   type PublishPolicy,
   type PublishPolicyChange,
-} from './publish-policy.js';
+  policies,
+} from '../supply-chain/index.js';
+import type { Approval } from './policy.schemas.js';
 import type { RegistryService } from './registry.service.js';
 
 export interface PolicyServiceDeps {

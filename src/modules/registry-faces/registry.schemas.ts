@@ -5,7 +5,7 @@ import {
   expertUpdateSchema,
   LATEST_TAG,
   skillsSchema,
-} from './expert-definition.js';
+} from '../registry/index.js';
 
 const SORTS = ['name', 'version', 'createdAt', 'updatedAt'] as const;
 

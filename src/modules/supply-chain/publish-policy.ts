@@ -5,8 +5,13 @@
  * takes `latest`. Pure: the registry checks a publish with it, and the rules are tested here one by one.
  */
 import { z } from 'zod';
-import type { ExpertDefinition, McpStdioSkill, Skills } from './expert-definition.js';
-import { type Ecosystem, launchOf } from './launcher.js';
+import {
+  type Ecosystem,
+  type ExpertDefinition,
+  launchOf,
+  type McpStdioSkill,
+  type Skills,
+} from '../registry/index.js';
 
 /** A command as a skill writes it: a program name or path, no whitespace. */
 const commandName = z

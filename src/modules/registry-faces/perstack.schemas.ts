@@ -10,14 +10,15 @@ import {
   expertDefinitionSchema,
   expertUpdateSchema,
   LATEST_TAG,
+  PERSTACK_RUNTIME_VERSION,
+  runsOnV1_0,
   runtimeVersionSchema,
   skillsSchema,
   tagSchema,
   tagsSchema,
-} from './expert-definition.js';
+} from '../registry/index.js';
 import { perstackSkillsSchema } from './perstack.skills.js';
 import { expertDigestSchema, listMetaSchema, registryExpertSchema } from './registry.schemas.js';
-import { PERSTACK_RUNTIME_VERSION, runsOnV1_0 } from './runtime-line.js';
 
 const runtime = z.literal(PERSTACK_RUNTIME_VERSION).meta({
   description: `always "${PERSTACK_RUNTIME_VERSION}": Experts that need a newer runtime are not served here`,

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { registryExperts } from '../registry/index.js';
 import { users } from '../tenancy/tenancy.tables.js';
 import { registryApprovals, registryPublishPolicies } from './policy.tables.js';
 import { OPEN_POLICY, type PublishPolicy } from './publish-policy.js';
-import { registryExperts } from './registry.tables.js';
 
 export interface StoredPolicy {
   policy: PublishPolicy;
@@ -122,4 +122,25 @@ export async function seqs(executor: Executor, expertId: string, name: string) {
     .from(e)
     .where(and(eq(e.name, name), eq(e.isLatest, true)));
   return { own: own?.seq, latest };
+}
+
+/**
+ * The most recently published version of a name that may hold `latest`, if any is left: one awaiting approval,
+ * or rejected, may not (docs/registry.md "Publish policies").
+ */
+export async function mostRecentApproved(tx: Executor, name: string): Promise<string | undefined> {
+  const e = registryExperts;
+  const [row] = await tx
+    .select({ id: e.id })
+    .from(e)
+    .where(
+      and(
+        eq(e.name, name),
+        sql`NOT EXISTS (SELECT 1 FROM ${registryApprovals} WHERE ${registryApprovals.expertId} = ${e.id}
+          AND ${registryApprovals.status} <> 'approved')`,
+      ),
+    )
+    .orderBy(desc(e.seq))
+    .limit(1);
+  return row?.id;
 }

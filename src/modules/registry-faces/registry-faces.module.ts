@@ -1,13 +1,13 @@
 import type { App } from '../../http/route-kit.js';
+import { backfillIntegrity, createCatalogUsers } from '../supply-chain/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { createCatalogUsers } from './catalog-users.js';
-import { backfillIntegrity } from './integrity.js';
 import { registerPerstackRoutes } from './perstack.routes.js';
 import { registerPolicyRoutes } from './policy.routes.js';
 import { createPolicyService } from './policy.service.js';
 import { registerRegistryRoutes } from './registry.routes.js';
-import { createRegistryService, type RegistryServiceDeps } from './registry.service.js';
+import { createRegistryService } from './registry.service.js';
 import { registerRegistryAdminRoutes } from './registry-admin.routes.js';
+import type { RegistryServiceDeps } from './registry-context.js';
 
 /**
  * The public registry of Experts (its own face), the same registry in Perstack's wire contract (a face of its

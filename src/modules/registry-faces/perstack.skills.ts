@@ -7,7 +7,7 @@
  * integrity digest stays the stored record's on both.
  */
 import { z } from 'zod';
-import { mcpSseSkillSchema, mcpStdioSkillSchema, type Skills } from './expert-definition.js';
+import { mcpSseSkillSchema, mcpStdioSkillSchema, type Skills } from '../registry/index.js';
 
 /** The base skill's name in Perstack's runtime: the only one it looks for. */
 const PERSTACK_BASE_SKILL_NAME = '@perstack/base';

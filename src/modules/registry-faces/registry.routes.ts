@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { type App, bearerSecurity, registryErrors } from '../../http/route-kit.js';
-import { tryParseExpertKey } from './expert-definition.js';
+import { tryParseExpertKey } from '../registry/index.js';
 import { keyFromUrl } from './expert-key.js';
 import {
   dependentsQuery,

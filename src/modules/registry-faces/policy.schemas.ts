@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRESETS, publishPolicyChange, publishPolicyRules } from './publish-policy.js';
+import { PRESETS, publishPolicyChange, publishPolicyRules } from '../supply-chain/index.js';
 
 const timestamp = z.string().meta({ format: 'date-time' });
 

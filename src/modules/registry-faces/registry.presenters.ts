@@ -1,13 +1,6 @@
-import { LATEST_TAG } from './expert-definition.js';
-import { integrityOf } from './integrity.js';
+import { type ExpertRecord, type ExpertRow, LATEST_TAG } from '../registry/index.js';
+import { integrityOf } from '../supply-chain/index.js';
 import type { ExpertDigest, ExpertVersion, RegistryExpert } from './registry.schemas.js';
-import type { ExpertRow } from './registry.tables.js';
-
-/** An Expert row with its owning organization's public fields. */
-export interface ExpertRecord extends ExpertRow {
-  ownerSlug: string;
-  ownerCreatedAt: Date;
-}
 
 /**
  * A record whose times may already be the answer's text: list pages read them formatted by the database
