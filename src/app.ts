@@ -65,6 +65,7 @@ import { createOAuthModule } from './modules/oauth/oauth.module.js';
 import type { OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthNetworkOptions } from './modules/oauth/oauth-http.js';
 import { createOrganizationModule } from './modules/organization/organization.module.js';
+import { readPolicy } from './modules/registry/policy.repo.js';
 import { seedPublishPolicy } from './modules/registry/policy.service.js';
 import type { PublishPolicy } from './modules/registry/publish-policy.js';
 import { createRegistryModule } from './modules/registry/registry.module.js';
@@ -330,6 +331,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     publicUrl,
     reads: metrics.mcpCatalogReads,
+    // The organization's publish policy holds versions that widen access for approval, Experts' and servers'.
+    approvalRequired: async (executor, organizationId) =>
+      (await readPolicy(executor, organizationId)).policy.approvalRequiredForWidening,
     // The registry is made after the catalog (it checks skills against it): reached when a page asks.
     experts: {
       ofOrganization: (organizationId, texts) => registry.catalogUsers.ofOrganization(organizationId, texts),
