@@ -1231,7 +1231,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/mcp/approvals/{approvalId}/approve": {
+    "/api/v1/mcp/approvals/{mcpApprovalId}/approve": {
         parameters: {
             query?: never;
             header?: never;
@@ -1251,7 +1251,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/mcp/approvals/{approvalId}/reject": {
+    "/api/v1/mcp/approvals/{mcpApprovalId}/reject": {
         parameters: {
             query?: never;
             header?: never;
@@ -16110,7 +16110,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                approvalId: string;
+                /** @description The waiting version's id */
+                mcpApprovalId: string;
             };
             cookie?: never;
         };
@@ -16187,6 +16188,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16228,7 +16238,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                approvalId: string;
+                /** @description The waiting version's id */
+                mcpApprovalId: string;
             };
             cookie?: never;
         };
@@ -16305,6 +16316,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

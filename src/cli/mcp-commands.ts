@@ -181,10 +181,10 @@ function registerApprovalCommands(mcp: Command, io: CliIo): void {
         const client = apiKeyClient(io, options, 'experts:approve (an owner or admin)');
         const path =
           decision === 'approve'
-            ? '/api/v1/mcp/approvals/{approvalId}/approve'
-            : '/api/v1/mcp/approvals/{approvalId}/reject';
+            ? '/api/v1/mcp/approvals/{mcpApprovalId}/approve'
+            : '/api/v1/mcp/approvals/{mcpApprovalId}/reject';
         const { approval, movedLatest } = await dataOf(
-          client.POST(path, { params: { path: { approvalId } } }),
+          client.POST(path, { params: { path: { mcpApprovalId: approvalId } } }),
         );
         const outcome =
           decision === 'reject'

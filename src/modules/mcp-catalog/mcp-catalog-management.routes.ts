@@ -173,7 +173,7 @@ export function registerCatalogManagementRoutes(
   });
 
   for (const decision of ['approve', 'reject'] as const) {
-    app.post(`/v1/mcp/approvals/:approvalId/${decision}`, {
+    app.post(`/v1/mcp/approvals/:mcpApprovalId/${decision}`, {
       config,
       schema: {
         operationId: decision === 'approve' ? 'approveMcpServerVersion' : 'rejectMcpServerVersion',
@@ -185,10 +185,14 @@ export function registerCatalogManagementRoutes(
         tags,
         security: bearerSecurity,
         params: mcpApprovalParams,
-        response: { 200: mcpDecisionAnswer, ...managementErrors(401, 403, 404, 409) },
+        response: { 200: mcpDecisionAnswer, ...managementErrors(401, 403, 404, 409, 422) },
       },
       handler: async (request) => ({
-        data: await catalogs.approvals.decide(requirePrincipal(request), request.params.approvalId, decision),
+        data: await catalogs.approvals.decide(
+          requirePrincipal(request),
+          request.params.mcpApprovalId,
+          decision,
+        ),
       }),
     });
   }

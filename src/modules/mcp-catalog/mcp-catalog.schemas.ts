@@ -181,7 +181,9 @@ export const mcpApprovalsQuery = z.object({
     .default('pending')
     .meta({ description: '`pending` (oldest first), `approved` or `rejected` (newest first)' }),
 });
-export const mcpApprovalParams = z.object({ approvalId: z.string().min(1).max(64) });
+export const mcpApprovalParams = z.object({
+  mcpApprovalId: z.string().min(1).max(64).meta({ description: "The waiting version's id" }),
+});
 export const mcpApprovalsAnswer = dataOf(z.array(mcpApproval));
 export const mcpDecisionAnswer = dataOf(
   z.object({
