@@ -1655,7 +1655,7 @@ export interface paths {
         put?: never;
         /**
          * Publish an MCP server version: the body is its server.json (mcp:write)
-         * @description Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions are immutable (409 for one that exists); `latest` goes to the newest by semver. Audited as mcp_server.published.
+         * @description Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions are immutable (409 for one that exists); `latest` goes to the newest by semver. Under the publish policy's approvalRequiredForWidening, a version that adds a package, a remote host or a secret variable waits for approval (`_meta["dev.cadre/catalog"].approval`): on no list, never `latest`. Audited as mcp_server.published.
          */
         post: operations["publishMcpServer"];
         delete?: never;
@@ -1675,7 +1675,7 @@ export interface paths {
         put?: never;
         /**
          * Publish an MCP server version: the body is its server.json (mcp:write)
-         * @description Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions are immutable (409 for one that exists); `latest` goes to the newest by semver. Audited as mcp_server.published.
+         * @description Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions are immutable (409 for one that exists); `latest` goes to the newest by semver. Under the publish policy's approvalRequiredForWidening, a version that adds a package, a remote host or a secret variable waits for approval (`_meta["dev.cadre/catalog"].approval`): on no list, never `latest`. Audited as mcp_server.published.
          */
         post: operations["publishMcpServerInOrganization"];
         delete?: never;
@@ -1722,6 +1722,120 @@ export interface paths {
          * @description A deleted version leaves the lists (mirrors see it through updated_since); `latest` moves to the newest version left. Audited as mcp_server.status_changed.
          */
         patch: operations["updateMcpServerStatusInOrganization"];
+        trace?: never;
+    };
+    "/api/v1/mcp/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The catalog versions that waited for approval, in one state (mcp:read) */
+        get: operations["listMcpApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/mcp/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The catalog versions that waited for approval, in one state (mcp:read) */
+        get: operations["listMcpApprovalsInOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/approvals/{mcpApprovalId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a waiting version: it joins the catalog, `latest` if newest (experts:approve; not its publisher)
+         * @description Final; a second decision answers 409. Audited as mcp_server.approved.
+         */
+        post: operations["approveMcpServerVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/mcp/approvals/{mcpApprovalId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a waiting version: it joins the catalog, `latest` if newest (experts:approve; not its publisher)
+         * @description Final; a second decision answers 409. Audited as mcp_server.approved.
+         */
+        post: operations["approveMcpServerVersionInOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/approvals/{mcpApprovalId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a waiting version: it never joins the catalog (experts:approve; not its publisher)
+         * @description Final; a second decision answers 409. Audited as mcp_server.rejected.
+         */
+        post: operations["rejectMcpServerVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org}/mcp/approvals/{mcpApprovalId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a waiting version: it never joins the catalog (experts:approve; not its publisher)
+         * @description Final; a second decision answers 409. Audited as mcp_server.rejected.
+         */
+        post: operations["rejectMcpServerVersionInOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/domains": {
@@ -2900,7 +3014,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, Cadre itself (system), or the organization’s SCIM provisioning (scim) */
             actor: {
@@ -3320,6 +3434,15 @@ export interface components {
                     id: string;
                     /** @description The slug of the organization whose catalog holds it */
                     organization: string;
+                    /** @description On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one) */
+                    approval?: {
+                        /** @enum {string} */
+                        status: "pending" | "rejected";
+                        /** @description How the version widens access, in words */
+                        reasons: string[];
+                        /** @description The version it was compared with */
+                        previousVersion: string | null;
+                    };
                 };
             };
         };
@@ -3370,6 +3493,23 @@ export interface components {
                 status: "active" | "deprecated" | "deleted";
                 isLatest: boolean;
             };
+        };
+        McpApprovalInput: {
+            /** @description The version's id: the approval's too */
+            id: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The latest version it was compared with */
+            previousVersion: string | null;
+            /** @description How it widens access, in words */
+            reasons: string[];
+            publishedByUserId: string;
+            /** Format: date-time */
+            publishedAt: string;
+            decidedByUserId: string | null;
+            decidedAt: string | null;
         };
         OrganizationInput: {
             id: string;
@@ -4428,7 +4568,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -4460,7 +4600,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -4832,7 +4972,7 @@ export interface components {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
             /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
             organizationId: string;
             /** @description Who made the change: a member (key or console session), the operator, Cadre itself (system), or the organization’s SCIM provisioning (scim) */
             actor: {
@@ -5252,6 +5392,15 @@ export interface components {
                     id: string;
                     /** @description The slug of the organization whose catalog holds it */
                     organization: string;
+                    /** @description On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one) */
+                    approval?: {
+                        /** @enum {string} */
+                        status: "pending" | "rejected";
+                        /** @description How the version widens access, in words */
+                        reasons: string[];
+                        /** @description The version it was compared with */
+                        previousVersion: string | null;
+                    };
                 };
             };
         };
@@ -5302,6 +5451,23 @@ export interface components {
                 status: "active" | "deprecated" | "deleted";
                 isLatest: boolean;
             };
+        };
+        McpApproval: {
+            /** @description The version's id: the approval's too */
+            id: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The latest version it was compared with */
+            previousVersion: string | null;
+            /** @description How it widens access, in words */
+            reasons: string[];
+            publishedByUserId: string;
+            /** Format: date-time */
+            publishedAt: string;
+            decidedByUserId: string | null;
+            decidedAt: string | null;
         };
         Organization: {
             id: string;
@@ -6359,7 +6525,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
             enabled: boolean;
             /** @description Why Cadre disabled it, when it did */
             disabledReason: string | null;
@@ -6391,7 +6557,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
             /**
              * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
              * @enum {string}
@@ -12345,7 +12511,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -12598,7 +12764,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
+                    eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
                     /** @default  */
                     description?: string;
                     /** @default true */
@@ -12972,7 +13138,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -13334,7 +13500,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types delivered to this endpoint (docs/webhooks.md) */
-                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "domain.verified" | "domain.lapsed")[];
+                    eventTypes?: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -21323,6 +21489,746 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listMcpApprovals: {
+        parameters: {
+            query?: {
+                /** @description `pending` (oldest first), `approved` or `rejected` (newest first) */
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpApproval"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    listMcpApprovalsInOrganization: {
+        parameters: {
+            query?: {
+                /** @description `pending` (oldest first), `approved` or `rejected` (newest first) */
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: never;
+            path: {
+                /** @description The organization's id or slug (the caller's own; any other answers 404) */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpApproval"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    approveMcpServerVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The waiting version's id */
+                mcpApprovalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approval: components["schemas"]["McpApproval"];
+                            /** @description Whether the approved version took `latest` */
+                            movedLatest: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    approveMcpServerVersionInOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or slug (the caller's own; any other answers 404) */
+                org: string;
+                /** @description The waiting version's id */
+                mcpApprovalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approval: components["schemas"]["McpApproval"];
+                            /** @description Whether the approved version took `latest` */
+                            movedLatest: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    rejectMcpServerVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The waiting version's id */
+                mcpApprovalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approval: components["schemas"]["McpApproval"];
+                            /** @description Whether the approved version took `latest` */
+                            movedLatest: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+        };
+    };
+    rejectMcpServerVersionInOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or slug (the caller's own; any other answers 404) */
+                org: string;
+                /** @description The waiting version's id */
+                mcpApprovalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approval: components["schemas"]["McpApproval"];
+                            /** @description Whether the approved version took `latest` */
+                            movedLatest: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiError"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

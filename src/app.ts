@@ -78,7 +78,7 @@ import { endUserSessions, type SessionsService } from './modules/sessions/index.
 import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
-import type { PublishPolicy } from './modules/supply-chain/index.js';
+import { type PublishPolicy, policies } from './modules/supply-chain/index.js';
 import { createSystemModule } from './modules/system/system.module.js';
 import { createPathNameResolver } from './modules/tenancy/path-names.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
@@ -355,6 +355,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     tenancy,
     publicUrl,
     reads: metrics.mcpCatalogReads,
+    // The organization's publish policy holds versions that widen access for approval, Experts' and servers'.
+    approvalRequired: async (executor, organizationId) =>
+      (await policies.readPolicy(executor, organizationId)).policy.approvalRequiredForWidening,
     // The registry is made after the catalog (it checks skills against it): reached when a page asks.
     experts: {
       ofOrganization: (organizationId, texts) => registry.catalogUsers.ofOrganization(organizationId, texts),

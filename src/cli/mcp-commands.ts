@@ -35,6 +35,8 @@ function readServerJson(io: CliIo, file: string): Record<string, unknown> {
 
 type Official = { status: string; isLatest: boolean; statusMessage?: string };
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+const CADRE = 'dev.cadre/catalog';
+const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 
 /**
  * `cadre mcp publish|list|status`: the organization's MCP catalog (docs/mcp-registry.md), with the
@@ -59,6 +61,14 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
         io.stdout,
         `published ${published.server.name} ${published.server.version}${official.isLatest ? ' (latest)' : ''}`,
       );
+      const waiting = published._meta[CADRE]?.approval;
+      if (waiting) {
+        const id = published._meta[CADRE]?.id;
+        printLine(
+          io.stdout,
+          `waits for approval by another owner or admin (cadre mcp approve ${id}): ${waiting.reasons.join('; ')}`,
+        );
+      }
     });
 
   mcp
@@ -126,6 +136,65 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
         );
       },
     );
+
+  registerApprovalCommands(mcp, io);
+}
+
+/** `cadre mcp approvals|approve|reject`: the catalog's versions that widen access and wait for a decision. */
+function registerApprovalCommands(mcp: Command, io: CliIo): void {
+  mcp
+    .command('approvals')
+    .description('Catalog versions that widen access, waiting for approval or decided (needs mcp:read)')
+    .option('--status <status>', `one of ${APPROVAL_STATUSES.join(', ')}`, 'pending')
+    .option('--url <url>', URL_OPTION_HELP)
+    .option('--json', 'print the approvals as a JSON array, for scripts')
+    .action(async (options: { url?: string; status: string; json?: boolean }) => {
+      const status = APPROVAL_STATUSES.find((candidate) => candidate === options.status);
+      if (!status) throw new CliError(`--status must be one of ${APPROVAL_STATUSES.join(', ')}`);
+      const client = apiKeyClient(io, options, 'mcp:read');
+      const approvals = await dataOf(client.GET('/api/v1/mcp/approvals', { params: { query: { status } } }));
+      if (options.json) return printJson(io, approvals);
+      const rows = approvals.map((a) => [
+        a.id,
+        a.name,
+        a.version,
+        a.previousVersion ?? '-',
+        a.reasons.join('; '),
+      ]);
+      printLine(io.stdout, formatTable(['ID', 'NAME', 'VERSION', 'LATEST WAS', 'WIDENS ACCESS'], rows));
+      printLine(
+        io.stderr,
+        paintFor(io).dim(`${rows.length} ${status} approval${rows.length === 1 ? '' : 's'}`),
+      );
+    });
+
+  for (const decision of ['approve', 'reject'] as const) {
+    mcp
+      .command(`${decision} <approvalId>`)
+      .description(
+        decision === 'approve'
+          ? 'Approve a waiting version: it joins the catalog (experts:approve; not your own)'
+          : 'Refuse a waiting version: it never joins the catalog (experts:approve; not your own)',
+      )
+      .option('--url <url>', URL_OPTION_HELP)
+      .action(async (approvalId: string, options: { url?: string }) => {
+        const client = apiKeyClient(io, options, 'experts:approve (an owner or admin)');
+        const path =
+          decision === 'approve'
+            ? '/api/v1/mcp/approvals/{mcpApprovalId}/approve'
+            : '/api/v1/mcp/approvals/{mcpApprovalId}/reject';
+        const { approval, movedLatest } = await dataOf(
+          client.POST(path, { params: { path: { mcpApprovalId: approvalId } } }),
+        );
+        const outcome =
+          decision === 'reject'
+            ? 'refused: it never joins the catalog'
+            : movedLatest
+              ? 'approved; it is now latest'
+              : 'approved; latest stays on a newer version';
+        printLine(io.stdout, `${approval.name} ${approval.version} ${outcome}`);
+      });
+  }
 }
 
 /** The catalog's v0.1 API with the caller's key: its answers are `{ servers, metadata }`, not `{ data }`. */

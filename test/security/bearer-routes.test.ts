@@ -122,6 +122,9 @@ const PERMISSION_OF: Record<string, Permission | { none: string }> = {
   updatePublishPolicy: 'publish-policy:manage',
   listRegistryApprovals: 'publish-policy:read',
   approveRegistryVersion: 'experts:approve',
+  listMcpApprovals: 'mcp:read',
+  approveMcpServerVersion: 'experts:approve',
+  rejectMcpServerVersion: 'experts:approve',
   rejectRegistryVersion: 'experts:approve',
   getMcpCatalog: 'mcp:read',
   updateMcpCatalog: 'mcp:write',
@@ -183,6 +186,7 @@ const NO_FOREIGN_RESOURCE: Record<string, string> = {
     "server names are the caller's own organization's catalog's: another's same name is simply not there",
   listMcpServerUsers:
     "server names are the caller's own organization's catalog's: another's same name is simply not there",
+  listMcpApprovals: "lists the caller's own organization's catalog approvals; no parameter names one",
   listMcpSkillEntries:
     "reads the caller's own organization's catalog and Experts; another's Expert has no entries (an empty list)",
   getSsoRoleMappings: "reads the caller's own organization's rules; no parameter names an organization",
@@ -338,6 +342,7 @@ const FOREIGN_PARAMS = [
   'agentId',
   'webhookEndpointId',
   'approvalId',
+  'mcpApprovalId',
   'domainId',
 ];
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -450,6 +455,15 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
         body: mcpServerJson(name),
       });
       expect(res.status, res.text).toBe(201);
+      // Once an approval check turned the rule on, a new server waits: the tenant's other admin approves it.
+      const waiting = (res.body as { data: { _meta: Record<string, { id?: string; approval?: unknown }> } })
+        .data._meta['dev.cadre/catalog'];
+      if (waiting?.approval) {
+        const approved = await server.request('POST', `/api/v1/mcp/approvals/${waiting.id}/approve`, {
+          key: publishers.get(tenant)!,
+        });
+        expect(approved.status, approved.text).toBe(200);
+      }
       return name;
     }
     case 'version':
@@ -502,6 +516,9 @@ async function parameterValue(tenant: Tenant, name: string): Promise<string> {
     // whose keys the checks use: a publisher may not decide on their own version).
     case 'approvalId':
       return pendingApproval(tenant);
+    // The same for the MCP catalog: a fresh server, waiting, published by that admin.
+    case 'mcpApprovalId':
+      return pendingMcpApproval(tenant);
     case 'expertKey': {
       const name = expertName(tenant);
       const res = await server.request('POST', '/registry/experts', {
@@ -551,6 +568,17 @@ async function pendingApproval(tenant: Tenant): Promise<string> {
   );
   expect(res.status, res.text).toBe(200);
   return res.body.data.expert.approval!.id;
+}
+
+async function pendingMcpApproval(tenant: Tenant): Promise<string> {
+  await pendingApproval(tenant); // turns the rule on and makes the publishing admin
+  const res = await server.request<{ data: { _meta: Record<string, { id: string }> } }>(
+    'POST',
+    '/api/v1/mcp/servers',
+    { key: publishers.get(tenant)!, body: mcpServerJson(`com.example.security/gated-${serial++}`) },
+  );
+  expect(res.status, res.text).toBe(201);
+  return res.body.data._meta['dev.cadre/catalog']!.id;
 }
 
 async function freshProject(tenant: Tenant): Promise<Record<string, string>> {

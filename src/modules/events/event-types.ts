@@ -22,6 +22,9 @@ export const EVENT_TYPES = [
   'webhook_endpoint.disabled',
   'mcp_server.published',
   'mcp_server.status_changed',
+  'mcp_server.awaiting_approval',
+  'mcp_server.approved',
+  'mcp_server.rejected',
   'domain.verified',
   'domain.lapsed',
 ] as const;

@@ -132,21 +132,10 @@ function eventsForAuditChange({
         },
       ];
     case 'mcp_server.published':
-    case 'mcp_server.status_changed': {
-      // The MCP catalog (docs/mcp-registry.md): the target is `name@version`, as an Expert's.
-      const at = target.id.lastIndexOf('@');
-      const server = { name: target.id.slice(0, at), version: target.id.slice(at + 1) };
-      const status = metadata.status as { from: string; to: string } | undefined;
-      return [
-        {
-          type: action,
-          payload:
-            action === 'mcp_server.published'
-              ? { server, ...pick(metadata, ['isLatest']) }
-              : { server, from: status?.from, to: status?.to, ...pick(metadata, ['statusMessage']) },
-        },
-      ];
-    }
+    case 'mcp_server.status_changed':
+    case 'mcp_server.approved':
+    case 'mcp_server.rejected':
+      return mcpServerEvents(action, target.id, metadata);
     case 'domain.verified':
     case 'domain.lapsed':
       // Verified email domains (docs/domains.md): a lapse ends the domain's sign-in routing.
@@ -188,4 +177,43 @@ export function eventWritesOfAuditChange(change: AuditChange): SQL | null {
     at: change.at,
   }));
   return eventWrites(events, 'events_written');
+}
+
+/** The MCP catalog's events (docs/mcp-registry.md): the target is `name@version`, as an Expert's. */
+function mcpServerEvents(
+  action: string,
+  targetId: string,
+  metadata: Record<string, unknown>,
+): DerivedEvent[] {
+  const at = targetId.lastIndexOf('@');
+  const server = { name: targetId.slice(0, at), version: targetId.slice(at + 1) };
+  const approval = { id: String(metadata.serverVersionId), ...pick(metadata, ['reasons']) };
+  switch (action) {
+    case 'mcp_server.published': {
+      const derived: DerivedEvent[] = [
+        { type: 'mcp_server.published', payload: { server, ...pick(metadata, ['isLatest']) } },
+      ];
+      // The publish policy held the version back (docs/mcp-registry.md): reviewers are told.
+      const waiting = metadata.awaitingApproval as { reasons: string[] } | undefined;
+      if (waiting) {
+        derived.push({
+          type: 'mcp_server.awaiting_approval',
+          payload: { server, approval: { id: approval.id, reasons: waiting.reasons } },
+        });
+      }
+      return derived;
+    }
+    case 'mcp_server.approved':
+    case 'mcp_server.rejected':
+      return [{ type: action, payload: { server, approval, ...pick(metadata, ['movedLatest']) } }];
+    default: {
+      const status = metadata.status as { from: string; to: string } | undefined;
+      return [
+        {
+          type: 'mcp_server.status_changed',
+          payload: { server, from: status?.from, to: status?.to, ...pick(metadata, ['statusMessage']) },
+        },
+      ];
+    }
+  }
 }

@@ -7,6 +7,10 @@ import {
   expertSkillsQuery,
   managementServerParams,
   managementVersionParams,
+  mcpApprovalParams,
+  mcpApprovalsAnswer,
+  mcpApprovalsQuery,
+  mcpDecisionAnswer,
   publishedAnswer,
   serverUsersAnswer,
   skillEntriesAnswer,
@@ -114,8 +118,10 @@ export function registerCatalogManagementRoutes(
       summary: 'Publish an MCP server version: the body is its server.json (mcp:write)',
       description:
         'Validated against the MCP Registry schema (2025-09-29), each problem named by its path. Versions ' +
-        'are immutable (409 for one that exists); `latest` goes to the newest by semver. Audited as ' +
-        'mcp_server.published.',
+        'are immutable (409 for one that exists); `latest` goes to the newest by semver. Under the publish ' +
+        "policy's approvalRequiredForWidening, a version that adds a package, a remote host or a secret " +
+        'variable waits for approval (`_meta["dev.cadre/catalog"].approval`): on no list, never `latest`. ' +
+        'Audited as mcp_server.published.',
       tags,
       security: bearerSecurity,
       body: serverJsonSchema,
@@ -150,4 +156,44 @@ export function registerCatalogManagementRoutes(
       ),
     }),
   });
+
+  app.get('/v1/mcp/approvals', {
+    config,
+    schema: {
+      operationId: 'listMcpApprovals',
+      summary: 'The catalog versions that waited for approval, in one state (mcp:read)',
+      tags,
+      security: bearerSecurity,
+      querystring: mcpApprovalsQuery,
+      response: { 200: mcpApprovalsAnswer, ...managementErrors(401, 403, 422) },
+    },
+    handler: async (request) => ({
+      data: await catalogs.approvals.list(requirePrincipal(request), request.query.status),
+    }),
+  });
+
+  for (const decision of ['approve', 'reject'] as const) {
+    app.post(`/v1/mcp/approvals/:mcpApprovalId/${decision}`, {
+      config,
+      schema: {
+        operationId: decision === 'approve' ? 'approveMcpServerVersion' : 'rejectMcpServerVersion',
+        summary:
+          decision === 'approve'
+            ? 'Approve a waiting version: it joins the catalog, `latest` if newest (experts:approve; not its publisher)'
+            : 'Refuse a waiting version: it never joins the catalog (experts:approve; not its publisher)',
+        description: `Final; a second decision answers 409. Audited as mcp_server.${decision === 'approve' ? 'approved' : 'rejected'}.`,
+        tags,
+        security: bearerSecurity,
+        params: mcpApprovalParams,
+        response: { 200: mcpDecisionAnswer, ...managementErrors(401, 403, 404, 409, 422) },
+      },
+      handler: async (request) => ({
+        data: await catalogs.approvals.decide(
+          requirePrincipal(request),
+          request.params.mcpApprovalId,
+          decision,
+        ),
+      }),
+    });
+  }
 }

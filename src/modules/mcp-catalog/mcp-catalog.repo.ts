@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import {
   type CatalogAccess,
@@ -6,6 +6,12 @@ import {
   mcpServerVersions,
   type ServerVersionRow,
 } from './mcp-catalog.tables.js';
+
+/** A version on the catalog: it never waited for approval, or it was approved (pending and rejected are not). */
+const listed = () =>
+  or(isNull(mcpServerVersions.approval), eq(mcpServerVersions.approval, 'approved')) as SQL;
+export const isListed = (row: Pick<ServerVersionRow, 'approval'>) =>
+  row.approval === null || row.approval === 'approved';
 
 /**
  * The catalog's queries. Lists walk (name, version) in byte order with a keyset cursor, so a page costs the
@@ -79,7 +85,7 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 
 export async function listVersions(executor: Executor, organizationId: string, filter: ListFilter) {
   const t = mcpServerVersions;
-  const conditions: SQL[] = [eq(t.organizationId, organizationId)];
+  const conditions: SQL[] = [eq(t.organizationId, organizationId), listed()];
   if (filter.version === 'latest') conditions.push(eq(t.isLatest, true));
   else if (filter.version !== undefined) conditions.push(eq(t.version, filter.version));
   if (!filter.includeDeleted) conditions.push(ne(t.status, 'deleted'));
@@ -128,7 +134,17 @@ export async function updateVersion(
   executor: Executor,
   id: string,
   change: Partial<
-    Pick<ServerVersionRow, 'status' | 'statusMessage' | 'statusChangedAt' | 'isLatest' | 'updatedAt'>
+    Pick<
+      ServerVersionRow,
+      | 'status'
+      | 'statusMessage'
+      | 'statusChangedAt'
+      | 'isLatest'
+      | 'updatedAt'
+      | 'approval'
+      | 'approvalDecidedByUserId'
+      | 'approvalDecidedAt'
+    >
   >,
 ) {
   await executor.update(mcpServerVersions).set(change).where(eq(mcpServerVersions.id, id));
@@ -151,6 +167,7 @@ export async function activeVersionLists(
       and(
         eq(t.organizationId, organizationId),
         eq(t.status, 'active'),
+        listed(),
         sql`${t.server} @> ${JSON.stringify(entry)}::jsonb`,
       ),
     )
@@ -175,8 +192,33 @@ export async function versionsListing(
       and(
         eq(t.organizationId, organizationId),
         ne(t.status, 'deleted'),
+        listed(),
         sql`${t.server} @> ${JSON.stringify(entry)}::jsonb`,
       ),
     )
     .orderBy(asc(t.name), asc(t.version));
+}
+
+/** The versions that waited for approval, in one state: pending oldest first, decided newest first. */
+export async function versionsByApproval(
+  executor: Executor,
+  organizationId: string,
+  approval: 'pending' | 'approved' | 'rejected',
+) {
+  const t = mcpServerVersions;
+  return executor
+    .select()
+    .from(t)
+    .where(and(eq(t.organizationId, organizationId), eq(t.approval, approval)))
+    .orderBy(approval === 'pending' ? asc(t.publishedAt) : desc(t.approvalDecidedAt))
+    .limit(100);
+}
+
+export async function versionById(executor: Executor, organizationId: string, id: string) {
+  const t = mcpServerVersions;
+  const [row] = await executor
+    .select()
+    .from(t)
+    .where(and(eq(t.organizationId, organizationId), eq(t.id, id)));
+  return row;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dataOf } from '../../http/route-kit.js';
-import { CATALOG_ACCESS, SERVER_STATUSES } from './mcp-catalog.tables.js';
+import { APPROVAL_STATUSES, CATALOG_ACCESS, SERVER_STATUSES } from './mcp-catalog.tables.js';
 import { serverJsonSchema, serverNameSchema } from './server-json.schemas.js';
 
 /** The registry's own data on each answer, under its reverse-DNS key (the MCP Registry's v0.1 API). */
@@ -19,6 +19,17 @@ const official = z.object({
 const cadre = z.object({
   id: z.string().meta({ description: "The version's id in Cadre" }),
   organization: z.string().meta({ description: 'The slug of the organization whose catalog holds it' }),
+  approval: z
+    .object({
+      status: z.enum(['pending', 'rejected']),
+      reasons: z.array(z.string()).meta({ description: 'How the version widens access, in words' }),
+      previousVersion: z.string().nullable().meta({ description: 'The version it was compared with' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one)',
+    }),
 });
 
 export const serverAnswer = z
@@ -146,3 +157,37 @@ const skillEntry = z
   .meta({ id: 'McpSkillEntry' });
 export const skillEntriesAnswer = dataOf(z.array(skillEntry));
 export type SkillEntry = z.infer<typeof skillEntry>;
+
+/** A version that widened access and waited for an owner's or admin's decision (docs/mcp-registry.md). */
+const mcpApproval = z
+  .object({
+    id: z.string().meta({ description: "The version's id: the approval's too" }),
+    name: z.string(),
+    version: z.string(),
+    status: z.enum(APPROVAL_STATUSES),
+    previousVersion: z.string().nullable().meta({ description: 'The latest version it was compared with' }),
+    reasons: z.array(z.string()).meta({ description: 'How it widens access, in words' }),
+    publishedByUserId: z.string(),
+    publishedAt: z.iso.datetime(),
+    decidedByUserId: z.string().nullable(),
+    decidedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'McpApproval' });
+export type McpApproval = z.infer<typeof mcpApproval>;
+
+export const mcpApprovalsQuery = z.object({
+  status: z
+    .enum(APPROVAL_STATUSES)
+    .default('pending')
+    .meta({ description: '`pending` (oldest first), `approved` or `rejected` (newest first)' }),
+});
+export const mcpApprovalParams = z.object({
+  mcpApprovalId: z.string().min(1).max(64).meta({ description: "The waiting version's id" }),
+});
+export const mcpApprovalsAnswer = dataOf(z.array(mcpApproval));
+export const mcpDecisionAnswer = dataOf(
+  z.object({
+    approval: mcpApproval,
+    movedLatest: z.boolean().meta({ description: 'Whether the approved version took `latest`' }),
+  }),
+);

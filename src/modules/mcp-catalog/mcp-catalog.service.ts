@@ -11,6 +11,7 @@ import { type Principal, requirePermission } from '../auth/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { type CatalogGate, createCatalogCache, MCP_CATALOG_CHANGED } from './catalog.cache.js';
 import { latestOf } from './latest.js';
+import { createCatalogApprovals } from './mcp-catalog.approvals.js';
 import * as repo from './mcp-catalog.repo.js';
 import {
   CADRE_META_KEY,
@@ -22,6 +23,7 @@ import {
 } from './mcp-catalog.schemas.js';
 import type { CatalogAccess, ServerVersionRow } from './mcp-catalog.tables.js';
 import type { ServerJson } from './server-json.schemas.js';
+import { wideningReasons } from './widening.js';
 
 export interface McpCatalogServiceDeps {
   database: Database;
@@ -30,6 +32,12 @@ export interface McpCatalogServiceDeps {
   /** The origin IDEs reach Cadre at (CADRE_PUBLIC_URL), for the catalog URLs shown to admins. */
   publicUrl: () => string;
   bus: Pick<ChangeBus, 'commit' | 'subscribe' | 'isLive'>;
+  /**
+   * Whether the organization's publish policy holds a version that widens access for approval
+   * (approvalRequiredForWidening, docs/registry.md): a port the registry's policy answers, read in the publish's
+   * transaction.
+   */
+  approvalRequired: (executor: Executor, organizationId: string) => Promise<boolean>;
   /** Read answers kept per instance (0 disables the cache). */
   cacheEntries?: number;
 }
@@ -60,7 +68,9 @@ const DEFAULT_ACCESS: CatalogAccess = 'key';
 
 const iso = (date: Date) => date.toISOString();
 
+/** A version as answered; one waiting for approval, or refused, says so (the v0.1 reads never show one). */
 function present(row: ServerVersionRow, catalog: Pick<Catalog, 'slug'>): ServerAnswer {
+  const waited = row.approval === 'pending' || row.approval === 'rejected';
   return {
     server: row.server as ServerJson,
     _meta: {
@@ -72,7 +82,19 @@ function present(row: ServerVersionRow, catalog: Pick<Catalog, 'slug'>): ServerA
         updatedAt: iso(row.updatedAt),
         isLatest: row.isLatest,
       },
-      [CADRE_META_KEY]: { id: row.id, organization: catalog.slug },
+      [CADRE_META_KEY]: {
+        id: row.id,
+        organization: catalog.slug,
+        ...(waited
+          ? {
+              approval: {
+                status: row.approval as 'pending' | 'rejected',
+                reasons: row.approvalReasons ?? [],
+                previousVersion: row.approvalPreviousVersion,
+              },
+            }
+          : {}),
+      },
     },
   };
 }
@@ -205,7 +227,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
 
   function versions(catalog: Catalog, name: string, includeDeleted = false) {
     return answered(catalog, JSON.stringify(['versions', name, includeDeleted]), async () => {
-      const all = await repo.versionsOf(db, catalog.organizationId, name);
+      const all = (await repo.versionsOf(db, catalog.organizationId, name)).filter(repo.isListed);
       const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
       if (shown.length === 0) throw notFound(`Server ${name}`);
       return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
@@ -214,7 +236,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
 
   function version(catalog: Catalog, name: string, wanted: string, includeDeleted = false) {
     return answered(catalog, JSON.stringify(['version', name, wanted, includeDeleted]), async () => {
-      const all = await repo.versionsOf(db, catalog.organizationId, name);
+      const all = (await repo.versionsOf(db, catalog.organizationId, name)).filter(repo.isListed);
       const row = all.find((candidate) =>
         wanted === 'latest' ? candidate.isLatest : candidate.version === wanted,
       );
@@ -311,8 +333,10 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
   }
 
   /**
-   * Publishes one server version. Versions are immutable: publishing one that exists is a 409. `latest`
-   * moves to the newest by semver (latest.ts). Audited as mcp_server.published.
+   * Publishes one server version. Versions are immutable: publishing one that exists is a 409 (a waiting or
+   * refused version's number too). `latest` moves to the newest by semver (latest.ts). Under the policy's
+   * approvalRequiredForWidening, a version that widens access over the latest one (widening.ts) waits for
+   * approval instead: on no list, never `latest` (mcp-catalog.approvals.ts). Audited as mcp_server.published.
    */
   async function publish(principal: Principal, server: ServerJson): Promise<ServerAnswer> {
     requirePermission(principal, 'mcp:write');
@@ -329,6 +353,12 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
         );
       }
       const at = deps.clock.now();
+      // Compared with the version IDEs are given now: the latest listed one (none for a name's first).
+      const previous = existing.find((candidate) => candidate.isLatest);
+      const reasons = (await deps.approvalRequired(tx, organization.id))
+        ? wideningReasons(server, previous?.server as Partial<ServerJson> | undefined)
+        : [];
+      const waits = reasons.length > 0;
       const row: ServerVersionRow = {
         id,
         organizationId: organization.id,
@@ -342,11 +372,15 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
         publishedAt: at,
         updatedAt: at,
         publishedByUserId: principal.userId,
+        approval: waits ? 'pending' : null,
+        approvalReasons: waits ? reasons : null,
+        approvalPreviousVersion: waits ? (previous?.version ?? null) : null,
+        approvalDecidedByUserId: null,
+        approvalDecidedAt: null,
       };
-      const latest = latestOf([...existing, row]);
+      const latest = waits ? undefined : latestOf([...existing.filter(repo.isListed), row]);
       row.isLatest = latest === row;
       // The unique index on latest versions holds one per name: the old one steps down first.
-      const previous = existing.find((candidate) => candidate.isLatest);
       if (row.isLatest && previous)
         await repo.updateVersion(tx, previous.id, { isLatest: false, updatedAt: at });
       await repo.insertVersion(tx, row);
@@ -356,7 +390,11 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
         actor: principal,
         target: { type: 'mcp_server', id: `${server.name}@${server.version}` },
         at,
-        metadata: { serverVersionId: id, isLatest: row.isLatest },
+        metadata: {
+          serverVersionId: id,
+          isLatest: row.isLatest,
+          ...(waits ? { awaitingApproval: { reasons } } : {}),
+        },
       });
       return present(row, catalog);
     });
@@ -388,7 +426,8 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
         updatedAt: at,
       };
       const next = all.map((candidate) => (candidate.id === row.id ? updated : candidate));
-      const latest = latestOf(next);
+      // A version waiting for approval, or refused, never holds latest.
+      const latest = latestOf(next.filter(repo.isListed));
       // Step the old latest down before another takes it (one latest per name, a unique index).
       for (const candidate of next) {
         const isLatest = candidate === latest;
@@ -451,7 +490,15 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     return missing;
   }
 
+  const approvals = createCatalogApprovals({
+    database: deps.database,
+    clock: deps.clock,
+    write,
+    audit: recordAuditEvent,
+  });
+
   return {
+    approvals,
     bySlug,
     byLink,
     missingFromCatalog,

@@ -3,14 +3,18 @@ import { boolean, index, jsonb, pgTable, text, unique, uniqueIndex } from 'drizz
 import { at } from '../../db/columns.js';
 import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
 
-// Kept in step with src/db/migrations/1040_mcp_catalog.sql and 1240_mcp_catalog_search_index.sql
-// (docs/mcp-registry.md).
+// Kept in step with src/db/migrations/1040_mcp_catalog.sql, 1240_mcp_catalog_search_index.sql and
+// 1241_mcp_catalog_approvals.sql (docs/mcp-registry.md).
 
 export const CATALOG_ACCESS = ['public', 'key', 'link'] as const;
 export type CatalogAccess = (typeof CATALOG_ACCESS)[number];
 
 export const SERVER_STATUSES = ['active', 'deprecated', 'deleted'] as const;
 export type ServerStatus = (typeof SERVER_STATUSES)[number];
+
+/** A version that widened access waits (`pending`) until another owner or admin decides; null: it never waited. */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 export const mcpCatalogs = pgTable('mcp_catalogs', {
   organizationId: organizationIdColumn().primaryKey(),
@@ -37,6 +41,13 @@ export const mcpServerVersions = pgTable(
     publishedAt: at('published_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     publishedByUserId: text('published_by_user_id').notNull(),
+    approval: text('approval', { enum: APPROVAL_STATUSES }),
+    /** Why the version waited, in words (widening.ts). */
+    approvalReasons: jsonb('approval_reasons').$type<string[]>(),
+    /** The version it was compared with: the latest listed one when it was published. */
+    approvalPreviousVersion: text('approval_previous_version'),
+    approvalDecidedByUserId: text('approval_decided_by_user_id'),
+    approvalDecidedAt: at('approval_decided_at'),
   },
   (table) => [
     unique().on(table.organizationId, table.name, table.version),
@@ -46,6 +57,9 @@ export const mcpServerVersions = pgTable(
     index('mcp_server_versions_name_trgm')
       .using('gin', table.name.op('gin_trgm_ops'))
       .with({ fastupdate: false }),
+    index('mcp_server_versions_waiting')
+      .on(table.organizationId, table.publishedAt)
+      .where(sql`approval = 'pending'`),
   ],
 );
 

@@ -42,7 +42,7 @@ export function createServerUsers(deps: { database: Database; experts: ExpertSki
     requirePermission(principal, 'mcp:read');
     const organizationId = principal.organizationId;
     const versions = (await repo.versionsOf(db, organizationId, name)).filter(
-      (row) => row.status !== 'deleted',
+      (row) => row.status !== 'deleted' && repo.isListed(row),
     );
     if (versions.length === 0) throw notFound(`Server ${name}`);
     const packages = new Map<string, string[]>();
