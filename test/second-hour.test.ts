@@ -6,6 +6,7 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLE_PERMISSIONS } from '../src/modules/auth/permissions.js';
 import { openConsole, pageHeading } from './console/console-page.js';
 import { launchChromium, type TestBrowser } from './support/browser.js';
 import { runCli, tempProject } from './support/cli-harness.js';
@@ -139,8 +140,7 @@ describe('the second hour', () => {
       email: OLIVE,
       role: 'admin',
     });
-    const oliveInGlobex = ok(await cli(['whoami'], olive));
-    expect(oliveInGlobex.stdout).toContain(`${OLIVE}, owner of acme (acme)`);
+    expect(ok(await cli(['whoami'], olive)).stdout).toContain(`${OLIVE}, owner of acme (acme)`);
 
     // Olive invites Mia to Acme from the CLI (the organization is her key's), copies the link again, and
     // Mia accepts in Chromium with a new account.
@@ -172,6 +172,7 @@ describe('the second hour', () => {
     ok(await cli(['members', 'invite', '--email', MIA, '--role', 'member'], oliveGlobex));
     await expect.poll(() => inbox.filter((mail) => mail.subject?.includes('globex')).length).toBe(1);
     const mail = inbox.find((entry) => entry.subject?.includes('globex'))!;
+    expect((mail.to as { text: string }).text).toBe(MIA);
     const mailed = new RegExp(`${cadre.url}/invitations/inv_[0-9A-Za-z]{43}`).exec(mail.text ?? '')?.[0];
     expect(mailed, mail.text).toBeDefined();
     await acceptInvitation(mailed!, true);
@@ -199,6 +200,11 @@ describe('the second hour', () => {
     expect(ok(await cli(['whoami'], miaGlobexKey)).stdout).toContain(
       `Mia <${MIA}>, member of globex (globex)`,
     );
+    // Exactly what a member may do: nothing more, nothing less.
+    const me = await http<{ data: { permissions: string[] } }>(cadre.url, 'GET', '/api/v1/me', {
+      key: miaGlobexKey,
+    });
+    expect(new Set(me.body.data.permissions)).toEqual(new Set(ROLE_PERMISSIONS.member));
     expect(mia.problems).toEqual([]);
     await mia.close();
 
@@ -235,7 +241,9 @@ describe('the second hour', () => {
     expect(whoami.stderr).toContain('the key is from cadre login');
     const made = ok(await cli(['keys', 'create', '--name', 'mia-script', '--json']));
     const scriptKey = JSON.parse(made.stdout) as { id: string; key: string };
-    expect(ok(await cli(['keys', 'list'])).stdout).toContain('mia-script');
+    expect(ok(await cli(['keys', 'list'])).stdout).toMatch(
+      new RegExp(`${scriptKey.id}\\s+mia-script\\s+cadre_\\w+\\s+active\\s.*everything the role allows`),
+    );
     expect(ok(await cli(['keys', 'revoke', scriptKey.id])).stdout).toContain(scriptKey.id);
     expect((await http(cadre.url, 'GET', '/api/v1/me', { key: scriptKey.key })).status).toBe(401);
 
@@ -245,6 +253,16 @@ describe('the second hour', () => {
     );
     const staging = ok(await cli(['projects', 'env', 'create', 'web', '--name', 'staging', '--json'], olive));
     expect(JSON.parse(staging.stdout)).toMatchObject({ name: 'staging' });
+    const listed = JSON.parse(ok(await cli(['projects', 'list', '--json'], olive)).stdout) as Array<{
+      slug: string;
+      environments: Array<{ name: string }>;
+    }>;
+    expect(
+      listed
+        .find((p) => p.slug === 'web')
+        ?.environments.map((e) => e.name)
+        .sort(),
+    ).toEqual(['development', 'production', 'staging']);
 
     // A webhook to a loopback receiver (CADRE_DEV=1 allows it) gets a signed delivery of a publish.
     const secret = ok(
@@ -267,10 +285,15 @@ ${widening ? '\n[experts."@acme/helper".skills.search]\ntype = "mcpSseSkill"\nen
     await expect.poll(() => receiver.at('/hooks').length, { timeout: 30_000 }).toBeGreaterThan(0);
     const delivery = receiver.at('/hooks')[0]!;
     expect(() => verify(secret, delivery)).not.toThrow();
-    expect(delivery.event.type).toBe('expert.published');
+    expect(delivery.event).toMatchObject({
+      type: 'expert.published',
+      organizationId: acme.data.organization.id,
+      data: { expert: { name: '@acme/helper', version: '1.0.0' } },
+    });
 
     // Approval on: Adam is the second approver, so no warning; a widening version waits until he approves.
     const policy = ok(await cli(['policy', 'set', '--approval', 'on'], olive));
+    expect(policy.stdout).toMatch(/approval for widening versions:\s+required/);
     expect(policy.stderr).not.toContain('warning');
     const widened = ok(await cli(['publish'], olive, project('1.1.0', true)));
     expect(widened.stdout).toMatch(/awaiting approval \(\w+\): latest stays at 1\.0\.0/);
@@ -290,7 +313,9 @@ ${widening ? '\n[experts."@acme/helper".skills.search]\ntype = "mcpSseSkill"\nen
       owner: { email: 'ida@initech.test' },
     });
     const loneWarning = ok(await cli(['policy', 'set', '--approval', 'on'], lone.data.apiKey.key));
-    expect(loneWarning.stderr).toMatch(/warning: .*approv/i);
+    expect(loneWarning.stderr).toContain(
+      'warning: Nobody can approve: the organization has one owner and no admin',
+    );
 
     // Billing: Olive sees her plan and usage on the console's Billing page.
     await admin('PUT', `/admin/v1/users/${oliveId}/password`, { password: PASSWORD });
@@ -302,12 +327,14 @@ ${widening ? '\n[experts."@acme/helper".skills.search]\ntype = "mcpSseSkill"\nen
     await owner.page.goto(`${cadre.url}/billing`);
     await expect.poll(() => pageHeading(owner.page).textContent()).toBe('Billing');
     await expect.poll(() => owner.page.getByRole('heading', { name: 'Plans' }).count()).toBe(1);
+    // The usage counts what the story made: two versions; Olive's, Adam's and the CLI's keys.
+    await expect.poll(() => owner.page.locator('main').textContent()).toMatch(/Expert versions\s*2 of 50/);
     const billing = (await owner.page.locator('main').textContent()) ?? '';
-    expect(billing).toContain('API keys');
+    expect(billing).toMatch(/PlanFree/);
+    expect(billing).toMatch(/API keys\s*3 of 5/);
     expect(owner.problems).toEqual([]);
-    await owner.close();
 
-    // Restart on the same data: the CLI's stored key and Mia's console key still work.
+    // Restart on the same data: the CLI's stored key, Mia's console key and Olive's session still work.
     const port = new URL(cadre.url).port;
     await cadre.stop();
     // The same address: the CLI keeps its key per server URL.
@@ -317,5 +344,10 @@ ${widening ? '\n[experts."@acme/helper".skills.search]\ntype = "mcpSseSkill"\nen
     expect(ok(await cli(['whoami'], miaGlobexKey)).stdout).toContain(
       `Mia <${MIA}>, member of globex (globex)`,
     );
+    await owner.page.goto(`${cadre.url}/members`);
+    await expect.poll(() => pageHeading(owner.page).textContent()).toBe('Members');
+    await expect.poll(() => owner.page.getByRole('row', { name: /Mia/ }).count()).toBe(1);
+    expect(owner.problems).toEqual([]);
+    await owner.close();
   });
 });
