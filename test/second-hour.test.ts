@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { openConsole, pageHeading } from './console/console-page.js';
 import { launchChromium, type TestBrowser } from './support/browser.js';
 import { runCli, tempProject } from './support/cli-harness.js';
 import { http } from './support/http.js';
+import { authorizeAtProvider, startTestProvider, type TestProvider } from './support/oidc-provider.js';
 import { type CadreProcess, startCadre } from './support/process.js';
 import { ADMIN_TOKEN } from './support/server.js';
 import { PASSWORD } from './support/session.js';
@@ -19,11 +20,12 @@ import { startReceiver, verify } from './support/webhook-receiver.js';
 // The second hour of a new team, told as one story: the built service as people run it (`CADRE_DEV=1`, the
 // embedded database in a data directory), the real CLI and the console in Chromium, as a member (Mia), an
 // admin (Adam) and an owner (Olive) of two organizations (Acme, Globex). It ends by restarting the server on
-// the same data. OAuth is left to test/oauth: there is no local provider helper for a process-level server.
+// the same data.
 let cadre: CadreProcess;
 let chromium: TestBrowser | undefined;
 let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let provider: TestProvider | undefined;
 // Invitation emails go to a real SMTP server: only the mailed link proves an address (docs/admin-api.md).
 const inbox: ParsedMail[] = [];
 const smtp = new SMTPServer({
@@ -72,6 +74,7 @@ afterAll(async () => {
   await chromium?.close();
   await cadre?.stop();
   await receiver?.close();
+  await provider?.close();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(config, { recursive: true, force: true });
@@ -264,6 +267,56 @@ describe('the second hour', () => {
         .sort(),
     ).toEqual(['development', 'production', 'staging']);
 
+    // OAuth: a plain-http provider on loopback (CADRE_DEV=1 allows it) registered from the CLI, verified by
+    // signing in at the provider, then a connection for the project's production environment.
+    provider = await startTestProvider([
+      {
+        clientId: 'acme-app',
+        clientSecret: 'acme-app-secret',
+        redirectUris: [`${cadre.url}/api/oauth/callback/oidc`],
+      },
+    ]);
+    const secretFile = join(config, 'client-secret');
+    writeFileSync(secretFile, 'acme-app-secret\n');
+    const added = ok(
+      await cli(
+        [
+          'integrations',
+          'add',
+          'oidc',
+          '--issuer',
+          provider.issuer,
+          '--client-id',
+          'acme-app',
+          '--client-secret-file',
+          secretFile,
+        ],
+        olive,
+      ),
+    );
+    expect(added.stdout).toContain('registered oidc version 1 (not verified yet)');
+    const dance = async (path: string) => {
+      const started = await http(cadre.url, 'GET', path, { key: olive });
+      expect(started.status, started.text).toBe(302);
+      const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const back = await authorizeAtProvider(
+        started.headers.get('location')!,
+        `${cadre.url}/api/oauth/callback/`,
+      );
+      const res = await http(cadre.url, 'GET', `${back.pathname}${back.search}`, {
+        key: olive,
+        headers: { cookie },
+      });
+      expect(res.status, res.text).toBe(302);
+      return Object.fromEntries(new URL(res.headers.get('location')!).searchParams);
+    };
+    expect(await dance('/api/oauth/verify/oidc?returnTo=/settings/integrations')).toMatchObject({
+      oauth_status: 'success',
+    });
+    expect(ok(await cli(['integrations', 'list'], olive)).stdout).toMatch(/oidc\s+\d+\s+yes\s+acme-app/);
+    const connected = await dance('/api/oauth/start/oidc?projectId=web&environmentId=production');
+    expect(connected).toMatchObject({ oauth_status: 'success' });
+
     // A webhook to a loopback receiver (CADRE_DEV=1 allows it) gets a signed delivery of a publish.
     const secret = ok(
       await cli(['webhooks', 'create', receiver.url('/hooks'), '--events', 'expert.published'], olive),
@@ -327,11 +380,12 @@ ${widening ? '\n[experts."@acme/helper".skills.search]\ntype = "mcpSseSkill"\nen
     await owner.page.goto(`${cadre.url}/billing`);
     await expect.poll(() => pageHeading(owner.page).textContent()).toBe('Billing');
     await expect.poll(() => owner.page.getByRole('heading', { name: 'Plans' }).count()).toBe(1);
-    // The usage counts what the story made: two versions; Olive's, Adam's and the CLI's keys.
+    // The usage counts what the story made: two versions; Olive's, Adam's and the CLI's keys; one connection.
     await expect.poll(() => owner.page.locator('main').textContent()).toMatch(/Expert versions\s*2 of 50/);
     const billing = (await owner.page.locator('main').textContent()) ?? '';
     expect(billing).toMatch(/PlanFree/);
     expect(billing).toMatch(/API keys\s*3 of 5/);
+    expect(billing).toMatch(/Connections\s*1 of 3/);
     expect(owner.problems).toEqual([]);
 
     // Restart on the same data: the CLI's stored key, Mia's console key and Olive's session still work.
