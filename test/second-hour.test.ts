@@ -19,8 +19,9 @@ import { startReceiver, verify } from './support/webhook-receiver.js';
 
 // The second hour of a new team, told as one story: the built service as people run it (`CADRE_DEV=1`, the
 // embedded database in a data directory), the real CLI and the console in Chromium, as a member (Mia), an
-// admin (Adam) and an owner (Olive) of two organizations (Acme, Globex). It ends by restarting the server on
-// the same data.
+// admin (Adam) and an owner (Olive) of two organizations (Acme, Globex). Around it, real parts on loopback: an
+// SMTP server for invitation emails, a webhook receiver and an OpenID provider (both allowed by CADRE_DEV=1
+// alone). It ends by restarting the server on the same address and data.
 let cadre: CadreProcess;
 let chromium: TestBrowser | undefined;
 let browser: Browser;
