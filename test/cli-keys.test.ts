@@ -127,4 +127,52 @@ describe('cadre keys', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already revoked');
   });
+  it('names the project and the environment a key reaches as people type them: slug, project/name, or id', async () => {
+    const web = await createProject(server, org, 'web');
+    const detail = await server.request<{ data: { environments: Array<{ id: string; name: string }> } }>(
+      'GET',
+      `/api/v1/projects/${web.project.id}`,
+      { key: org.ownerKey },
+    );
+    const production = detail.body.data.environments.find((e) => e.name === 'production')!;
+
+    const bySlug = await cli(['keys', 'create', '--project', 'web', '--access', 'projects=read']);
+    expect(bySlug.code, bySlug.stderr).toBe(0);
+    expect((await me(bySlug.stdout.trim())).grants).toMatchObject({
+      type: 'project',
+      projectIds: [web.project.id],
+    });
+
+    const byName = await cli([
+      'keys',
+      'create',
+      '--environment',
+      'web/production',
+      '--access',
+      'projects=operate',
+    ]);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect((await me(byName.stdout.trim())).grants).toMatchObject({
+      type: 'environment',
+      environmentIds: [production.id],
+    });
+
+    const noSuchEnvironment = await cli([
+      'keys',
+      'create',
+      '--environment',
+      'web/staging',
+      '--access',
+      'projects=operate',
+    ]);
+    expect(noSuchEnvironment.code).toBe(1);
+    expect(noSuchEnvironment.stderr).toContain('project web has no environment staging');
+
+    // Another organization's project by its slug reads as unknown.
+    const other = await createOrganization(server, 'team');
+    await createProject(server, other, 'elsewhere');
+    const foreign = await cli(['keys', 'create', '--project', 'elsewhere', '--access', 'projects=read']);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toMatch(/not found/i);
+  });
 });

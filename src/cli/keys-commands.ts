@@ -83,6 +83,35 @@ function grantOf(options: CreateOptions): Grant {
   return { type, agentIds: ids, permissions: permissions as ['agents:run'] };
 }
 
+type KeysClient = ReturnType<typeof apiKeyClient>;
+
+/**
+ * The ids a grant names, from what people type (docs/api-keys.md, "cadre keys"): `--project web` by slug or id
+ * (the API resolves a slug in the path), `--environment web/staging` as project and environment name, or an
+ * environment's id. Another organization's project answers 404, as an unknown one does.
+ */
+async function resolveTargets(client: KeysClient, options: CreateOptions): Promise<CreateOptions> {
+  const projectOf = (projectId: string) =>
+    dataOf(client.GET('/api/v1/projects/{projectId}', { params: { path: { projectId } } }));
+  const project = await Promise.all(options.project.map(async (ref) => (await projectOf(ref)).id));
+  const environment = await Promise.all(
+    options.environment.map(async (ref) => {
+      const slash = ref.indexOf('/');
+      if (slash < 0) return ref;
+      const [projectRef, name] = [ref.slice(0, slash), ref.slice(slash + 1)];
+      const found = (await projectOf(projectRef)).environments.find((e) => e.name === name);
+      if (!found) {
+        throw new CliError(
+          `--environment ${ref}: project ${projectRef} has no environment ${name}`,
+          EXIT_USER,
+        );
+      }
+      return found.id;
+    }),
+  );
+  return { ...options, project, environment };
+}
+
 /** `--expires 90d | never | 2027-01-31`: the create body's expiry. */
 function expiryOf(value: string): Pick<CreateBody, 'expiresIn' | 'expiresAt'> {
   if (value === 'never') return {};
@@ -144,19 +173,25 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .option('--name <name>', 'what the key is for')
     .option('--access <area=level>', `an area and level, repeatable (${areaHelp()})`, collect, [])
     .option('--permission <permission>', 'a single permission, repeatable', collect, [])
-    .option('--project <projectId>', 'reach only this project, repeatable', collect, [])
-    .option('--environment <environmentId>', 'reach only this environment, repeatable', collect, [])
+    .option('--project <project>', 'reach only this project (its slug or id), repeatable', collect, [])
+    .option(
+      '--environment <environment>',
+      'reach only this environment (project/name, e.g. web/staging, or its id), repeatable',
+      collect,
+      [],
+    )
     .option('--agent <agentId>', 'reach only this agent, repeatable', collect, [])
     .option('--expires <when>', 'a duration in days (30d), a date, or never', '90d')
     .option('--url <url>', URL_OPTION_HELP)
     .option('--json', 'print the new key (with its secret) as JSON')
     .action(async (options: CreateOptions) => {
+      grantOf(options); // refuse a malformed grant before any request
+      const client = apiKeyClient(io, options, needs('api-keys:create'));
       const body: CreateBody = {
         ...(options.name ? { name: options.name } : {}),
-        grants: grantOf(options),
+        grants: grantOf(await resolveTargets(client, options)),
         ...expiryOf(options.expires),
       };
-      const client = apiKeyClient(io, options, needs('api-keys:create'));
       printCreated(io, options, await dataOf(client.POST('/api/v1/api-keys', { body })), 'created');
     });
 
