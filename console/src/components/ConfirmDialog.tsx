@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useId } from 'react';
 import { useModalDialog } from './modal-dialog.js';
 
 /**
@@ -16,9 +16,11 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
 }) {
   const ref = useModalDialog(props.open);
+  // One per list item on some pages: each names itself by its own title, never by the first on the page.
+  const titleId = useId();
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onCancel={props.onCancel}>
-      <h2 id="dialog-title">{props.title}</h2>
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onCancel={props.onCancel}>
+      <h2 id={titleId}>{props.title}</h2>
       <div className="dialog-body">{props.children}</div>
       <div className="actions">
         <button type="button" className="button" onClick={props.onCancel}>

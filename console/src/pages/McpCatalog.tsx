@@ -10,6 +10,7 @@ import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { useCan } from '../session.js';
+import { McpApprovals } from './McpApprovals.js';
 import { catalogServerPath } from './SkillsTable.js';
 
 type Settings = components['schemas']['McpCatalogSettings'];
@@ -24,7 +25,8 @@ const ACCESS_WORDS: Record<Access, string> = {
 
 /**
  * `/mcp-catalog`: the organization's MCP catalog (docs/mcp-registry.md): its servers and versions with their
- * status, how to publish, the address IDEs read, and (owners and admins) who may read it and the catalog link.
+ * status, the versions waiting for approval, how to publish, the address IDEs read, and (owners and admins) who
+ * may read it and the catalog link.
  */
 export function McpCatalog() {
   const settings = useQuery({
@@ -41,6 +43,7 @@ export function McpCatalog() {
         <ErrorNotice error={settings.error} retry={settings.refetch} />
         {settings.isPending && <PageSkeleton lines={4} />}
         {settings.data && <AccessCard settings={settings.data} />}
+        {settings.data && <McpApprovals organization={settings.data.organization} />}
         {settings.data && <Servers organization={settings.data.organization} />}
         <PublishingHelp />
       </div>
