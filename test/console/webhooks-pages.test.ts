@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/lib/clock.js';
 import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
 import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
+import { expertBody, published } from '../registry/helpers.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
-import { addMember, createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { addMember, createKey, createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { PASSWORD, setPassword } from '../support/session.js';
 import { type Receiver, startReceiver, status } from '../support/webhook-receiver.js';
@@ -424,6 +425,87 @@ describe('webhooks in the browser', () => {
     await expect.poll(() => details.isVisible()).toBe(true);
     await screenshots(page, 'event-details');
     await expectAccessible(page, 'events, filtered');
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it("names each event's record and links it: a person, a key, an Expert version; a removed one in words", {
+    timeout: 90_000,
+  }, async () => {
+    const adminId = await addMember(server, org, 'admin');
+    const adminKey = await createKey(server, org, adminId);
+    const renamed = await server.request('PATCH', '/api/v1/me', {
+      key: adminKey.key,
+      body: { name: 'Ada Admin' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const goneId = await addMember(server, org, 'member');
+    const removed = await server.request('DELETE', `/api/v1/organizations/${org.slug}/members/${goneId}`, {
+      key: org.ownerKey,
+    });
+    expect(removed.status, removed.text).toBe(200);
+    const key = await server.request<{ data: { id: string } }>('POST', '/api/v1/api-keys', {
+      key: org.ownerKey,
+      body: { name: 'ci-deploy', grants: { type: 'organization', permissions: ['members:read'] } },
+    });
+    expect(key.status, key.text).toBe(200);
+    const expert = `@${org.slug}/event-writer@1.0.0`;
+    await published(server, org.ownerKey, expertBody(`@${org.slug}/event-writer`, '1.0.0'));
+    const all = await server.request<{ data: Array<{ resource: { type: string; id: string } }> }>(
+      'GET',
+      '/api/v1/events?limit=100',
+      { key: org.ownerKey },
+    );
+    // Ids other than an Expert version's (its id is its name@version): none may show in running text.
+    const ids = all.body.data.filter((e) => e.resource.type !== 'expert').map((e) => e.resource.id);
+    expect(ids).toEqual(expect.arrayContaining([adminId, goneId, key.body.data.id]));
+
+    const { page, problems, close } = await openConsole(browser);
+    await signIn(page, '/developers/events');
+    const items = page.getByRole('table', { name: 'Events' }).locator('tbody tr');
+    const on = items.locator('td[data-label="On"]');
+    // Named once the members and keys lists have arrived (one query each).
+    await expect.poll(() => on.allTextContents()).toContain('Person Ada Admin');
+    for (const text of await on.allTextContents()) {
+      for (const id of ids) expect(text).not.toContain(id);
+    }
+    const row = (name: string) =>
+      items.filter({ has: page.locator('td[data-label="On"]', { hasText: name }) });
+    const link = (name: string) => on.getByRole('link', { name, exact: true }).first();
+    expect(await link('Ada Admin').getAttribute('href')).toBe('/members');
+    expect(await link('ci-deploy').getAttribute('href')).toBe('/keys');
+    expect(await link(expert).getAttribute('href')).toBe(`/experts/@${org.slug}/event-writer@1.0.0`);
+    expect(await row('ci-deploy').first().locator('td[data-label="Event"]').textContent()).toContain(
+      'API key created',
+    );
+    expect(await row(expert).first().locator('td[data-label="Event"]').textContent()).toContain(
+      'Expert version published',
+    );
+    // The person removed since: said in words, linked nowhere.
+    const gone = on.filter({ hasText: 'a removed person' });
+    await expect.poll(() => gone.count()).toBeGreaterThanOrEqual(1);
+    expect(await gone.first().textContent()).toBe('Person a removed person');
+    expect(await gone.first().getByRole('link').count()).toBe(0);
+    await screenshots(page, 'events-named');
+    await expectAccessible(page, 'events with named records');
+
+    // The details keep the id, to copy, beside the name.
+    await row('ci-deploy')
+      .first()
+      .getByRole('button', { name: /^Details/ })
+      .click();
+    const details = page.getByRole('dialog', { name: 'API key created' });
+    await expect.poll(() => details.isVisible()).toBe(true);
+    const fact = details.locator('dd.copyable').first();
+    expect(await fact.getByRole('link', { name: 'ci-deploy' }).getAttribute('href')).toBe('/keys');
+    expect(await fact.locator('code').textContent()).toBe(key.body.data.id);
+    expect(await fact.getByRole('button', { name: 'Copy id' }).count()).toBe(1);
+    await screenshots(page, 'event-details-named');
+    await expectAccessible(page, "an event's details, named");
+    // The link goes to the page that shows the record.
+    await page.keyboard.press('Escape');
+    await link('Ada Admin').click();
+    await expect.poll(() => heading(page).textContent()).toBe('Members');
     expect(problems).toEqual([]);
     await close();
   });

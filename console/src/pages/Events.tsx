@@ -10,8 +10,8 @@ import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { useCan, useMe } from '../session.js';
-import { TARGET_WORDS } from './audit-words.js';
 import { ACTOR_WORDS, EventDetails } from './event-details.js';
+import { RecordName, useEventRecords } from './event-records.js';
 import { EVENT_GROUPS, eventWords } from './event-words.js';
 
 type Event = components['schemas']['Event'];
@@ -59,6 +59,7 @@ export function Events() {
     queryFn: async ({ signal }) => unwrap(await api.GET('/api/v1/webhook-endpoints', { signal })).data,
   });
   const targets = (endpoints.data ?? []).filter((endpoint) => endpoint.enabled);
+  const recordOf = useEventRecords(canRead);
   const list = events.data?.data ?? [];
   const [open, setOpen] = useState<Event | null>(null);
   return (
@@ -151,8 +152,7 @@ export function Events() {
                     {eventWords(event.type)} <code className="small">{event.type}</code>
                   </td>
                   <td data-label="On" className="break-anywhere">
-                    {TARGET_WORDS[event.resource.type] ?? event.resource.type}{' '}
-                    <code className="small">{event.resource.id}</code>
+                    <RecordName record={recordOf(event)} />
                   </td>
                   <td data-label="By" className="event-by">
                     {ACTOR_WORDS[event.actor.kind]}
@@ -177,7 +177,12 @@ export function Events() {
         </TableScroll>
       )}
       <Pager {...pagerProps(events.data?.pagination)} />
-      <EventDetails event={open} endpoints={targets} onClose={() => setOpen(null)} />
+      <EventDetails
+        event={open}
+        record={open ? recordOf(open) : null}
+        endpoints={targets}
+        onClose={() => setOpen(null)}
+      />
     </section>
   );
 }

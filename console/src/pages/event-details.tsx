@@ -8,7 +8,7 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { useModalDialog } from '../components/modal-dialog.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { formatDateTime } from '../format.js';
-import { TARGET_WORDS } from './audit-words.js';
+import { type EventRecord, RecordName } from './event-records.js';
 import { eventWords } from './event-words.js';
 import { type Endpoint, endpointName } from './webhook-parts.js';
 
@@ -86,10 +86,12 @@ function SendToEndpoint({ event, endpoints }: { event: Event; endpoints: Endpoin
  */
 export function EventDetails({
   event,
+  record,
   endpoints,
   onClose,
 }: {
   event: Event | null;
+  record: EventRecord | null;
   endpoints: Endpoint[];
   onClose: () => void;
 }) {
@@ -114,7 +116,7 @@ export function EventDetails({
             <dd>{ACTOR_WORDS[event.actor.kind]}</dd>
             <dt>On</dt>
             <dd className="copyable">
-              {TARGET_WORDS[event.resource.type] ?? event.resource.type} <code>{event.resource.id}</code>{' '}
+              {record && <RecordName record={record} />} <code>{event.resource.id}</code>{' '}
               <CopyButton text={event.resource.id} label="Copy id" />
             </dd>
             <dt>Event id</dt>
