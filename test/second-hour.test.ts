@@ -113,7 +113,10 @@ async function acceptInvitation(link: string, isNew: boolean) {
 }
 
 describe('the second hour', () => {
-  it('an owner, an admin and a member of two organizations work through the CLI and the console', async () => {
+  // One long story (about 18 s alone, dozens of CLI processes and page loads): room for a busy machine.
+  it('an owner, an admin and a member of two organizations work through the CLI and the console', {
+    timeout: 180_000,
+  }, async () => {
     // The operator makes the two organizations: Olive owns Acme, Globex's owner makes Olive an admin there.
     const acme = await admin<Created>('POST', '/admin/v1/organizations', {
       slug: 'acme',
