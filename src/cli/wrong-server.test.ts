@@ -35,7 +35,7 @@ afterAll(() => cadre.close());
 const COMMANDS: Array<{ argv: string[]; env: Record<string, string> }> = [
   { argv: ['experts', 'list'], env: {} },
   { argv: ['admin', 'org', 'limits', 'acme'], env: { CADRE_ADMIN_TOKEN: ADMIN_TOKEN } },
-  { argv: ['members', 'invitations', 'acme'], env: { CADRE_API_KEY: 'cadre_sk_not-checked' } },
+  { argv: ['members', 'invitations', '--org', 'acme'], env: { CADRE_API_KEY: 'cadre_sk_not-checked' } },
 ];
 
 async function oneLine(argv: string[], env: Record<string, string>): Promise<string> {
