@@ -8,14 +8,13 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
-import { When } from '../components/When.js';
 import { useCan } from '../session.js';
 import { McpApprovals } from './McpApprovals.js';
+import { VersionCells } from './mcp-version-cells.js';
 import { catalogServerPath } from './SkillsTable.js';
 
 type Settings = components['schemas']['McpCatalogSettings'];
 type Access = Settings['access'];
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 const ACCESS_WORDS: Record<Access, string> = {
   public: 'Public: anyone who has the address reads it',
@@ -185,30 +184,17 @@ function Servers({ organization }: { organization: string }) {
               </tr>
             </thead>
             <tbody>
-              {servers.data.map((entry) => {
-                const meta = entry._meta[OFFICIAL];
-                return (
-                  <tr key={`${entry.server.name}@${entry.server.version}`}>
-                    <td>
-                      <Link to={catalogServerPath(entry.server.name)}>
-                        <code>{entry.server.name}</code>
-                      </Link>
-                      <div className="small muted">{entry.server.description}</div>
-                    </td>
-                    <td data-label="Version">
-                      {entry.server.version}
-                      {meta.isLatest ? ' (latest)' : ''}
-                    </td>
-                    <td data-label="Status">
-                      {meta.status}
-                      {meta.statusMessage ? `: ${meta.statusMessage}` : ''}
-                    </td>
-                    <td data-label="Published">
-                      <When at={meta.publishedAt} />
-                    </td>
-                  </tr>
-                );
-              })}
+              {servers.data.map((entry) => (
+                <tr key={`${entry.server.name}@${entry.server.version}`}>
+                  <td>
+                    <Link to={catalogServerPath(entry.server.name)}>
+                      <code>{entry.server.name}</code>
+                    </Link>
+                    <div className="small muted">{entry.server.description}</div>
+                  </td>
+                  <VersionCells entry={entry} />
+                </tr>
+              ))}
             </tbody>
           </table>
         </TableScroll>

@@ -5,10 +5,8 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
 import { TableScroll } from '../components/TableScroll.js';
-import { When } from '../components/When.js';
 import { expertPath } from '../format.js';
-
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+import { VersionCells } from './mcp-version-cells.js';
 
 /**
  * `/mcp-catalog/servers/<name>`: one server of the organization's MCP catalog (docs/mcp-registry.md "Who
@@ -66,24 +64,11 @@ export function McpServer() {
                   </tr>
                 </thead>
                 <tbody>
-                  {versions.data.map((entry) => {
-                    const meta = entry._meta[OFFICIAL];
-                    return (
-                      <tr key={entry.server.version}>
-                        <td data-label="Version">
-                          {entry.server.version}
-                          {meta.isLatest ? ' (latest)' : ''}
-                        </td>
-                        <td data-label="Status">
-                          {meta.status}
-                          {meta.statusMessage ? `: ${meta.statusMessage}` : ''}
-                        </td>
-                        <td data-label="Published">
-                          <When at={meta.publishedAt} />
-                        </td>
-                      </tr>
-                    );
-                  })}
+                  {versions.data.map((entry) => (
+                    <tr key={entry.server.version}>
+                      <VersionCells entry={entry} />
+                    </tr>
+                  ))}
                 </tbody>
               </table>
             </TableScroll>

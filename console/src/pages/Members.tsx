@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -11,7 +11,7 @@ import { TableScroll } from '../components/TableScroll.js';
 import { When } from '../components/When.js';
 import { formatDate } from '../format.js';
 import { useCan, useMe } from '../session.js';
-import { type InvitedRole, InviteForm } from './members-invite.js';
+import { type InvitedRole, InviteForm, LinkCopy } from './members-invite.js';
 
 type Member = components['schemas']['Member'];
 type Invitation = components['schemas']['Invitation'];
@@ -365,42 +365,6 @@ export function Members() {
           </p>
         )}
       </ConfirmDialog>
-    </section>
-  );
-}
-
-/** A pending invitation's new copy of its link, shown once (the copy shown before no longer works). */
-function LinkCopy({ copy, onDone }: { copy: InvitationLink; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  // The confirmation closes in the same commit and the browser gives focus back to its opener: the heading
-  // takes it after that, on the next frame.
-  useEffect(() => {
-    const frame = requestAnimationFrame(() => heading.current?.focus());
-    return () => cancelAnimationFrame(frame);
-  }, []);
-  return (
-    <section className="card secret" aria-labelledby="invitation-link-copy">
-      <h3 id="invitation-link-copy" tabIndex={-1} ref={heading}>
-        New link for {copy.email}
-      </h3>
-      <p className="notice" role="status">
-        Copy it now and send it to {copy.email}: it is not shown again. The copy shown before no longer works.
-      </p>
-      <div className="key-row">
-        <code className="key" data-testid="invitation-link-copy">
-          {copy.url}
-        </code>
-        <CopyButton text={copy.url} label="Copy link" />
-      </div>
-      <p className="muted small">
-        It works once, until {formatDate(copy.expiresAt)}, for {copy.email} as{' '}
-        {copy.role === 'admin' ? 'an admin' : 'a member'}.
-      </p>
-      <div className="actions">
-        <button type="button" className="button button-primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
     </section>
   );
 }

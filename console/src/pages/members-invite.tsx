@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -7,6 +7,7 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { formatDate } from '../format.js';
 
 type CreatedInvitation = components['schemas']['CreatedInvitation'];
+type InvitationLink = components['schemas']['InvitationLink'];
 export type InvitedRole = 'admin' | 'member';
 
 /** What became of the invitation email (the answer's emailStatus), and what the inviter should do. */
@@ -20,8 +21,8 @@ const MAIL_WORDS: Record<CreatedInvitation['emailStatus'], (email: string) => st
     `Cadre did not email it (no mail server is set up): copy this link now and send it to ${email} yourself. It is not shown again.`,
 };
 
-export /** Invite by email with a role; the answer's link is shown once, with whether it was also emailed. */
-function InviteForm({ org, onInvited }: { org: string; onInvited: () => Promise<unknown> }) {
+/** Invite by email with a role; the answer's link is shown once, with whether it was also emailed. */
+export function InviteForm({ org, onInvited }: { org: string; onInvited: () => Promise<unknown> }) {
   const [open, setOpen] = useState(false);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<InvitedRole>('member');
@@ -50,21 +51,7 @@ function InviteForm({ org, onInvited }: { org: string; onInvited: () => Promise<
         <p className={sent.emailStatus === 'sent' ? 'notice' : 'notice notice-warning'} role="status">
           {MAIL_WORDS[sent.emailStatus](sent.email)}
         </p>
-        <div className="key-row">
-          <code className="key" data-testid="invitation-link">
-            {sent.url}
-          </code>
-          <CopyButton text={sent.url} label="Copy link" />
-        </div>
-        <p className="muted small">
-          It works once, until {formatDate(sent.expiresAt)}, for {sent.email} as{' '}
-          {sent.role === 'admin' ? 'an admin' : 'a member'}.
-        </p>
-        <div className="actions">
-          <button type="button" className="button button-primary" onClick={close}>
-            Done
-          </button>
-        </div>
+        <ShownLink link={sent} testId="invitation-link" onDone={close} />
       </section>
     );
   }
@@ -115,5 +102,58 @@ function InviteForm({ org, onInvited }: { org: string; onInvited: () => Promise<
         </button>
       </div>
     </form>
+  );
+}
+
+/** A pending invitation's new copy of its link, shown once (the copy shown before no longer works). */
+export function LinkCopy({ copy, onDone }: { copy: InvitationLink; onDone: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The confirmation closes in the same commit and the browser gives focus back to its opener: the heading
+  // takes it after that, on the next frame.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => heading.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, []);
+  return (
+    <section className="card secret" aria-labelledby="invitation-link-copy">
+      <h3 id="invitation-link-copy" tabIndex={-1} ref={heading}>
+        New link for {copy.email}
+      </h3>
+      <p className="notice" role="status">
+        Copy it now and send it to {copy.email}: it is not shown again. The copy shown before no longer works.
+      </p>
+      <ShownLink link={copy} testId="invitation-link-copy" onDone={onDone} />
+    </section>
+  );
+}
+
+/** An invitation link shown once: the link with its copy button, what it is good for, and Done. */
+function ShownLink({
+  link,
+  testId,
+  onDone,
+}: {
+  link: Pick<InvitationLink, 'url' | 'expiresAt' | 'email' | 'role'>;
+  testId: string;
+  onDone: () => void;
+}) {
+  return (
+    <>
+      <div className="key-row">
+        <code className="key" data-testid={testId}>
+          {link.url}
+        </code>
+        <CopyButton text={link.url} label="Copy link" />
+      </div>
+      <p className="muted small">
+        It works once, until {formatDate(link.expiresAt)}, for {link.email} as{' '}
+        {link.role === 'admin' ? 'an admin' : 'a member'}.
+      </p>
+      <div className="actions">
+        <button type="button" className="button button-primary" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </>
   );
 }
