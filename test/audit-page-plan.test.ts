@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type TestOrganization } from './support/fixtures.js';
+import { nodesOf, type PlanNode } from './support/query-plan.js';
 import { startServer, type TestServer } from './support/server.js';
 
 let server: TestServer;
@@ -28,14 +29,6 @@ beforeAll(async () => {
   await db.execute(sql`ANALYZE audit_events`);
 }, 120_000);
 afterAll(() => server.close());
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 describe("an organization's audit page, newest first", () => {
   it("is read from the organization's own index range, skipping none of another organization's events", async () => {

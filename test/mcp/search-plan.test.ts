@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
+import { nodesOf, type PlanNode } from '../support/query-plan.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { setAccess } from './helpers.js';
 
@@ -29,14 +30,6 @@ beforeAll(async () => {
   await db.execute(sql`ANALYZE mcp_server_versions`);
 }, 120_000);
 afterAll(() => server.close());
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 describe("the catalog's search", () => {
   it('reads the names that can match from the trigram index, not every latest version', async () => {
