@@ -2659,903 +2659,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Error body of every management, admin and auth endpoint. */
-        PublicApiErrorInput: {
-            error: {
-                /**
-                 * @example validation_failed
-                 * @enum {string}
-                 */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "publish_policy_violation" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
-                message: string;
-                requestId: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-        };
-        /** @description Error body of every registry endpoint. */
-        RegistryErrorInput: {
-            /** @example 404 */
-            code: number;
-            /** @example Not Found */
-            error: string;
-            /** @example Expert my-expert@9.9.9 not found */
-            reason: string;
-        };
-        /** @description What an API key may do, and on which resources. */
-        GrantInput: {
-            /** @constant */
-            type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
-        } | {
-            /** @constant */
-            type: "project";
-            projectIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
-        } | {
-            /** @constant */
-            type: "agent";
-            agentIds: string[];
-            permissions: "agents:run"[];
-        } | {
-            /** @constant */
-            type: "environment";
-            environmentIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
-        };
-        /**
-         * @example {
-         *       "name": "ci-deploy",
-         *       "grants": {
-         *         "type": "organization",
-         *         "permissions": [
-         *           "experts:write"
-         *         ]
-         *       },
-         *       "expiresIn": 2592000
-         *     }
-         */
-        CreateApiKeyRequestInput: {
-            /** @example ci-deploy */
+        AcceptInvitationRequest: {
+            /** @description A new account: the name to show */
             name?: string;
-            grants: components["schemas"]["GrantInput"];
-            /**
-             * @description Lifetime in seconds, counted from creation.
-             * @example 2592000
-             */
-            expiresIn?: number;
-            /** @description Absolute expiry (must be in the future). null or absent: never expires. */
-            expiresAt?: string | null;
+            /** @description A new account: the password to set (at least 12 characters); an existing one: its password, unless the request comes from a console session of that same account */
+            password?: string;
         };
-        ApiKeyInput: {
-            id: string;
-            name: string | null;
-            /** @description The first 12 characters of the key, for recognising it. */
-            start: string;
-            grants: components["schemas"]["GrantInput"];
-            userId: string;
-            organizationId: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            expiresAt: string | null;
-            /** @description Updated in batches: may lag real use by a few seconds. */
-            lastUsedAt: string | null;
-            revokedAt: string | null;
+        AcceptInvitationRequestInput: {
+            /** @description A new account: the name to show */
+            name?: string;
+            /** @description A new account: the password to set (at least 12 characters); an existing one: its password, unless the request comes from a console session of that same account */
+            password?: string;
         };
-        CreatedApiKeyInput: {
-            id: string;
-            name: string | null;
-            /** @description The first 12 characters of the key, for recognising it. */
-            start: string;
-            grants: components["schemas"]["GrantInput"];
-            userId: string;
-            organizationId: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            expiresAt: string | null;
-            /** @description Updated in batches: may lag real use by a few seconds. */
-            lastUsedAt: string | null;
-            revokedAt: string | null;
-            /** @description The secret. Shown only in this answer; store it now. */
-            key: string;
+        AcceptedInvitation: {
+            user: components["schemas"]["User"];
+            organization: components["schemas"]["Organization"];
+            membership: components["schemas"]["Membership"];
         };
-        PaginationInput: {
-            limit: number;
-            hasMore: boolean;
-            /** @description Pass as `cursor` for the next page; null on the last. */
-            nextCursor: string | null;
+        AcceptedInvitationInput: {
+            user: components["schemas"]["UserInput"];
+            organization: components["schemas"]["OrganizationInput"];
+            membership: components["schemas"]["MembershipInput"];
         };
-        AuditEventInput: {
-            id: string;
-            /** @example connection.deleted */
-            action: string;
-            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre itself (a payment provider's report, a re-check, an invitation accepted; userId: the person it was for, if known); scim: the organization’s SCIM provisioning (its identity provider) */
-            actor: {
-                /** @enum {string} */
-                kind: "apiKey" | "session" | "admin" | "system" | "scim";
-                userId: string | null;
-                apiKeyId: string | null;
-                /** @description The member's name, or their email when they have none; null for the operator */
-                name: string | null;
-            };
-            target: {
-                type: string;
-                id: string;
-                /** @description The target by its name: its current name, or the one the event recorded (a deleted project, an invitation's email, a connection's provider and account); null when Cadre knows none */
-                name: string | null;
-            };
-            /** @description Details of the change; their shape depends on the action. */
-            metadata: {
-                [key: string]: unknown;
-            } | null;
-            /** @description The people, keys, Experts, projects and others the details refer to by id, named */
-            references: {
-                /**
-                 * @description The field of `metadata` holding the id
-                 * @example invitedByUserId
-                 */
-                field: string;
-                /** @enum {string} */
-                type: "user" | "apiKey" | "expert" | "project" | "environment" | "invitation" | "connection";
-                id: string;
-                /** @description Its name now (a person's name or email, a key's, an Expert's key, a project's, an invitation's email, a connection's provider and account); null when it no longer exists */
-                name: string | null;
-            }[];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        WebhookReceiptInput: {
-            received: boolean;
-            duplicate: boolean;
-        };
-        PlanInput: {
-            key: string;
-            name: string;
-            description: string;
-            /** @description Price per interval in minor units of currency */
-            amount: number;
-            currency: string;
-            /** @enum {string} */
-            interval: "month" | "year";
-            features: string[];
-            limits: {
-                /** @description null: no limit */
-                apiRequests: number | null;
-                /** @description null: no limit */
-                expertVersions: number | null;
-                /** @description null: no limit */
-                apiKeys: number | null;
-                /** @description null: no limit */
-                connections: number | null;
-            };
-        };
-        PlanListInput: {
-            plans: components["schemas"]["PlanInput"][];
-        };
-        CheckoutRequestInput: {
-            planKey: string;
-            successUrl: string;
-            cancelUrl: string;
-            /** @description The console session's csrfToken: required for console sessions, ignored for API keys */
-            csrfToken?: string;
-        };
-        PortalRequestInput: {
-            returnUrl: string;
-            /** @description The console session's csrfToken: required for console sessions, ignored for API keys */
-            csrfToken?: string;
-        };
-        CheckoutSessionInput: {
-            sessionId: string;
-            /** Format: uri */
-            url: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-        };
-        PortalSessionInput: {
-            sessionId: string;
-            /** Format: uri */
-            url: string;
-        };
-        SubscriptionInput: {
-            organizationId: string;
-            planKey: string;
-            /** @enum {string} */
-            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "incomplete";
-            currentPeriodStart: string | null;
-            currentPeriodEnd: string | null;
-            cancelAtPeriodEnd: boolean;
-            /** @enum {string} */
-            provider: "local" | "stripe";
-            /** @description true with the built-in local provider: plans are activated without any payment */
-            testMode: boolean;
-        };
-        UsageInput: {
-            organizationId: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            periodStart: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            periodEnd: string;
-            counters: {
-                /** @enum {string} */
-                key: "apiRequests" | "expertVersions" | "apiKeys" | "connections";
-                used: number;
-                /** @description null: no limit */
-                limit: number | null;
-            }[];
-        };
-        OrganizationLimitsInput: {
-            organizationId: string;
-            planKey: string;
-            limits: {
-                /** @description null: no limit */
-                apiRequests: number | null;
-                /** @description null: no limit */
-                expertVersions: number | null;
-                /** @description null: no limit */
-                apiKeys: number | null;
-                /** @description null: no limit */
-                connections: number | null;
-            };
-            overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
-        };
-        StartCliLoginRequestInput: {
-            /** @description The machine's name; the new key is named after it */
-            name: string;
-            /** @description The first 12 characters of the CLI's secret */
-            keyStart: string;
-            /** @description SHA-256 hex of the CLI's secret */
-            keyDigest: string;
-        };
-        CliLoginStartedInput: {
-            /** @description Poll with it (POST /auth/cli-logins/poll); keep it secret */
-            deviceCode: string;
-            /** @example BCDF-GHJK */
-            userCode: string;
-            /** @description The console page where a signed-in person approves */
-            verificationUrl: string;
-            /** @description The same page with the code filled in */
-            verificationUrlComplete: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            /** @description Seconds to wait between polls */
-            interval: number;
-        };
-        CliLoginStatusInput: {
-            /** @enum {string} */
-            status: "pending" | "approved" | "denied" | "expired";
-            /** @description The new key, once approved */
-            apiKeyId: string | null;
-            /** @description Where the key acts, once approved */
-            organization: {
-                id: string;
-                slug: string;
-                name: string;
-            } | null;
-        };
-        CliLoginInput: {
-            userCode: string;
-            name: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "denied" | "expired";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-        };
-        ApproveCliLoginRequestInput: {
-            grants: components["schemas"]["GrantInput"];
-            /** @description Seconds; absent: never */
-            expiresIn?: number;
-        };
-        ClaimDomainInput: {
-            /** @example acme.com */
-            domain: string;
-        };
-        DomainInput: {
-            id: string;
-            domain: string;
-            /**
-             * @description pending: not proven yet; verified: proven and re-checked periodically; lapsed: a re-check failed and the domain routes nothing until proven again
-             * @enum {string}
-             */
-            status: "pending" | "verified" | "lapsed";
-            /** @description How the last proof was made */
-            method: ("dns" | "http") | null;
-            dnsRecord: {
-                /** @constant */
-                type: "TXT";
-                /** @example _cadre-challenge.acme.com */
-                name: string;
-                value: string;
-            };
-            httpFile: {
-                /** @example https://acme.com/.well-known/cadre-domain-verification.txt */
-                url: string;
-                content: string;
-            };
-            verifiedAt: string | null;
-            lastCheckedAt: string | null;
-            /** @description What the last failed check found */
-            lastError: string | null;
-            lapsedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        EventInput: {
-            /** @description Stable: the same event keeps it in the API and in every delivery */
-            id: string;
-            /** @enum {string} */
-            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
-            organizationId: string;
-            /** @description Who made the change: a member (key or console session), the operator, Cadre itself (system), or the organization’s SCIM provisioning (scim) */
-            actor: {
-                /** @enum {string} */
-                kind: "apiKey" | "session" | "admin" | "system" | "scim";
-                userId: string | null;
-                apiKeyId: string | null;
-            };
-            resource: {
-                type: string;
-                id: string;
-            };
-            /** @description The payload, whose shape the type defines (docs/webhooks.md); never a secret */
-            data: {
-                [key: string]: unknown;
-            };
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        /** @description An MCP server as the MCP Registry describes it (server.json, schema 2025-09-29). */
-        McpServerJsonInput: {
-            /** Format: uri */
-            $schema?: string;
-            name: string;
-            description: string;
-            title?: string;
-            version: string;
-            /** Format: uri */
-            websiteUrl?: string;
-            icons?: {
-                /** Format: uri */
-                src: string;
-                /** @enum {string} */
-                mimeType?: "image/png" | "image/jpeg" | "image/jpg" | "image/svg+xml" | "image/webp";
-                sizes?: string[];
-                /** @enum {string} */
-                theme?: "light" | "dark";
-            }[];
-            repository?: {
-                /** Format: uri */
-                url: string;
-                source: string;
-                id?: string;
-                subfolder?: string;
-            } & {
-                [key: string]: unknown;
-            };
-            packages?: {
-                /** @enum {string} */
-                registryType: "npm" | "pypi" | "nuget" | "oci" | "mcpb";
-                /** Format: uri */
-                registryBaseUrl?: string;
-                identifier: string;
-                version: string;
-                fileSha256?: string;
-                runtimeHint?: string;
-                transport: ({
-                    /** @constant */
-                    type: "stdio";
-                } & {
-                    [key: string]: unknown;
-                }) | ({
-                    /** @constant */
-                    type: "streamable-http";
-                    url: string;
-                    headers?: ({
-                        description?: string;
-                        isRequired?: boolean;
-                        /** @enum {string} */
-                        format?: "string" | "number" | "boolean" | "filepath";
-                        value?: string;
-                        isSecret?: boolean;
-                        default?: string;
-                        placeholder?: string;
-                        choices?: string[];
-                        variables?: {
-                            [key: string]: {
-                                description?: string;
-                                isRequired?: boolean;
-                                /** @enum {string} */
-                                format?: "string" | "number" | "boolean" | "filepath";
-                                value?: string;
-                                isSecret?: boolean;
-                                default?: string;
-                                placeholder?: string;
-                                choices?: string[];
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
-                        name: string;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                } & {
-                    [key: string]: unknown;
-                }) | ({
-                    /** @constant */
-                    type: "sse";
-                    url: string;
-                    headers?: ({
-                        description?: string;
-                        isRequired?: boolean;
-                        /** @enum {string} */
-                        format?: "string" | "number" | "boolean" | "filepath";
-                        value?: string;
-                        isSecret?: boolean;
-                        default?: string;
-                        placeholder?: string;
-                        choices?: string[];
-                        variables?: {
-                            [key: string]: {
-                                description?: string;
-                                isRequired?: boolean;
-                                /** @enum {string} */
-                                format?: "string" | "number" | "boolean" | "filepath";
-                                value?: string;
-                                isSecret?: boolean;
-                                default?: string;
-                                placeholder?: string;
-                                choices?: string[];
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
-                        name: string;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                } & {
-                    [key: string]: unknown;
-                });
-                runtimeArguments?: (({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    /** @constant */
-                    type: "positional";
-                    valueHint?: string;
-                    isRepeated?: boolean;
-                } & {
-                    [key: string]: unknown;
-                }) | ({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    /** @constant */
-                    type: "named";
-                    name: string;
-                    isRepeated?: boolean;
-                } & {
-                    [key: string]: unknown;
-                }))[];
-                packageArguments?: (({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    /** @constant */
-                    type: "positional";
-                    valueHint?: string;
-                    isRepeated?: boolean;
-                } & {
-                    [key: string]: unknown;
-                }) | ({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    /** @constant */
-                    type: "named";
-                    name: string;
-                    isRepeated?: boolean;
-                } & {
-                    [key: string]: unknown;
-                }))[];
-                environmentVariables?: ({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    name: string;
-                } & {
-                    [key: string]: unknown;
-                })[];
-            }[];
-            remotes?: (({
-                /** @constant */
-                type: "streamable-http";
-                url: string;
-                headers?: ({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    name: string;
-                } & {
-                    [key: string]: unknown;
-                })[];
-                variables?: {
-                    [key: string]: {
-                        description?: string;
-                        isRequired?: boolean;
-                        /** @enum {string} */
-                        format?: "string" | "number" | "boolean" | "filepath";
-                        value?: string;
-                        isSecret?: boolean;
-                        default?: string;
-                        placeholder?: string;
-                        choices?: string[];
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            } & {
-                [key: string]: unknown;
-            }) | ({
-                /** @constant */
-                type: "sse";
-                url: string;
-                headers?: ({
-                    description?: string;
-                    isRequired?: boolean;
-                    /** @enum {string} */
-                    format?: "string" | "number" | "boolean" | "filepath";
-                    value?: string;
-                    isSecret?: boolean;
-                    default?: string;
-                    placeholder?: string;
-                    choices?: string[];
-                    variables?: {
-                        [key: string]: {
-                            description?: string;
-                            isRequired?: boolean;
-                            /** @enum {string} */
-                            format?: "string" | "number" | "boolean" | "filepath";
-                            value?: string;
-                            isSecret?: boolean;
-                            default?: string;
-                            placeholder?: string;
-                            choices?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                    name: string;
-                } & {
-                    [key: string]: unknown;
-                })[];
-                variables?: {
-                    [key: string]: {
-                        description?: string;
-                        isRequired?: boolean;
-                        /** @enum {string} */
-                        format?: "string" | "number" | "boolean" | "filepath";
-                        value?: string;
-                        isSecret?: boolean;
-                        default?: string;
-                        placeholder?: string;
-                        choices?: string[];
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            } & {
-                [key: string]: unknown;
-            }))[];
-            _meta?: {
-                [key: string]: unknown;
-            };
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description One server version, as the MCP Registry v0.1 API answers it. */
-        McpServerResponseInput: {
-            server: components["schemas"]["McpServerJsonInput"];
-            _meta: {
-                "io.modelcontextprotocol.registry/official": {
-                    /** @enum {string} */
-                    status: "active" | "deprecated" | "deleted";
-                    statusMessage?: string;
-                    /** Format: date-time */
-                    statusChangedAt: string;
-                    /** Format: date-time */
-                    publishedAt: string;
-                    /** Format: date-time */
-                    updatedAt: string;
-                    isLatest: boolean;
-                };
-                "dev.cadre/catalog": {
-                    /** @description The version's id in Cadre */
-                    id: string;
-                    /** @description The slug of the organization whose catalog holds it */
-                    organization: string;
-                    /** @description On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one) */
-                    approval?: {
-                        /** @enum {string} */
-                        status: "pending" | "rejected";
-                        /** @description How the version widens access, in words */
-                        reasons: string[];
-                        /** @description The version it was compared with */
-                        previousVersion: string | null;
-                    };
-                };
-            };
-        };
-        McpServerListInput: {
-            servers: components["schemas"]["McpServerResponseInput"][];
-            metadata: {
-                /** @description Absent on the last page */
-                nextCursor?: string;
-                /** @description Servers on this page */
-                count: number;
-            };
-        };
-        McpCatalogSettingsInput: {
-            /** @enum {string} */
-            access: "public" | "key" | "link";
-            /** @description The organization's slug: the catalog's address */
-            organization: string;
-            /**
-             * Format: uri
-             * @description The URL to paste into an IDE or Copilot policy (public and key access)
-             */
-            url: string;
-            /** @description Whether a catalog link exists (its URL is shown once) */
-            linkCreated: boolean;
-            updatedAt: string | null;
-        };
-        McpStatusChangeInput: {
-            /** @enum {string} */
-            status: "active" | "deprecated" | "deleted";
-            statusMessage?: string;
-        };
-        McpServerUserInput: {
-            /** @description The Expert's name */
-            name: string;
-            /** @description Its latest version, the one that uses the server */
-            version: string;
-            /** @description The skills that use it */
-            skills: string[];
-            /** @description The server's versions those skills run */
-            serverVersions: string[];
-        };
-        McpSkillEntryInput: {
-            skill: string;
-            server: {
-                name: string;
-                version: string;
-                /** @enum {string} */
-                status: "active" | "deprecated" | "deleted";
-                isLatest: boolean;
-            };
-        };
-        McpApprovalInput: {
-            /** @description The version's id: the approval's too */
-            id: string;
-            name: string;
-            version: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
-            /** @description The latest version it was compared with */
-            previousVersion: string | null;
-            /** @description How it widens access, in words */
-            reasons: string[];
-            publishedByUserId: string;
-            /** Format: date-time */
-            publishedAt: string;
-            decidedByUserId: string | null;
-            decidedAt: string | null;
-        };
-        OrganizationInput: {
-            id: string;
-            slug: string;
-            name: string;
-            /** @enum {string} */
-            accountType: "personal" | "personalPlus" | "team";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        UserInput: {
-            id: string;
-            email: string;
-            name: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        MembershipInput: {
-            organizationId: string;
-            userId: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        ProjectInput: {
-            id: string;
-            organizationId: string;
-            slug: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        EnvironmentInput: {
+        Agent: {
             id: string;
             organizationId: string;
             projectId: string;
@@ -3577,1115 +2703,11 @@ export interface components {
              */
             createdAt: string;
         };
-        InvitationInput: {
-            id: string;
-            organizationId: string;
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            invitedByUserId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            acceptedAt: string | null;
-            acceptedByUserId: string | null;
-            revokedAt: string | null;
-        };
-        CreateInvitationRequestInput: {
-            /** Format: email */
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @description How long the link stays valid, in days (default 7) */
-            expiresInDays?: number;
-        };
-        CreatedInvitationInput: {
-            id: string;
-            organizationId: string;
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            invitedByUserId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            acceptedAt: string | null;
-            acceptedByUserId: string | null;
-            revokedAt: string | null;
-            /** @description The capability token (inv_…): shown once, never again */
-            token: string;
-            /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
-            url: string;
-            /**
-             * @description The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them
-             * @enum {string}
-             */
-            emailStatus: "sent" | "queued" | "failed" | "not_configured";
-            /** @description emailStatus is sent */
-            emailSent: boolean;
-        };
-        InvitationLinkInput: {
-            id: string;
-            organizationId: string;
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            invitedByUserId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            acceptedAt: string | null;
-            acceptedByUserId: string | null;
-            revokedAt: string | null;
-            /** @description The inviter's new copy of the token (inv_…): the previous copy stops working */
-            token: string;
-            /** @description The invitation link, {consoleUrl}/invitations/{token} */
-            url: string;
-        };
-        RemovedMemberInput: {
-            userId: string;
-            /** @enum {string} */
-            role: "admin" | "member";
-            /** @description Their API keys in this organization, revoked */
-            revokedApiKeyIds: string[];
-            /** @description Their console sessions in this organization, ended */
-            endedSessions: number;
-            /** @description The invitations they sent that were still pending, revoked */
-            revokedInvitationIds: string[];
-        };
-        InvitationPreviewInput: {
-            organization: {
-                id: string;
-                slug: string;
-                name: string;
-            };
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            /** @description The state in words, for the page to show */
-            message: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            /**
-             * @description existing: the email has a Cadre account, accept with its password (or signed in as that account); new: accept with a name and a password (no account has the email, or this is the mailed link and the account never proved its email: the password given takes it over unless it is its current one)
-             * @enum {string}
-             */
-            account: "new" | "existing";
-        };
-        AcceptInvitationRequestInput: {
-            /** @description A new account: the name to show */
-            name?: string;
-            /** @description A new account: the password to set (at least 12 characters); an existing one: its password, unless the request comes from a console session of that same account */
-            password?: string;
-        };
-        AcceptedInvitationInput: {
-            user: components["schemas"]["UserInput"];
-            organization: components["schemas"]["OrganizationInput"];
-            membership: components["schemas"]["MembershipInput"];
-        };
-        /** @description Tokens never leave the service through the API. */
-        ConnectionInput: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            environmentId: string;
-            presetKey: string;
-            integrationVersionId: string;
-            accountId: string;
-            accountLabel: string | null;
-            scopes: string[];
-            /** @enum {string} */
-            status: "active" | "needs_reauth";
-            /** @description When the access token expires (the provider's word) */
-            expiresAt: string | null;
-            createdAt: string;
-            updatedAt: string;
-        };
-        CreateIntegrationRequestInput: {
-            /** @description One of github, google, slack, notion, linear, oidc */
-            presetKey: string;
-            clientId: string;
-            clientSecret: string;
-            /** @description Requested scopes; default: the preset's */
-            scopes?: string[];
-            /**
-             * Format: uri
-             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
-             */
-            issuer?: string;
-            /** Format: uri */
-            authorizationEndpoint?: string;
-            /** Format: uri */
-            tokenEndpoint?: string;
-            /** Format: uri */
-            userinfoEndpoint?: string;
-            /** @enum {string} */
-            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-            verified: boolean;
-        };
-        RegisterIntegrationRequestInput: {
-            /** @description One of github, google, slack, notion, linear, oidc */
-            presetKey: string;
-            clientId: string;
-            clientSecret: string;
-            /** @description Requested scopes; default: the preset's */
-            scopes?: string[];
-            /**
-             * Format: uri
-             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
-             */
-            issuer?: string;
-            /** Format: uri */
-            authorizationEndpoint?: string;
-            /** Format: uri */
-            tokenEndpoint?: string;
-            /** Format: uri */
-            userinfoEndpoint?: string;
-            /** @enum {string} */
-            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-        };
-        UpdateIntegrationRequestInput: {
-            clientId?: string;
-            clientSecret?: string;
-            /** @description Requested scopes; default: the preset's */
-            scopes?: string[];
-            /**
-             * Format: uri
-             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
-             */
-            issuer?: string;
-            /** Format: uri */
-            authorizationEndpoint?: string;
-            /** Format: uri */
-            tokenEndpoint?: string;
-            /** Format: uri */
-            userinfoEndpoint?: string;
-            /** @enum {string} */
-            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-        };
-        /** @description Immutable; the client secret is never returned. */
-        IntegrationVersionInput: {
-            id: string;
-            number: number;
-            clientId: string;
-            scopes: string[];
-            issuer: string | null;
-            authorizationEndpoint: string;
-            tokenEndpoint: string;
-            userinfoEndpoint: string | null;
-            /** @enum {string} */
-            tokenEndpointAuth: "client_secret_basic" | "client_secret_post";
-            verified: boolean;
-            createdAt: string;
-        };
-        IntegrationInput: {
-            id: string;
-            organizationId: string;
-            presetKey: string;
-            /** @description The provider as people know it (GitHub, not github) */
-            presetName: string;
-            version: components["schemas"]["IntegrationVersionInput"];
-            createdAt: string;
-            updatedAt: string;
-        };
-        OAuthPresetInput: {
-            key: string;
-            /** @description The provider as people know it */
-            name: string;
-            /** @description Registering it needs the OpenID issuer URL (oidc) */
-            issuerRequired: boolean;
-            defaultScopes: string[];
-            /** @description The redirect URI to register at the provider for this preset (connect and verify use it) */
-            redirectUri: string;
-        };
-        KeyRotationResultInput: {
-            /** @description client secrets re-encrypted in this run */
-            integrationVersions: number;
-            /** @description connections whose tokens were re-encrypted in this run */
-            connections: number;
-            /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
-            webhookEndpoints: number;
-            /** @description identity providers (single sign-on) whose client secret was re-encrypted in this run */
-            ssoProviders: number;
-            /** @description rows no key of the ring opens: skipped, listed */
-            unreadable: string[];
-            /** @description true when nothing remains under an older key */
-            done: boolean;
-        };
-        UpdateMeRequestInput: {
-            name: string;
-        };
-        ChangePasswordRequestInput: {
-            currentPassword: string;
-            newPassword: string;
-        };
-        UpdateOrganizationRequestInput: {
-            name: string;
-        };
-        MeInput: {
-            user: {
-                id: string;
-                email: string;
-                name: string | null;
-            };
-            organization: {
-                id: string;
-                slug: string;
-                name: string;
-                /** @enum {string} */
-                accountType: "personal" | "personalPlus" | "team";
-            };
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
-            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
-            /** @description The API key's grants (their scope); null for a session */
-            grants: components["schemas"]["GrantInput"] | null;
-            authentication: {
-                /** @constant */
-                kind: "apiKey";
-                apiKeyId: string;
-                start: string;
-            } | {
-                /** @constant */
-                kind: "session";
-            };
-        };
-        MemberInput: {
-            userId: string;
-            name: string | null;
-            /** @description Shown to owners and admins, and to each member for themselves; null otherwise */
-            email: string | null;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            joinedAt: string;
-            /** @description The latest console sign-in or API-key use in this organization. Shown to owners and admins, and to each member for themselves; null when never seen or not shown */
-            lastActiveAt: string | null;
-        };
-        ProjectDetailInput: {
-            id: string;
-            slug: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            environments: {
-                id: string;
-                name: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-01-01T00:00:00.000Z
-                 */
-                createdAt: string;
-            }[];
-            agents: {
-                id: string;
-                name: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-01-01T00:00:00.000Z
-                 */
-                createdAt: string;
-            }[];
-        };
-        /** @description The project gets the environments production and development */
-        CreateProjectRequestInput: {
-            slug: string;
-            name: string;
-        };
-        UpdateProjectRequestInput: {
-            slug?: string;
-            name?: string;
-        };
-        EnvironmentRequestInput: {
+        AgentRequest: {
             name: string;
         };
         AgentRequestInput: {
             name: string;
-        };
-        ProjectEnvironmentInput: {
-            id: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        ProjectAgentInput: {
-            id: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
-        PerstackSkillsInput: {
-            [key: string]: {
-                /** @constant */
-                type: "mcpStdioSkill";
-                description?: string;
-                rule?: string;
-                command: string;
-                packageName?: string;
-                args: string[];
-                pick: string[];
-                omit: string[];
-                requiredEnv: string[];
-                /** @description the skill name (its key), as the runtime reads it */
-                name: string;
-                /** @description always false: Cadre starts every skill with the run */
-                lazyInit: boolean;
-            } | {
-                /** @constant */
-                type: "mcpSseSkill";
-                description?: string;
-                rule?: string;
-                endpoint: string;
-                pick: string[];
-                omit: string[];
-                /** @description the skill name (its key), as the runtime reads it */
-                name: string;
-            } | {
-                /** @constant */
-                type: "interactiveSkill";
-                /** @description the skill name (its key), as the runtime reads it */
-                name: string;
-                description?: string;
-                rule?: string;
-                tools: {
-                    [key: string]: {
-                        name: string;
-                        description?: string;
-                        inputJsonSchema: string;
-                    };
-                };
-            };
-        };
-        ExpertOwnerInput: {
-            name: string;
-            organizationId: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        ExpertDigestInput: {
-            /** @constant */
-            type: "expertDigest";
-            id: string;
-            /** @example writer@1.2.0 */
-            key: string;
-            name: string;
-            version: string;
-            minRuntimeVersion: string;
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwnerInput"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-        };
-        RegistryExpertInput: {
-            /** @constant */
-            type: "registryExpert";
-            id: string;
-            /** @example writer@1.2.0 */
-            key: string;
-            name: string;
-            version: string;
-            minRuntimeVersion: string;
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwnerInput"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
-            instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
-            delegates: string[];
-            /**
-             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
-             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
-             */
-            integrity: string;
-            /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
-            unavailableDelegates?: {
-                key: string;
-                reason: string;
-            }[];
-            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
-            approval?: {
-                id: string;
-                /** @constant */
-                status: "pending";
-                previousVersion: string | null;
-                reasons: string[];
-            };
-        };
-        ExpertVersionInput: {
-            /** @constant */
-            type: "expertDigest";
-            id: string;
-            key: string;
-            name: string;
-            version: string;
-            tags: string[];
-        };
-        PublishExpertInput: {
-            name: string;
-            version: string;
-            minRuntimeVersion: string;
-            description: string;
-            instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
-            delegates?: string[];
-            tags?: string[];
-        };
-        UpdateExpertInput: {
-            /** @enum {string} */
-            status?: "available" | "deprecated" | "disabled";
-            tags?: string[];
-        };
-        DefinitionChangeInput: {
-            /** @enum {string} */
-            kind: "added" | "removed" | "changed";
-            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
-            path: string[];
-            before?: unknown;
-            after?: unknown;
-            /** @description why this change widens access; absent when it does not */
-            widens?: string;
-        };
-        ExpertDiffInput: {
-            /** @description the exact key compared from */
-            from: string;
-            to: string;
-            fromIntegrity: string;
-            toIntegrity: string;
-            widensAccess: boolean;
-            changes: components["schemas"]["DefinitionChangeInput"][];
-            instruction: {
-                changed: boolean;
-                linesAdded: number;
-                linesRemoved: number;
-                hunks: {
-                    oldStart: number;
-                    oldLines: number;
-                    newStart: number;
-                    newLines: number;
-                    lines: string[];
-                }[];
-            };
-        };
-        ExpertDependentInput: {
-            key: string;
-            name: string;
-            version: string;
-            /** @description 1: delegates to it directly */
-            depth: number;
-            /** @description from the dependent down to the version asked about */
-            path: string[];
-            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
-            references: string[];
-        };
-        PerstackRegistryExpertInput: {
-            /** @constant */
-            type: "registryExpert";
-            id: string;
-            /** @example writer@1.2.0 */
-            key: string;
-            name: string;
-            version: string;
-            /**
-             * @description always "v1.0": Experts that need a newer runtime are not served here
-             * @constant
-             */
-            minRuntimeVersion: "v1.0";
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwnerInput"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
-            instruction: string;
-            skills: components["schemas"]["PerstackSkillsInput"];
-            delegates: string[];
-            /**
-             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
-             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
-             */
-            integrity: string;
-            /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
-            unavailableDelegates?: {
-                key: string;
-                reason: string;
-            }[];
-            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
-            approval?: {
-                id: string;
-                /** @constant */
-                status: "pending";
-                previousVersion: string | null;
-                reasons: string[];
-            };
-        };
-        PerstackExpertDigestInput: {
-            /** @constant */
-            type: "expertDigest";
-            id: string;
-            /** @example writer@1.2.0 */
-            key: string;
-            name: string;
-            version: string;
-            /**
-             * @description always "v1.0": Experts that need a newer runtime are not served here
-             * @constant
-             */
-            minRuntimeVersion: "v1.0";
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwnerInput"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-        };
-        PerstackPublishExpertInput: {
-            name: string;
-            version: string;
-            minRuntimeVersion: string;
-            description: string;
-            instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
-            delegates?: string[];
-            /** @description custom tags; "latest" may be named (the registry assigns it) */
-            tags?: string[];
-        };
-        PerstackUpdateExpertInput: {
-            /** @enum {string} */
-            status?: "available" | "deprecated" | "disabled";
-            /** @description custom tags; "latest" may be named (the registry assigns it) */
-            tags?: string[];
-        };
-        PublishPolicyInput: {
-            /**
-             * @description Commands an mcpStdioSkill may run (every skill, the base skill included); null: any
-             * @example [
-             *       "npx",
-             *       "uvx"
-             *     ]
-             */
-            allowedCommands: string[] | null;
-            /** @description npx and uvx packages must name an exact version (docs/registry.md "Pinned package versions") */
-            requirePinnedVersions: boolean;
-            /**
-             * @description Hosts an mcpSseSkill endpoint may name (`*.example.com`: its subdomains); null: any
-             * @example [
-             *       "mcp.example.com",
-             *       "*.internal.example.com"
-             *     ]
-             */
-            allowedSseHosts: string[] | null;
-            /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
-            approvalRequiredForWidening: boolean;
-            /** @description Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization's MCP catalog (docs/registry.md "Skills from the MCP catalog") */
-            skillsFromCatalog: boolean;
-        };
-        PublishPolicyAnswerInput: {
-            data: {
-                policy: components["schemas"]["PublishPolicyInput"];
-                updatedAt: string | null;
-                updatedByUserId: string | null;
-                /**
-                 * @description What each preset of a change sets
-                 * @example {
-                 *       "recommended": {
-                 *         "allowedCommands": [
-                 *           "npx",
-                 *           "uvx"
-                 *         ]
-                 *       }
-                 *     }
-                 */
-                presets: {
-                    recommended: {
-                        allowedCommands: string[];
-                    };
-                };
-                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
-                warnings: string[];
-            };
-        };
-        /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
-        PublishPolicyChangeInput: {
-            /** @enum {string} */
-            preset?: "recommended";
-            allowedCommands?: string[] | null;
-            requirePinnedVersions?: boolean;
-            allowedSseHosts?: string[] | null;
-            approvalRequiredForWidening?: boolean;
-            skillsFromCatalog?: boolean;
-        };
-        RegistryApprovalInput: {
-            id: string;
-            /** @example @acme/writer@1.3.0 */
-            key: string;
-            name: string;
-            version: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
-            /** @description The version holding `latest` when this one was published (compared with) */
-            previousVersion: string | null;
-            /** @description The summary; the whole diff is GET /registry/diff?from=<from>&to=<to> (when from is not null) */
-            diff: {
-                from: string | null;
-                to: string;
-                /** @constant */
-                widensAccess: true;
-                /** @description Why it widens access, one line per change */
-                reasons: string[];
-            };
-            requestedBy: {
-                userId: string;
-                name: string | null;
-            };
-            decidedByUserId: string | null;
-            decidedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        ExpertTakedownInput: {
-            /** @example writer@1.2.0 */
-            key: string;
-            expertId: string;
-            organizationId: string;
-            reason: string;
-            /** Format: date-time */
-            takenDownAt: string;
-        };
-        ScimTokenInput: {
-            /** @description The first characters, to tell tokens apart */
-            tokenStart: string;
-            /** Format: date-time */
-            createdAt: string;
-            createdByUserId: string | null;
-        };
-        ScimTokenWithSecretInput: {
-            /** @description The first characters, to tell tokens apart */
-            tokenStart: string;
-            /** Format: date-time */
-            createdAt: string;
-            createdByUserId: string | null;
-            /** @description The bearer token, shown once */
-            token: string;
-        };
-        LoginRequestInput: {
-            email: string;
-            password: string;
-            /** @description Organization id or slug to sign in to; default: the oldest membership */
-            organization?: string;
-        };
-        SessionOrganizationInput: {
-            id: string;
-            slug: string;
-            name: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-        };
-        SwitchOrganizationRequestInput: {
-            /** @description Organization id or slug to switch to */
-            organization: string;
-        };
-        ConsoleSessionInput: {
-            user: components["schemas"]["UserInput"];
-            organization: components["schemas"]["OrganizationInput"];
-            /** @description Every organization the user belongs to, with their role there; oldest membership first */
-            organizations: components["schemas"]["SessionOrganizationInput"][];
-            /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
-            csrfToken: string;
-        };
-        SignInHintsInput: {
-            /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
-            demoPassword: boolean;
-        };
-        RoleMappingRuleInput: {
-            /** @description A value of the provider's groups claim (or a SCIM Group's displayName), exactly */
-            group: string;
-            /** @enum {string} */
-            role: "admin" | "member";
-        };
-        RoleMappingsInput: {
-            /**
-             * @description The role of a person none of whose groups a rule names
-             * @enum {string}
-             */
-            defaultRole: "admin" | "member";
-            rules: components["schemas"]["RoleMappingRuleInput"][];
-        };
-        SsoProviderRequestInput: {
-            /**
-             * Format: uri
-             * @description The provider's issuer; its /.well-known/openid-configuration is read at once
-             */
-            issuer: string;
-            clientId: string;
-            /** @description Write-only; required when none is stored or the issuer or client changes */
-            clientSecret?: string;
-            /**
-             * @description The ID token claim holding the groups the role mapping reads
-             * @default groups
-             */
-            groupsClaim: string;
-            /**
-             * @description A session made by single sign-on ends after this long: the person signs in again
-             * @default 43200
-             */
-            sessionMaxAgeSeconds: number;
-        };
-        SsoEnforcementRequestInput: {
-            enforced: boolean;
-            /**
-             * @description Owners who keep their password while enforcement is on (audited at each use)
-             * @default []
-             */
-            breakGlassUserIds: string[];
-        };
-        SsoProviderInput: {
-            issuer: string;
-            clientId: string;
-            /** @constant */
-            clientSecretSet: true;
-            groupsClaim: string;
-            sessionMaxAgeSeconds: number;
-            /** @description Register it at the provider as the application's redirect URI */
-            redirectUri: string;
-            /** @description Starts a sign-in through the provider (the organization's link) */
-            signInUrl: string;
-            /** @description The last successful test sign-in; null: none yet */
-            testedAt: string | null;
-            enforced: boolean;
-            breakGlassUserIds: string[];
-            updatedAt: string;
-        };
-        SsoTestRequestInput: {
-            /** @description A path of the console to come back to (default /settings, where single sign-on is set up) */
-            returnTo?: string;
-        };
-        WebhookEndpointInput: {
-            id: string;
-            url: string;
-            description: string;
-            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
-            enabled: boolean;
-            /** @description Why Cadre disabled it, when it did */
-            disabledReason: string | null;
-            /** @description Since when every delivery attempt to it has failed (three days of it disable it); null while its last attempt succeeded */
-            failingSince: string | null;
-            /** @description While the previous secret still signs alongside the current one */
-            secretRotation: {
-                /** Format: date-time */
-                previousSecretExpiresAt: string;
-            } | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        WebhookDeliveryAttemptInput: {
-            /** Format: date-time */
-            at: string;
-            /** @description The endpoint's HTTP status; null when none came */
-            statusCode: number | null;
-            /** @description Why the attempt failed without a usable answer (timeout, refused target…) */
-            error: string | null;
-            latencyMs: number;
-            /** @description The answer's first bytes (at most 1 KiB), as text */
-            responseExcerpt: string | null;
-        };
-        WebhookDeliveryInput: {
-            /** @description The `webhook-id` header: the same on every retry and resend */
-            id: string;
-            eventId: string;
-            /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
-            /**
-             * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
-             * @enum {string}
-             */
-            status: "pending" | "succeeded" | "failed";
-            /** @description When it is tried next, while pending */
-            nextAttemptAt: string | null;
-            /** @description Every attempt, oldest first */
-            attempts: components["schemas"]["WebhookDeliveryAttemptInput"][];
-            /** Format: date-time */
-            createdAt: string;
-            completedAt: string | null;
-        };
-        TakedownExpertInput: {
-            reason: string;
-        };
-        /** @description Error body of every management, admin and auth endpoint. */
-        PublicApiError: {
-            error: {
-                /**
-                 * @example validation_failed
-                 * @enum {string}
-                 */
-                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "publish_policy_violation" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
-                message: string;
-                requestId: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
-            };
-        };
-        /** @description Error body of every registry endpoint. */
-        RegistryError: {
-            /** @example 404 */
-            code: number;
-            /** @example Not Found */
-            error: string;
-            /** @example Expert my-expert@9.9.9 not found */
-            reason: string;
-        };
-        /** @description What an API key may do, and on which resources. */
-        Grant: {
-            /** @constant */
-            type: "organization";
-            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
-        } | {
-            /** @constant */
-            type: "project";
-            projectIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
-        } | {
-            /** @constant */
-            type: "agent";
-            agentIds: string[];
-            permissions: "agents:run"[];
-        } | {
-            /** @constant */
-            type: "environment";
-            environmentIds: string[];
-            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
-        };
-        /**
-         * @example {
-         *       "name": "ci-deploy",
-         *       "grants": {
-         *         "type": "organization",
-         *         "permissions": [
-         *           "experts:write"
-         *         ]
-         *       },
-         *       "expiresIn": 2592000
-         *     }
-         */
-        CreateApiKeyRequest: {
-            /** @example ci-deploy */
-            name?: string;
-            grants: components["schemas"]["Grant"];
-            /**
-             * @description Lifetime in seconds, counted from creation.
-             * @example 2592000
-             */
-            expiresIn?: number;
-            /** @description Absolute expiry (must be in the future). null or absent: never expires. */
-            expiresAt?: string | null;
         };
         ApiKey: {
             id: string;
@@ -4705,12 +2727,12 @@ export interface components {
             lastUsedAt: string | null;
             revokedAt: string | null;
         };
-        CreatedApiKey: {
+        ApiKeyInput: {
             id: string;
             name: string | null;
             /** @description The first 12 characters of the key, for recognising it. */
             start: string;
-            grants: components["schemas"]["Grant"];
+            grants: components["schemas"]["GrantInput"];
             userId: string;
             organizationId: string;
             /**
@@ -4722,14 +2744,16 @@ export interface components {
             /** @description Updated in batches: may lag real use by a few seconds. */
             lastUsedAt: string | null;
             revokedAt: string | null;
-            /** @description The secret. Shown only in this answer; store it now. */
-            key: string;
         };
-        Pagination: {
-            limit: number;
-            hasMore: boolean;
-            /** @description Pass as `cursor` for the next page; null on the last. */
-            nextCursor: string | null;
+        ApproveCliLoginRequest: {
+            grants: components["schemas"]["Grant"];
+            /** @description Seconds; absent: never */
+            expiresIn?: number;
+        };
+        ApproveCliLoginRequestInput: {
+            grants: components["schemas"]["GrantInput"];
+            /** @description Seconds; absent: never */
+            expiresIn?: number;
         };
         AuditEvent: {
             id: string;
@@ -4773,33 +2797,55 @@ export interface components {
              */
             createdAt: string;
         };
-        WebhookReceipt: {
-            received: boolean;
-            duplicate: boolean;
-        };
-        Plan: {
-            key: string;
-            name: string;
-            description: string;
-            /** @description Price per interval in minor units of currency */
-            amount: number;
-            currency: string;
-            /** @enum {string} */
-            interval: "month" | "year";
-            features: string[];
-            limits: {
-                /** @description null: no limit */
-                apiRequests: number | null;
-                /** @description null: no limit */
-                expertVersions: number | null;
-                /** @description null: no limit */
-                apiKeys: number | null;
-                /** @description null: no limit */
-                connections: number | null;
+        AuditEventInput: {
+            id: string;
+            /** @example connection.deleted */
+            action: string;
+            /** @description apiKey or session: a member (userId) through an API key (apiKeyId) or a console session; admin: the operator; system: Cadre itself (a payment provider's report, a re-check, an invitation accepted; userId: the person it was for, if known); scim: the organization’s SCIM provisioning (its identity provider) */
+            actor: {
+                /** @enum {string} */
+                kind: "apiKey" | "session" | "admin" | "system" | "scim";
+                userId: string | null;
+                apiKeyId: string | null;
+                /** @description The member's name, or their email when they have none; null for the operator */
+                name: string | null;
             };
+            target: {
+                type: string;
+                id: string;
+                /** @description The target by its name: its current name, or the one the event recorded (a deleted project, an invitation's email, a connection's provider and account); null when Cadre knows none */
+                name: string | null;
+            };
+            /** @description Details of the change; their shape depends on the action. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The people, keys, Experts, projects and others the details refer to by id, named */
+            references: {
+                /**
+                 * @description The field of `metadata` holding the id
+                 * @example invitedByUserId
+                 */
+                field: string;
+                /** @enum {string} */
+                type: "user" | "apiKey" | "expert" | "project" | "environment" | "invitation" | "connection";
+                id: string;
+                /** @description Its name now (a person's name or email, a key's, an Expert's key, a project's, an invitation's email, a connection's provider and account); null when it no longer exists */
+                name: string | null;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
         };
-        PlanList: {
-            plans: components["schemas"]["Plan"][];
+        ChangePasswordRequest: {
+            currentPassword: string;
+            newPassword: string;
+        };
+        ChangePasswordRequestInput: {
+            currentPassword: string;
+            newPassword: string;
         };
         CheckoutRequest: {
             planKey: string;
@@ -4808,8 +2854,10 @@ export interface components {
             /** @description The console session's csrfToken: required for console sessions, ignored for API keys */
             csrfToken?: string;
         };
-        PortalRequest: {
-            returnUrl: unknown;
+        CheckoutRequestInput: {
+            planKey: string;
+            successUrl: string;
+            cancelUrl: string;
             /** @description The console session's csrfToken: required for console sessions, ignored for API keys */
             csrfToken?: string;
         };
@@ -4823,68 +2871,74 @@ export interface components {
              */
             expiresAt: string;
         };
-        PortalSession: {
+        CheckoutSessionInput: {
             sessionId: string;
             /** Format: uri */
             url: string;
-        };
-        Subscription: {
-            organizationId: string;
-            planKey: string;
-            /** @enum {string} */
-            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "incomplete";
-            currentPeriodStart: string | null;
-            currentPeriodEnd: string | null;
-            cancelAtPeriodEnd: boolean;
-            /** @enum {string} */
-            provider: "local" | "stripe";
-            /** @description true with the built-in local provider: plans are activated without any payment */
-            testMode: boolean;
-        };
-        Usage: {
-            organizationId: string;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
-            periodStart: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            periodEnd: string;
-            counters: {
-                /** @enum {string} */
-                key: "apiRequests" | "expertVersions" | "apiKeys" | "connections";
-                used: number;
-                /** @description null: no limit */
-                limit: number | null;
-            }[];
+            expiresAt: string;
         };
-        OrganizationLimits: {
-            organizationId: string;
-            planKey: string;
-            limits: {
-                /** @description null: no limit */
-                apiRequests: number | null;
-                /** @description null: no limit */
-                expertVersions: number | null;
-                /** @description null: no limit */
-                apiKeys: number | null;
-                /** @description null: no limit */
-                connections: number | null;
-            };
-            overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
+        ClaimDomain: {
+            /** @example acme.com */
+            domain: unknown;
         };
-        StartCliLoginRequest: {
-            /** @description The machine's name; the new key is named after it */
+        ClaimDomainInput: {
+            /** @example acme.com */
+            domain: string;
+        };
+        CliLogin: {
+            userCode: string;
             name: string;
-            /** @description The first 12 characters of the CLI's secret */
-            keyStart: string;
-            /** @description SHA-256 hex of the CLI's secret */
-            keyDigest: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        CliLoginInput: {
+            userCode: string;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
         };
         CliLoginStarted: {
+            /** @description Poll with it (POST /auth/cli-logins/poll); keep it secret */
+            deviceCode: string;
+            /** @example BCDF-GHJK */
+            userCode: string;
+            /** @description The console page where a signed-in person approves */
+            verificationUrl: string;
+            /** @description The same page with the code filled in */
+            verificationUrlComplete: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /** @description Seconds to wait between polls */
+            interval: number;
+        };
+        CliLoginStartedInput: {
             /** @description Poll with it (POST /auth/cli-logins/poll); keep it secret */
             deviceCode: string;
             /** @example BCDF-GHJK */
@@ -4913,11 +2967,245 @@ export interface components {
                 name: string;
             } | null;
         };
-        CliLogin: {
-            userCode: string;
-            name: string;
+        CliLoginStatusInput: {
             /** @enum {string} */
             status: "pending" | "approved" | "denied" | "expired";
+            /** @description The new key, once approved */
+            apiKeyId: string | null;
+            /** @description Where the key acts, once approved */
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+            } | null;
+        };
+        /** @description Tokens never leave the service through the API. */
+        Connection: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            environmentId: string;
+            presetKey: string;
+            integrationVersionId: string;
+            accountId: string;
+            accountLabel: string | null;
+            scopes: string[];
+            /** @enum {string} */
+            status: "active" | "needs_reauth";
+            /** @description When the access token expires (the provider's word) */
+            expiresAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description Tokens never leave the service through the API. */
+        ConnectionInput: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            environmentId: string;
+            presetKey: string;
+            integrationVersionId: string;
+            accountId: string;
+            accountLabel: string | null;
+            scopes: string[];
+            /** @enum {string} */
+            status: "active" | "needs_reauth";
+            /** @description When the access token expires (the provider's word) */
+            expiresAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        ConsoleSession: {
+            user: components["schemas"]["User"];
+            organization: components["schemas"]["Organization"];
+            /** @description Every organization the user belongs to, with their role there; oldest membership first */
+            organizations: components["schemas"]["SessionOrganization"][];
+            /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
+            csrfToken: string;
+        };
+        ConsoleSessionInput: {
+            user: components["schemas"]["UserInput"];
+            organization: components["schemas"]["OrganizationInput"];
+            /** @description Every organization the user belongs to, with their role there; oldest membership first */
+            organizations: components["schemas"]["SessionOrganizationInput"][];
+            /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
+            csrfToken: string;
+        };
+        /**
+         * @example {
+         *       "name": "ci-deploy",
+         *       "grants": {
+         *         "type": "organization",
+         *         "permissions": [
+         *           "experts:write"
+         *         ]
+         *       },
+         *       "expiresIn": 2592000
+         *     }
+         */
+        CreateApiKeyRequest: {
+            /** @example ci-deploy */
+            name?: string;
+            grants: components["schemas"]["Grant"];
+            /**
+             * @description Lifetime in seconds, counted from creation.
+             * @example 2592000
+             */
+            expiresIn?: number;
+            /** @description Absolute expiry (must be in the future). null or absent: never expires. */
+            expiresAt?: string | null;
+        };
+        /**
+         * @example {
+         *       "name": "ci-deploy",
+         *       "grants": {
+         *         "type": "organization",
+         *         "permissions": [
+         *           "experts:write"
+         *         ]
+         *       },
+         *       "expiresIn": 2592000
+         *     }
+         */
+        CreateApiKeyRequestInput: {
+            /** @example ci-deploy */
+            name?: string;
+            grants: components["schemas"]["GrantInput"];
+            /**
+             * @description Lifetime in seconds, counted from creation.
+             * @example 2592000
+             */
+            expiresIn?: number;
+            /** @description Absolute expiry (must be in the future). null or absent: never expires. */
+            expiresAt?: string | null;
+        };
+        CreateIntegrationRequest: {
+            /** @description One of github, google, slack, notion, linear, oidc */
+            presetKey: string;
+            clientId: string;
+            clientSecret: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+            verified: boolean;
+        };
+        CreateIntegrationRequestInput: {
+            /** @description One of github, google, slack, notion, linear, oidc */
+            presetKey: string;
+            clientId: string;
+            clientSecret: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+            verified: boolean;
+        };
+        CreateInvitationRequest: {
+            email: unknown;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @description How long the link stays valid, in days (default 7) */
+            expiresInDays?: number;
+        };
+        CreateInvitationRequestInput: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @description How long the link stays valid, in days (default 7) */
+            expiresInDays?: number;
+        };
+        /** @description The project gets the environments production and development */
+        CreateProjectRequest: {
+            slug: string;
+            name: string;
+        };
+        /** @description The project gets the environments production and development */
+        CreateProjectRequestInput: {
+            slug: string;
+            name: string;
+        };
+        CreatedApiKey: {
+            id: string;
+            name: string | null;
+            /** @description The first 12 characters of the key, for recognising it. */
+            start: string;
+            grants: components["schemas"]["Grant"];
+            userId: string;
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            expiresAt: string | null;
+            /** @description Updated in batches: may lag real use by a few seconds. */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+            /** @description The secret. Shown only in this answer; store it now. */
+            key: string;
+        };
+        CreatedApiKeyInput: {
+            id: string;
+            name: string | null;
+            /** @description The first 12 characters of the key, for recognising it. */
+            start: string;
+            grants: components["schemas"]["GrantInput"];
+            userId: string;
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            expiresAt: string | null;
+            /** @description Updated in batches: may lag real use by a few seconds. */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+            /** @description The secret. Shown only in this answer; store it now. */
+            key: string;
+        };
+        CreatedInvitation: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -4928,15 +3216,77 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The capability token (inv_…): shown once, never again */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
+            url: string;
+            /**
+             * @description The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them
+             * @enum {string}
+             */
+            emailStatus: "sent" | "queued" | "failed" | "not_configured";
+            /** @description emailStatus is sent */
+            emailSent: boolean;
         };
-        ApproveCliLoginRequest: {
-            grants: components["schemas"]["Grant"];
-            /** @description Seconds; absent: never */
-            expiresIn?: number;
+        CreatedInvitationInput: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The capability token (inv_…): shown once, never again */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
+            url: string;
+            /**
+             * @description The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them
+             * @enum {string}
+             */
+            emailStatus: "sent" | "queued" | "failed" | "not_configured";
+            /** @description emailStatus is sent */
+            emailSent: boolean;
         };
-        ClaimDomain: {
-            /** @example acme.com */
-            domain: unknown;
+        DefinitionChange: {
+            /** @enum {string} */
+            kind: "added" | "removed" | "changed";
+            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
+            path: string[];
+            before?: unknown;
+            after?: unknown;
+            /** @description why this change widens access; absent when it does not */
+            widens?: string;
+        };
+        DefinitionChangeInput: {
+            /** @enum {string} */
+            kind: "added" | "removed" | "changed";
+            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
+            path: string[];
+            before?: unknown;
+            after?: unknown;
+            /** @description why this change widens access; absent when it does not */
+            widens?: string;
         };
         Domain: {
             id: string;
@@ -4968,6 +3318,64 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        DomainInput: {
+            id: string;
+            domain: string;
+            /**
+             * @description pending: not proven yet; verified: proven and re-checked periodically; lapsed: a re-check failed and the domain routes nothing until proven again
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "lapsed";
+            /** @description How the last proof was made */
+            method: ("dns" | "http") | null;
+            dnsRecord: {
+                /** @constant */
+                type: "TXT";
+                /** @example _cadre-challenge.acme.com */
+                name: string;
+                value: string;
+            };
+            httpFile: {
+                /** @example https://acme.com/.well-known/cadre-domain-verification.txt */
+                url: string;
+                content: string;
+            };
+            verifiedAt: string | null;
+            lastCheckedAt: string | null;
+            /** @description What the last failed check found */
+            lastError: string | null;
+            lapsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Environment: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        EnvironmentInput: {
+            id: string;
+            organizationId: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        EnvironmentRequest: {
+            name: string;
+        };
+        EnvironmentRequestInput: {
+            name: string;
+        };
         Event: {
             /** @description Stable: the same event keeps it in the API and in every delivery */
             id: string;
@@ -4994,6 +3402,559 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+        };
+        EventInput: {
+            /** @description Stable: the same event keeps it in the API and in every delivery */
+            id: string;
+            /** @enum {string} */
+            type: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            organizationId: string;
+            /** @description Who made the change: a member (key or console session), the operator, Cadre itself (system), or the organization’s SCIM provisioning (scim) */
+            actor: {
+                /** @enum {string} */
+                kind: "apiKey" | "session" | "admin" | "system" | "scim";
+                userId: string | null;
+                apiKeyId: string | null;
+            };
+            resource: {
+                type: string;
+                id: string;
+            };
+            /** @description The payload, whose shape the type defines (docs/webhooks.md); never a secret */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ExpertDependent: {
+            key: string;
+            name: string;
+            version: string;
+            /** @description 1: delegates to it directly */
+            depth: number;
+            /** @description from the dependent down to the version asked about */
+            path: string[];
+            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
+            references: string[];
+        };
+        ExpertDependentInput: {
+            key: string;
+            name: string;
+            version: string;
+            /** @description 1: delegates to it directly */
+            depth: number;
+            /** @description from the dependent down to the version asked about */
+            path: string[];
+            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
+            references: string[];
+        };
+        ExpertDiff: {
+            /** @description the exact key compared from */
+            from: string;
+            to: string;
+            fromIntegrity: string;
+            toIntegrity: string;
+            widensAccess: boolean;
+            changes: components["schemas"]["DefinitionChange"][];
+            instruction: {
+                changed: boolean;
+                linesAdded: number;
+                linesRemoved: number;
+                hunks: {
+                    oldStart: number;
+                    oldLines: number;
+                    newStart: number;
+                    newLines: number;
+                    lines: string[];
+                }[];
+            };
+        };
+        ExpertDiffInput: {
+            /** @description the exact key compared from */
+            from: string;
+            to: string;
+            fromIntegrity: string;
+            toIntegrity: string;
+            widensAccess: boolean;
+            changes: components["schemas"]["DefinitionChangeInput"][];
+            instruction: {
+                changed: boolean;
+                linesAdded: number;
+                linesRemoved: number;
+                hunks: {
+                    oldStart: number;
+                    oldLines: number;
+                    newStart: number;
+                    newLines: number;
+                    lines: string[];
+                }[];
+            };
+        };
+        ExpertDigest: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwner"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        ExpertDigestInput: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwnerInput"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        ExpertOwner: {
+            name: string;
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ExpertOwnerInput: {
+            name: string;
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ExpertTakedown: {
+            /** @example writer@1.2.0 */
+            key: string;
+            expertId: string;
+            organizationId: string;
+            reason: string;
+            /** Format: date-time */
+            takenDownAt: string;
+        };
+        ExpertTakedownInput: {
+            /** @example writer@1.2.0 */
+            key: string;
+            expertId: string;
+            organizationId: string;
+            reason: string;
+            /** Format: date-time */
+            takenDownAt: string;
+        };
+        ExpertVersion: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            key: string;
+            name: string;
+            version: string;
+            tags: string[];
+        };
+        ExpertVersionInput: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            key: string;
+            name: string;
+            version: string;
+            tags: string[];
+        };
+        /** @description What an API key may do, and on which resources. */
+        Grant: {
+            /** @constant */
+            type: "organization";
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
+        } | {
+            /** @constant */
+            type: "project";
+            projectIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
+        } | {
+            /** @constant */
+            type: "agent";
+            agentIds: string[];
+            permissions: "agents:run"[];
+        } | {
+            /** @constant */
+            type: "environment";
+            environmentIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
+        };
+        /** @description What an API key may do, and on which resources. */
+        GrantInput: {
+            /** @constant */
+            type: "organization";
+            permissions: ("*" | "api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
+        } | {
+            /** @constant */
+            type: "project";
+            projectIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
+        } | {
+            /** @constant */
+            type: "agent";
+            agentIds: string[];
+            permissions: "agents:run"[];
+        } | {
+            /** @constant */
+            type: "environment";
+            environmentIds: string[];
+            permissions: ("projects:operate" | "projects:read" | "projects:write" | "agents:run")[];
+        };
+        Integration: {
+            id: string;
+            organizationId: string;
+            presetKey: string;
+            /** @description The provider as people know it (GitHub, not github) */
+            presetName: string;
+            version: components["schemas"]["IntegrationVersion"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        IntegrationInput: {
+            id: string;
+            organizationId: string;
+            presetKey: string;
+            /** @description The provider as people know it (GitHub, not github) */
+            presetName: string;
+            version: components["schemas"]["IntegrationVersionInput"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description Immutable; the client secret is never returned. */
+        IntegrationVersion: {
+            id: string;
+            number: number;
+            clientId: string;
+            scopes: string[];
+            issuer: string | null;
+            authorizationEndpoint: string;
+            tokenEndpoint: string;
+            userinfoEndpoint: string | null;
+            /** @enum {string} */
+            tokenEndpointAuth: "client_secret_basic" | "client_secret_post";
+            verified: boolean;
+            createdAt: string;
+        };
+        /** @description Immutable; the client secret is never returned. */
+        IntegrationVersionInput: {
+            id: string;
+            number: number;
+            clientId: string;
+            scopes: string[];
+            issuer: string | null;
+            authorizationEndpoint: string;
+            tokenEndpoint: string;
+            userinfoEndpoint: string | null;
+            /** @enum {string} */
+            tokenEndpointAuth: "client_secret_basic" | "client_secret_post";
+            verified: boolean;
+            createdAt: string;
+        };
+        Invitation: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+        };
+        InvitationInput: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+        };
+        InvitationLink: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The inviter's new copy of the token (inv_…): the previous copy stops working */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token} */
+            url: string;
+        };
+        InvitationLinkInput: {
+            id: string;
+            organizationId: string;
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            invitedByUserId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            acceptedAt: string | null;
+            acceptedByUserId: string | null;
+            revokedAt: string | null;
+            /** @description The inviter's new copy of the token (inv_…): the previous copy stops working */
+            token: string;
+            /** @description The invitation link, {consoleUrl}/invitations/{token} */
+            url: string;
+        };
+        InvitationPreview: {
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+            };
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            /** @description The state in words, for the page to show */
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description existing: the email has a Cadre account, accept with its password (or signed in as that account); new: accept with a name and a password (no account has the email, or this is the mailed link and the account never proved its email: the password given takes it over unless it is its current one)
+             * @enum {string}
+             */
+            account: "new" | "existing";
+        };
+        InvitationPreviewInput: {
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+            };
+            email: string;
+            /**
+             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            state: "pending" | "accepted" | "revoked" | "expired";
+            /** @description The state in words, for the page to show */
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description existing: the email has a Cadre account, accept with its password (or signed in as that account); new: accept with a name and a password (no account has the email, or this is the mailed link and the account never proved its email: the password given takes it over unless it is its current one)
+             * @enum {string}
+             */
+            account: "new" | "existing";
+        };
+        KeyRotationResult: {
+            /** @description client secrets re-encrypted in this run */
+            integrationVersions: number;
+            /** @description connections whose tokens were re-encrypted in this run */
+            connections: number;
+            /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
+            webhookEndpoints: number;
+            /** @description identity providers (single sign-on) whose client secret was re-encrypted in this run */
+            ssoProviders: number;
+            /** @description rows no key of the ring opens: skipped, listed */
+            unreadable: string[];
+            /** @description true when nothing remains under an older key */
+            done: boolean;
+        };
+        KeyRotationResultInput: {
+            /** @description client secrets re-encrypted in this run */
+            integrationVersions: number;
+            /** @description connections whose tokens were re-encrypted in this run */
+            connections: number;
+            /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
+            webhookEndpoints: number;
+            /** @description identity providers (single sign-on) whose client secret was re-encrypted in this run */
+            ssoProviders: number;
+            /** @description rows no key of the ring opens: skipped, listed */
+            unreadable: string[];
+            /** @description true when nothing remains under an older key */
+            done: boolean;
+        };
+        LoginRequest: {
+            email: string;
+            password: string;
+            /** @description Organization id or slug to sign in to; default: the oldest membership */
+            organization?: string;
+        };
+        LoginRequestInput: {
+            email: string;
+            password: string;
+            /** @description Organization id or slug to sign in to; default: the oldest membership */
+            organization?: string;
+        };
+        McpApproval: {
+            /** @description The version's id: the approval's too */
+            id: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The latest version it was compared with */
+            previousVersion: string | null;
+            /** @description How it widens access, in words */
+            reasons: string[];
+            publishedByUserId: string;
+            /** Format: date-time */
+            publishedAt: string;
+            decidedByUserId: string | null;
+            decidedAt: string | null;
+        };
+        McpApprovalInput: {
+            /** @description The version's id: the approval's too */
+            id: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The latest version it was compared with */
+            previousVersion: string | null;
+            /** @description How it widens access, in words */
+            reasons: string[];
+            publishedByUserId: string;
+            /** Format: date-time */
+            publishedAt: string;
+            decidedByUserId: string | null;
+            decidedAt: string | null;
+        };
+        McpCatalogSettings: {
+            /** @enum {string} */
+            access: "public" | "key" | "link";
+            /** @description The organization's slug: the catalog's address */
+            organization: string;
+            /**
+             * Format: uri
+             * @description The URL to paste into an IDE or Copilot policy (public and key access)
+             */
+            url: string;
+            /** @description Whether a catalog link exists (its URL is shown once) */
+            linkCreated: boolean;
+            updatedAt: string | null;
+        };
+        McpCatalogSettingsInput: {
+            /** @enum {string} */
+            access: "public" | "key" | "link";
+            /** @description The organization's slug: the catalog's address */
+            organization: string;
+            /**
+             * Format: uri
+             * @description The URL to paste into an IDE or Copilot policy (public and key access)
+             */
+            url: string;
+            /** @description Whether a catalog link exists (its URL is shown once) */
+            linkCreated: boolean;
+            updatedAt: string | null;
         };
         /** @description An MCP server as the MCP Registry describes it (server.json, schema 2025-09-29). */
         McpServerJson: {
@@ -5371,6 +4332,400 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description An MCP server as the MCP Registry describes it (server.json, schema 2025-09-29). */
+        McpServerJsonInput: {
+            /** Format: uri */
+            $schema?: string;
+            name: string;
+            description: string;
+            title?: string;
+            version: string;
+            /** Format: uri */
+            websiteUrl?: string;
+            icons?: {
+                /** Format: uri */
+                src: string;
+                /** @enum {string} */
+                mimeType?: "image/png" | "image/jpeg" | "image/jpg" | "image/svg+xml" | "image/webp";
+                sizes?: string[];
+                /** @enum {string} */
+                theme?: "light" | "dark";
+            }[];
+            repository?: {
+                /** Format: uri */
+                url: string;
+                source: string;
+                id?: string;
+                subfolder?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            packages?: {
+                /** @enum {string} */
+                registryType: "npm" | "pypi" | "nuget" | "oci" | "mcpb";
+                /** Format: uri */
+                registryBaseUrl?: string;
+                identifier: string;
+                version: string;
+                fileSha256?: string;
+                runtimeHint?: string;
+                transport: ({
+                    /** @constant */
+                    type: "stdio";
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    type: "streamable-http";
+                    url: string;
+                    headers?: ({
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                        variables?: {
+                            [key: string]: {
+                                description?: string;
+                                isRequired?: boolean;
+                                /** @enum {string} */
+                                format?: "string" | "number" | "boolean" | "filepath";
+                                value?: string;
+                                isSecret?: boolean;
+                                default?: string;
+                                placeholder?: string;
+                                choices?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @constant */
+                    type: "sse";
+                    url: string;
+                    headers?: ({
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                        variables?: {
+                            [key: string]: {
+                                description?: string;
+                                isRequired?: boolean;
+                                /** @enum {string} */
+                                format?: "string" | "number" | "boolean" | "filepath";
+                                value?: string;
+                                isSecret?: boolean;
+                                default?: string;
+                                placeholder?: string;
+                                choices?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                });
+                runtimeArguments?: (({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "positional";
+                    valueHint?: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "named";
+                    name: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }))[];
+                packageArguments?: (({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "positional";
+                    valueHint?: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @constant */
+                    type: "named";
+                    name: string;
+                    isRepeated?: boolean;
+                } & {
+                    [key: string]: unknown;
+                }))[];
+                environmentVariables?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            }[];
+            remotes?: (({
+                /** @constant */
+                type: "streamable-http";
+                url: string;
+                headers?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                variables?: {
+                    [key: string]: {
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @constant */
+                type: "sse";
+                url: string;
+                headers?: ({
+                    description?: string;
+                    isRequired?: boolean;
+                    /** @enum {string} */
+                    format?: "string" | "number" | "boolean" | "filepath";
+                    value?: string;
+                    isSecret?: boolean;
+                    default?: string;
+                    placeholder?: string;
+                    choices?: string[];
+                    variables?: {
+                        [key: string]: {
+                            description?: string;
+                            isRequired?: boolean;
+                            /** @enum {string} */
+                            format?: "string" | "number" | "boolean" | "filepath";
+                            value?: string;
+                            isSecret?: boolean;
+                            default?: string;
+                            placeholder?: string;
+                            choices?: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    name: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                variables?: {
+                    [key: string]: {
+                        description?: string;
+                        isRequired?: boolean;
+                        /** @enum {string} */
+                        format?: "string" | "number" | "boolean" | "filepath";
+                        value?: string;
+                        isSecret?: boolean;
+                        default?: string;
+                        placeholder?: string;
+                        choices?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            }))[];
+            _meta?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        McpServerList: {
+            servers: components["schemas"]["McpServerResponse"][];
+            metadata: {
+                /** @description Absent on the last page */
+                nextCursor?: string;
+                /** @description Servers on this page */
+                count: number;
+            };
+        };
+        McpServerListInput: {
+            servers: components["schemas"]["McpServerResponseInput"][];
+            metadata: {
+                /** @description Absent on the last page */
+                nextCursor?: string;
+                /** @description Servers on this page */
+                count: number;
+            };
+        };
         /** @description One server version, as the MCP Registry v0.1 API answers it. */
         McpServerResponse: {
             server: components["schemas"]["McpServerJson"];
@@ -5404,35 +4759,50 @@ export interface components {
                 };
             };
         };
-        McpServerList: {
-            servers: components["schemas"]["McpServerResponse"][];
-            metadata: {
-                /** @description Absent on the last page */
-                nextCursor?: string;
-                /** @description Servers on this page */
-                count: number;
+        /** @description One server version, as the MCP Registry v0.1 API answers it. */
+        McpServerResponseInput: {
+            server: components["schemas"]["McpServerJsonInput"];
+            _meta: {
+                "io.modelcontextprotocol.registry/official": {
+                    /** @enum {string} */
+                    status: "active" | "deprecated" | "deleted";
+                    statusMessage?: string;
+                    /** Format: date-time */
+                    statusChangedAt: string;
+                    /** Format: date-time */
+                    publishedAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    isLatest: boolean;
+                };
+                "dev.cadre/catalog": {
+                    /** @description The version's id in Cadre */
+                    id: string;
+                    /** @description The slug of the organization whose catalog holds it */
+                    organization: string;
+                    /** @description On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one) */
+                    approval?: {
+                        /** @enum {string} */
+                        status: "pending" | "rejected";
+                        /** @description How the version widens access, in words */
+                        reasons: string[];
+                        /** @description The version it was compared with */
+                        previousVersion: string | null;
+                    };
+                };
             };
         };
-        McpCatalogSettings: {
-            /** @enum {string} */
-            access: "public" | "key" | "link";
-            /** @description The organization's slug: the catalog's address */
-            organization: string;
-            /**
-             * Format: uri
-             * @description The URL to paste into an IDE or Copilot policy (public and key access)
-             */
-            url: string;
-            /** @description Whether a catalog link exists (its URL is shown once) */
-            linkCreated: boolean;
-            updatedAt: string | null;
-        };
-        McpStatusChange: {
-            /** @enum {string} */
-            status: "active" | "deprecated" | "deleted";
-            statusMessage?: string;
-        };
         McpServerUser: {
+            /** @description The Expert's name */
+            name: string;
+            /** @description Its latest version, the one that uses the server */
+            version: string;
+            /** @description The skills that use it */
+            skills: string[];
+            /** @description The server's versions those skills run */
+            serverVersions: string[];
+        };
+        McpServerUserInput: {
             /** @description The Expert's name */
             name: string;
             /** @description Its latest version, the one that uses the server */
@@ -5452,379 +4822,25 @@ export interface components {
                 isLatest: boolean;
             };
         };
-        McpApproval: {
-            /** @description The version's id: the approval's too */
-            id: string;
-            name: string;
-            version: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
-            /** @description The latest version it was compared with */
-            previousVersion: string | null;
-            /** @description How it widens access, in words */
-            reasons: string[];
-            publishedByUserId: string;
-            /** Format: date-time */
-            publishedAt: string;
-            decidedByUserId: string | null;
-            decidedAt: string | null;
-        };
-        Organization: {
-            id: string;
-            slug: string;
-            name: string;
-            /** @enum {string} */
-            accountType: "personal" | "personalPlus" | "team";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        User: {
-            id: string;
-            email: string;
-            name: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Membership: {
-            organizationId: string;
-            userId: string;
-            /** @enum {string} */
-            role: "owner" | "admin" | "member";
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Project: {
-            id: string;
-            organizationId: string;
-            slug: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Environment: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Agent: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            name: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-        };
-        Invitation: {
-            id: string;
-            organizationId: string;
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            invitedByUserId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            acceptedAt: string | null;
-            acceptedByUserId: string | null;
-            revokedAt: string | null;
-        };
-        CreateInvitationRequest: {
-            email: unknown;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @description How long the link stays valid, in days (default 7) */
-            expiresInDays?: number;
-        };
-        CreatedInvitation: {
-            id: string;
-            organizationId: string;
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            invitedByUserId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            acceptedAt: string | null;
-            acceptedByUserId: string | null;
-            revokedAt: string | null;
-            /** @description The capability token (inv_…): shown once, never again */
-            token: string;
-            /** @description The invitation link, {consoleUrl}/invitations/{token}: shown once */
-            url: string;
-            /**
-             * @description The invitation email (CADRE_SMTP_URL): sent; queued (the mail server had not finished within 5 s, Cadre goes on sending it); failed (the server refused or could not be reached); not_configured (no SMTP server). The link is in this answer whatever the outcome: unless sent, copy it to them
-             * @enum {string}
-             */
-            emailStatus: "sent" | "queued" | "failed" | "not_configured";
-            /** @description emailStatus is sent */
-            emailSent: boolean;
-        };
-        InvitationLink: {
-            id: string;
-            organizationId: string;
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            invitedByUserId: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            acceptedAt: string | null;
-            acceptedByUserId: string | null;
-            revokedAt: string | null;
-            /** @description The inviter's new copy of the token (inv_…): the previous copy stops working */
-            token: string;
-            /** @description The invitation link, {consoleUrl}/invitations/{token} */
-            url: string;
-        };
-        RemovedMember: {
-            userId: string;
-            /** @enum {string} */
-            role: "admin" | "member";
-            /** @description Their API keys in this organization, revoked */
-            revokedApiKeyIds: string[];
-            /** @description Their console sessions in this organization, ended */
-            endedSessions: number;
-            /** @description The invitations they sent that were still pending, revoked */
-            revokedInvitationIds: string[];
-        };
-        InvitationPreview: {
-            organization: {
-                id: string;
-                slug: string;
+        McpSkillEntryInput: {
+            skill: string;
+            server: {
                 name: string;
+                version: string;
+                /** @enum {string} */
+                status: "active" | "deprecated" | "deleted";
+                isLatest: boolean;
             };
-            email: string;
-            /**
-             * @description The role the invitee gets; never owner (the owner transfers the ownership instead)
-             * @enum {string}
-             */
-            role: "admin" | "member";
+        };
+        McpStatusChange: {
             /** @enum {string} */
-            state: "pending" | "accepted" | "revoked" | "expired";
-            /** @description The state in words, for the page to show */
-            message: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            expiresAt: string;
-            /**
-             * @description existing: the email has a Cadre account, accept with its password (or signed in as that account); new: accept with a name and a password (no account has the email, or this is the mailed link and the account never proved its email: the password given takes it over unless it is its current one)
-             * @enum {string}
-             */
-            account: "new" | "existing";
+            status: "active" | "deprecated" | "deleted";
+            statusMessage?: string;
         };
-        AcceptInvitationRequest: {
-            /** @description A new account: the name to show */
-            name?: string;
-            /** @description A new account: the password to set (at least 12 characters); an existing one: its password, unless the request comes from a console session of that same account */
-            password?: string;
-        };
-        AcceptedInvitation: {
-            user: components["schemas"]["User"];
-            organization: components["schemas"]["Organization"];
-            membership: components["schemas"]["Membership"];
-        };
-        /** @description Tokens never leave the service through the API. */
-        Connection: {
-            id: string;
-            organizationId: string;
-            projectId: string;
-            environmentId: string;
-            presetKey: string;
-            integrationVersionId: string;
-            accountId: string;
-            accountLabel: string | null;
-            scopes: string[];
+        McpStatusChangeInput: {
             /** @enum {string} */
-            status: "active" | "needs_reauth";
-            /** @description When the access token expires (the provider's word) */
-            expiresAt: string | null;
-            createdAt: string;
-            updatedAt: string;
-        };
-        CreateIntegrationRequest: {
-            /** @description One of github, google, slack, notion, linear, oidc */
-            presetKey: string;
-            clientId: string;
-            clientSecret: string;
-            /** @description Requested scopes; default: the preset's */
-            scopes?: string[];
-            /**
-             * Format: uri
-             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
-             */
-            issuer?: string;
-            /** Format: uri */
-            authorizationEndpoint?: string;
-            /** Format: uri */
-            tokenEndpoint?: string;
-            /** Format: uri */
-            userinfoEndpoint?: string;
-            /** @enum {string} */
-            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-            verified: boolean;
-        };
-        RegisterIntegrationRequest: {
-            /** @description One of github, google, slack, notion, linear, oidc */
-            presetKey: string;
-            clientId: string;
-            clientSecret: string;
-            /** @description Requested scopes; default: the preset's */
-            scopes?: string[];
-            /**
-             * Format: uri
-             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
-             */
-            issuer?: string;
-            /** Format: uri */
-            authorizationEndpoint?: string;
-            /** Format: uri */
-            tokenEndpoint?: string;
-            /** Format: uri */
-            userinfoEndpoint?: string;
-            /** @enum {string} */
-            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-        };
-        UpdateIntegrationRequest: {
-            clientId?: string;
-            clientSecret?: string;
-            /** @description Requested scopes; default: the preset's */
-            scopes?: string[];
-            /**
-             * Format: uri
-             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
-             */
-            issuer?: string;
-            /** Format: uri */
-            authorizationEndpoint?: string;
-            /** Format: uri */
-            tokenEndpoint?: string;
-            /** Format: uri */
-            userinfoEndpoint?: string;
-            /** @enum {string} */
-            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
-        };
-        /** @description Immutable; the client secret is never returned. */
-        IntegrationVersion: {
-            id: string;
-            number: number;
-            clientId: string;
-            scopes: string[];
-            issuer: string | null;
-            authorizationEndpoint: string;
-            tokenEndpoint: string;
-            userinfoEndpoint: string | null;
-            /** @enum {string} */
-            tokenEndpointAuth: "client_secret_basic" | "client_secret_post";
-            verified: boolean;
-            createdAt: string;
-        };
-        Integration: {
-            id: string;
-            organizationId: string;
-            presetKey: string;
-            /** @description The provider as people know it (GitHub, not github) */
-            presetName: string;
-            version: components["schemas"]["IntegrationVersion"];
-            createdAt: string;
-            updatedAt: string;
-        };
-        OAuthPreset: {
-            key: string;
-            /** @description The provider as people know it */
-            name: string;
-            /** @description Registering it needs the OpenID issuer URL (oidc) */
-            issuerRequired: boolean;
-            defaultScopes: string[];
-            /** @description The redirect URI to register at the provider for this preset (connect and verify use it) */
-            redirectUri: string;
-        };
-        KeyRotationResult: {
-            /** @description client secrets re-encrypted in this run */
-            integrationVersions: number;
-            /** @description connections whose tokens were re-encrypted in this run */
-            connections: number;
-            /** @description webhook endpoints whose signing secrets were re-encrypted in this run */
-            webhookEndpoints: number;
-            /** @description identity providers (single sign-on) whose client secret was re-encrypted in this run */
-            ssoProviders: number;
-            /** @description rows no key of the ring opens: skipped, listed */
-            unreadable: string[];
-            /** @description true when nothing remains under an older key */
-            done: boolean;
-        };
-        UpdateMeRequest: {
-            name: string;
-        };
-        ChangePasswordRequest: {
-            currentPassword: string;
-            newPassword: string;
-        };
-        UpdateOrganizationRequest: {
-            name: string;
+            status: "active" | "deprecated" | "deleted";
+            statusMessage?: string;
         };
         Me: {
             user: {
@@ -5855,6 +4871,35 @@ export interface components {
                 kind: "session";
             };
         };
+        MeInput: {
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
+            };
+            organization: {
+                id: string;
+                slug: string;
+                name: string;
+                /** @enum {string} */
+                accountType: "personal" | "personalPlus" | "team";
+            };
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @description What this credential may do: its grants ∩ the user's role (a session: the role) */
+            permissions: ("api-keys:create" | "api-keys:read" | "api-keys:revoke" | "billing:read" | "billing:manage" | "experts:write" | "experts:delete" | "projects:operate" | "agents:run" | "audit:read" | "events:read" | "members:read" | "projects:read" | "integrations:read" | "projects:write" | "integrations:manage" | "organization:manage" | "members:manage" | "webhooks:manage" | "publish-policy:read" | "publish-policy:manage" | "experts:approve" | "mcp:read" | "mcp:write")[];
+            /** @description The API key's grants (their scope); null for a session */
+            grants: components["schemas"]["GrantInput"] | null;
+            authentication: {
+                /** @constant */
+                kind: "apiKey";
+                apiKeyId: string;
+                start: string;
+            } | {
+                /** @constant */
+                kind: "session";
+            };
+        };
         Member: {
             userId: string;
             name: string | null;
@@ -5870,68 +4915,374 @@ export interface components {
             /** @description The latest console sign-in or API-key use in this organization. Shown to owners and admins, and to each member for themselves; null when never seen or not shown */
             lastActiveAt: string | null;
         };
-        ProjectDetail: {
+        MemberInput: {
+            userId: string;
+            name: string | null;
+            /** @description Shown to owners and admins, and to each member for themselves; null otherwise */
+            email: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            joinedAt: string;
+            /** @description The latest console sign-in or API-key use in this organization. Shown to owners and admins, and to each member for themselves; null when never seen or not shown */
+            lastActiveAt: string | null;
+        };
+        Membership: {
+            organizationId: string;
+            userId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        MembershipInput: {
+            organizationId: string;
+            userId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        OAuthPreset: {
+            key: string;
+            /** @description The provider as people know it */
+            name: string;
+            /** @description Registering it needs the OpenID issuer URL (oidc) */
+            issuerRequired: boolean;
+            defaultScopes: string[];
+            /** @description The redirect URI to register at the provider for this preset (connect and verify use it) */
+            redirectUri: string;
+        };
+        OAuthPresetInput: {
+            key: string;
+            /** @description The provider as people know it */
+            name: string;
+            /** @description Registering it needs the OpenID issuer URL (oidc) */
+            issuerRequired: boolean;
+            defaultScopes: string[];
+            /** @description The redirect URI to register at the provider for this preset (connect and verify use it) */
+            redirectUri: string;
+        };
+        Organization: {
             id: string;
             slug: string;
             name: string;
+            /** @enum {string} */
+            accountType: "personal" | "personalPlus" | "team";
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
-            environments: {
-                id: string;
-                name: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-01-01T00:00:00.000Z
-                 */
-                createdAt: string;
-            }[];
-            agents: {
-                id: string;
-                name: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-01-01T00:00:00.000Z
-                 */
-                createdAt: string;
-            }[];
         };
-        /** @description The project gets the environments production and development */
-        CreateProjectRequest: {
+        OrganizationInput: {
+            id: string;
             slug: string;
             name: string;
-        };
-        UpdateProjectRequest: {
-            slug?: string;
-            name?: string;
-        };
-        EnvironmentRequest: {
-            name: string;
-        };
-        AgentRequest: {
-            name: string;
-        };
-        ProjectEnvironment: {
-            id: string;
-            projectId: string;
-            name: string;
+            /** @enum {string} */
+            accountType: "personal" | "personalPlus" | "team";
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
         };
-        ProjectAgent: {
+        OrganizationLimits: {
+            organizationId: string;
+            planKey: string;
+            limits: {
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
+            };
+            overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
+        };
+        OrganizationLimitsInput: {
+            organizationId: string;
+            planKey: string;
+            limits: {
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
+            };
+            overridden: ("apiRequests" | "expertVersions" | "apiKeys" | "connections")[];
+        };
+        Pagination: {
+            limit: number;
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            nextCursor: string | null;
+        };
+        PaginationInput: {
+            limit: number;
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            nextCursor: string | null;
+        };
+        PerstackExpertDigest: {
+            /** @constant */
+            type: "expertDigest";
             id: string;
-            projectId: string;
+            /** @example writer@1.2.0 */
+            key: string;
             name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwner"];
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PerstackExpertDigestInput: {
+            /** @constant */
+            type: "expertDigest";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwnerInput"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PerstackPublishExpert: {
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates?: string[];
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
+        PerstackPublishExpertInput: {
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates?: string[];
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
+        PerstackRegistryExpert: {
+            /** @constant */
+            type: "registryExpert";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwner"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
+            instruction: string;
+            skills: components["schemas"]["PerstackSkills"];
+            delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
+            /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
+            unavailableDelegates?: {
+                key: string;
+                reason: string;
+            }[];
+            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
+            approval?: {
+                id: string;
+                /** @constant */
+                status: "pending";
+                previousVersion: string | null;
+                reasons: string[];
+            };
+        };
+        PerstackRegistryExpertInput: {
+            /** @constant */
+            type: "registryExpert";
+            id: string;
+            /** @example writer@1.2.0 */
+            key: string;
+            name: string;
+            version: string;
+            /**
+             * @description always "v1.0": Experts that need a newer runtime are not served here
+             * @constant
+             */
+            minRuntimeVersion: "v1.0";
+            description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwnerInput"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
+            instruction: string;
+            skills: components["schemas"]["PerstackSkillsInput"];
+            delegates: string[];
+            /**
+             * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
+             * @example sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
+             */
+            integrity: string;
+            /** @description Present when delegates name a version an operator took down: which ones, and the reason given */
+            unavailableDelegates?: {
+                key: string;
+                reason: string;
+            }[];
+            /** @description Only in a publish answer, when the organization's policy holds `latest` back: the version widens access over `previousVersion` (why, in `reasons`) and waits for a second owner or admin to approve (docs/registry.md "Publish policies") */
+            approval?: {
+                id: string;
+                /** @constant */
+                status: "pending";
+                previousVersion: string | null;
+                reasons: string[];
+            };
         };
         /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
         PerstackSkills: {
@@ -5976,38 +5327,598 @@ export interface components {
                 };
             };
         };
-        ExpertOwner: {
+        /** @description every defaulted field present, each skill and tool named by its key, the base skill as "@perstack/base" */
+        PerstackSkillsInput: {
+            [key: string]: {
+                /** @constant */
+                type: "mcpStdioSkill";
+                description?: string;
+                rule?: string;
+                command: string;
+                packageName?: string;
+                args: string[];
+                pick: string[];
+                omit: string[];
+                requiredEnv: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                /** @description always false: Cadre starts every skill with the run */
+                lazyInit: boolean;
+            } | {
+                /** @constant */
+                type: "mcpSseSkill";
+                description?: string;
+                rule?: string;
+                endpoint: string;
+                pick: string[];
+                omit: string[];
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+            } | {
+                /** @constant */
+                type: "interactiveSkill";
+                /** @description the skill name (its key), as the runtime reads it */
+                name: string;
+                description?: string;
+                rule?: string;
+                tools: {
+                    [key: string]: {
+                        name: string;
+                        description?: string;
+                        inputJsonSchema: string;
+                    };
+                };
+            };
+        };
+        PerstackUpdateExpert: {
+            /** @enum {string} */
+            status?: "available" | "deprecated" | "disabled";
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
+        PerstackUpdateExpertInput: {
+            /** @enum {string} */
+            status?: "available" | "deprecated" | "disabled";
+            /** @description custom tags; "latest" may be named (the registry assigns it) */
+            tags?: string[];
+        };
+        Plan: {
+            key: string;
             name: string;
+            description: string;
+            /** @description Price per interval in minor units of currency */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            interval: "month" | "year";
+            features: string[];
+            limits: {
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
+            };
+        };
+        PlanInput: {
+            key: string;
+            name: string;
+            description: string;
+            /** @description Price per interval in minor units of currency */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            interval: "month" | "year";
+            features: string[];
+            limits: {
+                /** @description null: no limit */
+                apiRequests: number | null;
+                /** @description null: no limit */
+                expertVersions: number | null;
+                /** @description null: no limit */
+                apiKeys: number | null;
+                /** @description null: no limit */
+                connections: number | null;
+            };
+        };
+        PlanList: {
+            plans: components["schemas"]["Plan"][];
+        };
+        PlanListInput: {
+            plans: components["schemas"]["PlanInput"][];
+        };
+        PortalRequest: {
+            returnUrl: unknown;
+            /** @description The console session's csrfToken: required for console sessions, ignored for API keys */
+            csrfToken?: string;
+        };
+        PortalRequestInput: {
+            returnUrl: string;
+            /** @description The console session's csrfToken: required for console sessions, ignored for API keys */
+            csrfToken?: string;
+        };
+        PortalSession: {
+            sessionId: string;
+            /** Format: uri */
+            url: string;
+        };
+        PortalSessionInput: {
+            sessionId: string;
+            /** Format: uri */
+            url: string;
+        };
+        Project: {
+            id: string;
             organizationId: string;
+            slug: string;
+            name: string;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
         };
-        ExpertDigest: {
-            /** @constant */
-            type: "expertDigest";
+        ProjectAgent: {
             id: string;
-            /** @example writer@1.2.0 */
-            key: string;
+            projectId: string;
             name: string;
-            version: string;
-            minRuntimeVersion: string;
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwner"];
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
             createdAt: string;
+        };
+        ProjectAgentInput: {
+            id: string;
+            projectId: string;
+            name: string;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
-            updatedAt: string;
+            createdAt: string;
+        };
+        ProjectDetail: {
+            id: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            environments: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
+            agents: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
+        };
+        ProjectDetailInput: {
+            id: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            environments: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
+            agents: {
+                id: string;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                createdAt: string;
+            }[];
+        };
+        ProjectEnvironment: {
+            id: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ProjectEnvironmentInput: {
+            id: string;
+            projectId: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        ProjectInput: {
+            id: string;
+            organizationId: string;
+            slug: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description Error body of every management, admin and auth endpoint. */
+        PublicApiError: {
+            error: {
+                /**
+                 * @example validation_failed
+                 * @enum {string}
+                 */
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "publish_policy_violation" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                message: string;
+                requestId: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description Error body of every management, admin and auth endpoint. */
+        PublicApiErrorInput: {
+            error: {
+                /**
+                 * @example validation_failed
+                 * @enum {string}
+                 */
+                code: "bad_request" | "unauthorized" | "forbidden" | "csrf_token_invalid" | "plan_limit_exceeded" | "not_found" | "conflict" | "gone" | "invitation_expired" | "invitation_revoked" | "invitation_used" | "idempotency_key_in_use" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "validation_failed" | "publish_policy_violation" | "rate_limited" | "headers_too_large" | "foreign_resource_rate_limited" | "concurrency_limited" | "plan_quota_exceeded" | "internal_error" | "service_unavailable";
+                message: string;
+                requestId: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        PublishExpert: {
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates?: string[];
+            tags?: string[];
+        };
+        PublishExpertInput: {
+            name: string;
+            version: string;
+            minRuntimeVersion: string;
+            description: string;
+            instruction: string;
+            skills: {
+                [key: string]: {
+                    /** @constant */
+                    type: "mcpStdioSkill";
+                    description?: string;
+                    rule?: string;
+                    command: string;
+                    packageName?: string;
+                    args?: string[];
+                    pick?: string[];
+                    omit?: string[];
+                    requiredEnv?: string[];
+                } | {
+                    /** @constant */
+                    type: "mcpSseSkill";
+                    description?: string;
+                    rule?: string;
+                    /** Format: uri */
+                    endpoint: string;
+                    pick?: string[];
+                    omit?: string[];
+                } | {
+                    /** @constant */
+                    type: "interactiveSkill";
+                    description?: string;
+                    rule?: string;
+                    tools: {
+                        [key: string]: {
+                            description?: string;
+                            inputJsonSchema: string;
+                        };
+                    };
+                };
+            };
+            delegates?: string[];
+            tags?: string[];
+        };
+        PublishPolicy: {
+            /**
+             * @description Commands an mcpStdioSkill may run (every skill, the base skill included); null: any
+             * @example [
+             *       "npx",
+             *       "uvx"
+             *     ]
+             */
+            allowedCommands: string[] | null;
+            /** @description npx and uvx packages must name an exact version (docs/registry.md "Pinned package versions") */
+            requirePinnedVersions: boolean;
+            /**
+             * @description Hosts an mcpSseSkill endpoint may name (`*.example.com`: its subdomains); null: any
+             * @example [
+             *       "mcp.example.com",
+             *       "*.internal.example.com"
+             *     ]
+             */
+            allowedSseHosts: string[] | null;
+            /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
+            approvalRequiredForWidening: boolean;
+            /** @description Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization's MCP catalog (docs/registry.md "Skills from the MCP catalog") */
+            skillsFromCatalog: boolean;
+        };
+        PublishPolicyAnswer: {
+            data: {
+                policy: components["schemas"]["PublishPolicy"];
+                updatedAt: string | null;
+                updatedByUserId: string | null;
+                /**
+                 * @description What each preset of a change sets
+                 * @example {
+                 *       "recommended": {
+                 *         "allowedCommands": [
+                 *           "npx",
+                 *           "uvx"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                presets: {
+                    recommended: {
+                        allowedCommands: string[];
+                    };
+                };
+                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
+                warnings: string[];
+            };
+        };
+        PublishPolicyAnswerInput: {
+            data: {
+                policy: components["schemas"]["PublishPolicyInput"];
+                updatedAt: string | null;
+                updatedByUserId: string | null;
+                /**
+                 * @description What each preset of a change sets
+                 * @example {
+                 *       "recommended": {
+                 *         "allowedCommands": [
+                 *           "npx",
+                 *           "uvx"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                presets: {
+                    recommended: {
+                        allowedCommands: string[];
+                    };
+                };
+                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
+                warnings: string[];
+            };
+        };
+        /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
+        PublishPolicyChange: {
+            /** @enum {string} */
+            preset?: "recommended";
+            allowedCommands?: string[] | null;
+            requirePinnedVersions?: boolean;
+            allowedSseHosts?: string[] | null;
+            approvalRequiredForWidening?: boolean;
+            skillsFromCatalog?: boolean;
+        };
+        /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
+        PublishPolicyChangeInput: {
+            /** @enum {string} */
+            preset?: "recommended";
+            allowedCommands?: string[] | null;
+            requirePinnedVersions?: boolean;
+            allowedSseHosts?: string[] | null;
+            approvalRequiredForWidening?: boolean;
+            skillsFromCatalog?: boolean;
+        };
+        PublishPolicyInput: {
+            /**
+             * @description Commands an mcpStdioSkill may run (every skill, the base skill included); null: any
+             * @example [
+             *       "npx",
+             *       "uvx"
+             *     ]
+             */
+            allowedCommands: string[] | null;
+            /** @description npx and uvx packages must name an exact version (docs/registry.md "Pinned package versions") */
+            requirePinnedVersions: boolean;
+            /**
+             * @description Hosts an mcpSseSkill endpoint may name (`*.example.com`: its subdomains); null: any
+             * @example [
+             *       "mcp.example.com",
+             *       "*.internal.example.com"
+             *     ]
+             */
+            allowedSseHosts: string[] | null;
+            /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
+            approvalRequiredForWidening: boolean;
+            /** @description Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization's MCP catalog (docs/registry.md "Skills from the MCP catalog") */
+            skillsFromCatalog: boolean;
+        };
+        RegisterIntegrationRequest: {
+            /** @description One of github, google, slack, notion, linear, oidc */
+            presetKey: string;
+            clientId: string;
+            clientSecret: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
+        RegisterIntegrationRequestInput: {
+            /** @description One of github, google, slack, notion, linear, oidc */
+            presetKey: string;
+            clientId: string;
+            clientSecret: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
+        RegistryApproval: {
+            id: string;
+            /** @example @acme/writer@1.3.0 */
+            key: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The version holding `latest` when this one was published (compared with) */
+            previousVersion: string | null;
+            /** @description The summary; the whole diff is GET /registry/diff?from=<from>&to=<to> (when from is not null) */
+            diff: {
+                from: string | null;
+                to: string;
+                /** @constant */
+                widensAccess: true;
+                /** @description Why it widens access, one line per change */
+                reasons: string[];
+            };
+            requestedBy: {
+                userId: string;
+                name: string | null;
+            };
+            decidedByUserId: string | null;
+            decidedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RegistryApprovalInput: {
+            id: string;
+            /** @example @acme/writer@1.3.0 */
+            key: string;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            /** @description The version holding `latest` when this one was published (compared with) */
+            previousVersion: string | null;
+            /** @description The summary; the whole diff is GET /registry/diff?from=<from>&to=<to> (when from is not null) */
+            diff: {
+                from: string | null;
+                to: string;
+                /** @constant */
+                widensAccess: true;
+                /** @description Why it widens access, one line per change */
+                reasons: string[];
+            };
+            requestedBy: {
+                userId: string;
+                name: string | null;
+            };
+            decidedByUserId: string | null;
+            decidedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description Error body of every registry endpoint. */
+        RegistryError: {
+            /** @example 404 */
+            code: number;
+            /** @example Not Found */
+            error: string;
+            /** @example Expert my-expert@9.9.9 not found */
+            reason: string;
+        };
+        /** @description Error body of every registry endpoint. */
+        RegistryErrorInput: {
+            /** @example 404 */
+            code: number;
+            /** @example Not Found */
+            error: string;
+            /** @example Expert my-expert@9.9.9 not found */
+            reason: string;
         };
         RegistryExpert: {
             /** @constant */
@@ -6089,20 +6000,31 @@ export interface components {
                 reasons: string[];
             };
         };
-        ExpertVersion: {
+        RegistryExpertInput: {
             /** @constant */
-            type: "expertDigest";
+            type: "registryExpert";
             id: string;
+            /** @example writer@1.2.0 */
             key: string;
-            name: string;
-            version: string;
-            tags: string[];
-        };
-        PublishExpert: {
             name: string;
             version: string;
             minRuntimeVersion: string;
             description: string;
+            /** @description custom tags, and "latest" on the latest version */
+            tags: string[];
+            owner: components["schemas"]["ExpertOwnerInput"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+            /** @enum {string} */
+            status: "available" | "deprecated" | "disabled";
             instruction: string;
             skills: {
                 [key: string]: {
@@ -6138,87 +6060,6 @@ export interface components {
                     };
                 };
             };
-            delegates?: string[];
-            tags?: string[];
-        };
-        UpdateExpert: {
-            /** @enum {string} */
-            status?: "available" | "deprecated" | "disabled";
-            tags?: string[];
-        };
-        DefinitionChange: {
-            /** @enum {string} */
-            kind: "added" | "removed" | "changed";
-            /** @description the field: ["skills", "search", "endpoint"], ["delegates"] */
-            path: string[];
-            before?: unknown;
-            after?: unknown;
-            /** @description why this change widens access; absent when it does not */
-            widens?: string;
-        };
-        ExpertDiff: {
-            /** @description the exact key compared from */
-            from: string;
-            to: string;
-            fromIntegrity: string;
-            toIntegrity: string;
-            widensAccess: boolean;
-            changes: components["schemas"]["DefinitionChange"][];
-            instruction: {
-                changed: boolean;
-                linesAdded: number;
-                linesRemoved: number;
-                hunks: {
-                    oldStart: number;
-                    oldLines: number;
-                    newStart: number;
-                    newLines: number;
-                    lines: string[];
-                }[];
-            };
-        };
-        ExpertDependent: {
-            key: string;
-            name: string;
-            version: string;
-            /** @description 1: delegates to it directly */
-            depth: number;
-            /** @description from the dependent down to the version asked about */
-            path: string[];
-            /** @description each step of path as its delegate is written (one fewer than path): the exact key when pinned, or `name`, `name@latest`, `name@<tag>` when it floats onto the next step's version */
-            references: string[];
-        };
-        PerstackRegistryExpert: {
-            /** @constant */
-            type: "registryExpert";
-            id: string;
-            /** @example writer@1.2.0 */
-            key: string;
-            name: string;
-            version: string;
-            /**
-             * @description always "v1.0": Experts that need a newer runtime are not served here
-             * @constant
-             */
-            minRuntimeVersion: "v1.0";
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwner"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-            /** @enum {string} */
-            status: "available" | "deprecated" | "disabled";
-            instruction: string;
-            skills: components["schemas"]["PerstackSkills"];
             delegates: string[];
             /**
              * @description `sha256-<base64>` of the RFC 8785 canonical JSON of name, version, minRuntimeVersion, description, instruction, skills and delegates as this record shows them (docs/registry.md "Integrity")
@@ -6239,181 +6080,64 @@ export interface components {
                 reasons: string[];
             };
         };
-        PerstackExpertDigest: {
-            /** @constant */
-            type: "expertDigest";
-            id: string;
-            /** @example writer@1.2.0 */
-            key: string;
-            name: string;
-            version: string;
-            /**
-             * @description always "v1.0": Experts that need a newer runtime are not served here
-             * @constant
-             */
-            minRuntimeVersion: "v1.0";
-            description: string;
-            /** @description custom tags, and "latest" on the latest version */
-            tags: string[];
-            owner: components["schemas"]["ExpertOwner"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-        };
-        PerstackPublishExpert: {
-            name: string;
-            version: string;
-            minRuntimeVersion: string;
-            description: string;
-            instruction: string;
-            skills: {
-                [key: string]: {
-                    /** @constant */
-                    type: "mcpStdioSkill";
-                    description?: string;
-                    rule?: string;
-                    command: string;
-                    packageName?: string;
-                    args?: string[];
-                    pick?: string[];
-                    omit?: string[];
-                    requiredEnv?: string[];
-                } | {
-                    /** @constant */
-                    type: "mcpSseSkill";
-                    description?: string;
-                    rule?: string;
-                    /** Format: uri */
-                    endpoint: string;
-                    pick?: string[];
-                    omit?: string[];
-                } | {
-                    /** @constant */
-                    type: "interactiveSkill";
-                    description?: string;
-                    rule?: string;
-                    tools: {
-                        [key: string]: {
-                            description?: string;
-                            inputJsonSchema: string;
-                        };
-                    };
-                };
-            };
-            delegates?: string[];
-            /** @description custom tags; "latest" may be named (the registry assigns it) */
-            tags?: string[];
-        };
-        PerstackUpdateExpert: {
+        RemovedMember: {
+            userId: string;
             /** @enum {string} */
-            status?: "available" | "deprecated" | "disabled";
-            /** @description custom tags; "latest" may be named (the registry assigns it) */
-            tags?: string[];
+            role: "admin" | "member";
+            /** @description Their API keys in this organization, revoked */
+            revokedApiKeyIds: string[];
+            /** @description Their console sessions in this organization, ended */
+            endedSessions: number;
+            /** @description The invitations they sent that were still pending, revoked */
+            revokedInvitationIds: string[];
         };
-        PublishPolicy: {
-            /**
-             * @description Commands an mcpStdioSkill may run (every skill, the base skill included); null: any
-             * @example [
-             *       "npx",
-             *       "uvx"
-             *     ]
-             */
-            allowedCommands: string[] | null;
-            /** @description npx and uvx packages must name an exact version (docs/registry.md "Pinned package versions") */
-            requirePinnedVersions: boolean;
-            /**
-             * @description Hosts an mcpSseSkill endpoint may name (`*.example.com`: its subdomains); null: any
-             * @example [
-             *       "mcp.example.com",
-             *       "*.internal.example.com"
-             *     ]
-             */
-            allowedSseHosts: string[] | null;
-            /** @description A version that widens access over `latest` is published but takes `latest` only once a second owner or admin approves it */
-            approvalRequiredForWidening: boolean;
-            /** @description Every npx/uvx package of an mcpStdioSkill (identifier and exact version) and every mcpSseSkill endpoint must be in an active server version of the organization's MCP catalog (docs/registry.md "Skills from the MCP catalog") */
-            skillsFromCatalog: boolean;
-        };
-        PublishPolicyAnswer: {
-            data: {
-                policy: components["schemas"]["PublishPolicy"];
-                updatedAt: string | null;
-                updatedByUserId: string | null;
-                /**
-                 * @description What each preset of a change sets
-                 * @example {
-                 *       "recommended": {
-                 *         "allowedCommands": [
-                 *           "npx",
-                 *           "uvx"
-                 *         ]
-                 *       }
-                 *     }
-                 */
-                presets: {
-                    recommended: {
-                        allowedCommands: string[];
-                    };
-                };
-                /** @description What the policy does that its owners may not mean: approval required with nobody to approve (one owner, no admin) */
-                warnings: string[];
-            };
-        };
-        /** @description The rules to change (each replaces its value; rules not named keep theirs), optionally after a preset (`recommended`: allowedCommands npx and uvx; rules named in the same body win over it). At least one. */
-        PublishPolicyChange: {
+        RemovedMemberInput: {
+            userId: string;
             /** @enum {string} */
-            preset?: "recommended";
-            allowedCommands?: string[] | null;
-            requirePinnedVersions?: boolean;
-            allowedSseHosts?: string[] | null;
-            approvalRequiredForWidening?: boolean;
-            skillsFromCatalog?: boolean;
+            role: "admin" | "member";
+            /** @description Their API keys in this organization, revoked */
+            revokedApiKeyIds: string[];
+            /** @description Their console sessions in this organization, ended */
+            endedSessions: number;
+            /** @description The invitations they sent that were still pending, revoked */
+            revokedInvitationIds: string[];
         };
-        RegistryApproval: {
-            id: string;
-            /** @example @acme/writer@1.3.0 */
-            key: string;
-            name: string;
-            version: string;
+        RoleMappingRule: {
+            /** @description A value of the provider's groups claim (or a SCIM Group's displayName), exactly */
+            group: string;
             /** @enum {string} */
-            status: "pending" | "approved" | "rejected";
-            /** @description The version holding `latest` when this one was published (compared with) */
-            previousVersion: string | null;
-            /** @description The summary; the whole diff is GET /registry/diff?from=<from>&to=<to> (when from is not null) */
-            diff: {
-                from: string | null;
-                to: string;
-                /** @constant */
-                widensAccess: true;
-                /** @description Why it widens access, one line per change */
-                reasons: string[];
-            };
-            requestedBy: {
-                userId: string;
-                name: string | null;
-            };
-            decidedByUserId: string | null;
-            decidedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
+            role: "admin" | "member";
         };
-        ExpertTakedown: {
-            /** @example writer@1.2.0 */
-            key: string;
-            expertId: string;
-            organizationId: string;
-            reason: string;
-            /** Format: date-time */
-            takenDownAt: string;
+        RoleMappingRuleInput: {
+            /** @description A value of the provider's groups claim (or a SCIM Group's displayName), exactly */
+            group: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+        };
+        RoleMappings: {
+            /**
+             * @description The role of a person none of whose groups a rule names
+             * @enum {string}
+             */
+            defaultRole: "admin" | "member";
+            rules: components["schemas"]["RoleMappingRule"][];
+        };
+        RoleMappingsInput: {
+            /**
+             * @description The role of a person none of whose groups a rule names
+             * @enum {string}
+             */
+            defaultRole: "admin" | "member";
+            rules: components["schemas"]["RoleMappingRuleInput"][];
         };
         ScimToken: {
+            /** @description The first characters, to tell tokens apart */
+            tokenStart: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdByUserId: string | null;
+        };
+        ScimTokenInput: {
             /** @description The first characters, to tell tokens apart */
             tokenStart: string;
             /** Format: date-time */
@@ -6429,11 +6153,14 @@ export interface components {
             /** @description The bearer token, shown once */
             token: string;
         };
-        LoginRequest: {
-            email: string;
-            password: string;
-            /** @description Organization id or slug to sign in to; default: the oldest membership */
-            organization?: string;
+        ScimTokenWithSecretInput: {
+            /** @description The first characters, to tell tokens apart */
+            tokenStart: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdByUserId: string | null;
+            /** @description The bearer token, shown once */
+            token: string;
         };
         SessionOrganization: {
             id: string;
@@ -6442,57 +6169,30 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
         };
-        SwitchOrganizationRequest: {
-            /** @description Organization id or slug to switch to */
-            organization: string;
-        };
-        ConsoleSession: {
-            user: components["schemas"]["User"];
-            organization: components["schemas"]["Organization"];
-            /** @description Every organization the user belongs to, with their role there; oldest membership first */
-            organizations: components["schemas"]["SessionOrganization"][];
-            /** @description Send it with every state-changing request of this session: as `csrfToken` in billing POST bodies, as the x-csrf-token header elsewhere */
-            csrfToken: string;
+        SessionOrganizationInput: {
+            id: string;
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
         };
         SignInHints: {
             /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
             demoPassword: boolean;
         };
-        RoleMappingRule: {
-            /** @description A value of the provider's groups claim (or a SCIM Group's displayName), exactly */
-            group: string;
-            /** @enum {string} */
-            role: "admin" | "member";
-        };
-        RoleMappings: {
-            /**
-             * @description The role of a person none of whose groups a rule names
-             * @enum {string}
-             */
-            defaultRole: "admin" | "member";
-            rules: components["schemas"]["RoleMappingRule"][];
-        };
-        SsoProviderRequest: {
-            /**
-             * Format: uri
-             * @description The provider's issuer; its /.well-known/openid-configuration is read at once
-             */
-            issuer: string;
-            clientId: string;
-            /** @description Write-only; required when none is stored or the issuer or client changes */
-            clientSecret?: string;
-            /**
-             * @description The ID token claim holding the groups the role mapping reads
-             * @default groups
-             */
-            groupsClaim: string;
-            /**
-             * @description A session made by single sign-on ends after this long: the person signs in again
-             * @default 43200
-             */
-            sessionMaxAgeSeconds: number;
+        SignInHintsInput: {
+            /** @description True while the embedded quick start's demo organization exists and its owner's generated password (in the data directory's bootstrap.json) still signs in */
+            demoPassword: boolean;
         };
         SsoEnforcementRequest: {
+            enforced: boolean;
+            /**
+             * @description Owners who keep their password while enforcement is on (audited at each use)
+             * @default []
+             */
+            breakGlassUserIds: string[];
+        };
+        SsoEnforcementRequestInput: {
             enforced: boolean;
             /**
              * @description Owners who keep their password while enforcement is on (audited at each use)
@@ -6517,9 +6217,314 @@ export interface components {
             breakGlassUserIds: string[];
             updatedAt: string;
         };
+        SsoProviderInput: {
+            issuer: string;
+            clientId: string;
+            /** @constant */
+            clientSecretSet: true;
+            groupsClaim: string;
+            sessionMaxAgeSeconds: number;
+            /** @description Register it at the provider as the application's redirect URI */
+            redirectUri: string;
+            /** @description Starts a sign-in through the provider (the organization's link) */
+            signInUrl: string;
+            /** @description The last successful test sign-in; null: none yet */
+            testedAt: string | null;
+            enforced: boolean;
+            breakGlassUserIds: string[];
+            updatedAt: string;
+        };
+        SsoProviderRequest: {
+            /**
+             * Format: uri
+             * @description The provider's issuer; its /.well-known/openid-configuration is read at once
+             */
+            issuer: string;
+            clientId: string;
+            /** @description Write-only; required when none is stored or the issuer or client changes */
+            clientSecret?: string;
+            /**
+             * @description The ID token claim holding the groups the role mapping reads
+             * @default groups
+             */
+            groupsClaim: string;
+            /**
+             * @description A session made by single sign-on ends after this long: the person signs in again
+             * @default 43200
+             */
+            sessionMaxAgeSeconds: number;
+        };
+        SsoProviderRequestInput: {
+            /**
+             * Format: uri
+             * @description The provider's issuer; its /.well-known/openid-configuration is read at once
+             */
+            issuer: string;
+            clientId: string;
+            /** @description Write-only; required when none is stored or the issuer or client changes */
+            clientSecret?: string;
+            /**
+             * @description The ID token claim holding the groups the role mapping reads
+             * @default groups
+             */
+            groupsClaim: string;
+            /**
+             * @description A session made by single sign-on ends after this long: the person signs in again
+             * @default 43200
+             */
+            sessionMaxAgeSeconds: number;
+        };
         SsoTestRequest: {
             /** @description A path of the console to come back to (default /settings, where single sign-on is set up) */
             returnTo?: string;
+        };
+        SsoTestRequestInput: {
+            /** @description A path of the console to come back to (default /settings, where single sign-on is set up) */
+            returnTo?: string;
+        };
+        StartCliLoginRequest: {
+            /** @description The machine's name; the new key is named after it */
+            name: string;
+            /** @description The first 12 characters of the CLI's secret */
+            keyStart: string;
+            /** @description SHA-256 hex of the CLI's secret */
+            keyDigest: string;
+        };
+        StartCliLoginRequestInput: {
+            /** @description The machine's name; the new key is named after it */
+            name: string;
+            /** @description The first 12 characters of the CLI's secret */
+            keyStart: string;
+            /** @description SHA-256 hex of the CLI's secret */
+            keyDigest: string;
+        };
+        Subscription: {
+            organizationId: string;
+            planKey: string;
+            /** @enum {string} */
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "incomplete";
+            currentPeriodStart: string | null;
+            currentPeriodEnd: string | null;
+            cancelAtPeriodEnd: boolean;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            /** @description true with the built-in local provider: plans are activated without any payment */
+            testMode: boolean;
+        };
+        SubscriptionInput: {
+            organizationId: string;
+            planKey: string;
+            /** @enum {string} */
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "incomplete";
+            currentPeriodStart: string | null;
+            currentPeriodEnd: string | null;
+            cancelAtPeriodEnd: boolean;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            /** @description true with the built-in local provider: plans are activated without any payment */
+            testMode: boolean;
+        };
+        SwitchOrganizationRequest: {
+            /** @description Organization id or slug to switch to */
+            organization: string;
+        };
+        SwitchOrganizationRequestInput: {
+            /** @description Organization id or slug to switch to */
+            organization: string;
+        };
+        TakedownExpert: {
+            reason: string;
+        };
+        TakedownExpertInput: {
+            reason: string;
+        };
+        UpdateExpert: {
+            /** @enum {string} */
+            status?: "available" | "deprecated" | "disabled";
+            tags?: string[];
+        };
+        UpdateExpertInput: {
+            /** @enum {string} */
+            status?: "available" | "deprecated" | "disabled";
+            tags?: string[];
+        };
+        UpdateIntegrationRequest: {
+            clientId?: string;
+            clientSecret?: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
+        UpdateIntegrationRequestInput: {
+            clientId?: string;
+            clientSecret?: string;
+            /** @description Requested scopes; default: the preset's */
+            scopes?: string[];
+            /**
+             * Format: uri
+             * @description OpenID issuer (required for `oidc`); endpoints come from its discovery document
+             */
+            issuer?: string;
+            /** Format: uri */
+            authorizationEndpoint?: string;
+            /** Format: uri */
+            tokenEndpoint?: string;
+            /** Format: uri */
+            userinfoEndpoint?: string;
+            /** @enum {string} */
+            tokenEndpointAuth?: "client_secret_basic" | "client_secret_post";
+        };
+        UpdateMeRequest: {
+            name: string;
+        };
+        UpdateMeRequestInput: {
+            name: string;
+        };
+        UpdateOrganizationRequest: {
+            name: string;
+        };
+        UpdateOrganizationRequestInput: {
+            name: string;
+        };
+        UpdateProjectRequest: {
+            slug?: string;
+            name?: string;
+        };
+        UpdateProjectRequestInput: {
+            slug?: string;
+            name?: string;
+        };
+        Usage: {
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            periodStart: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            periodEnd: string;
+            counters: {
+                /** @enum {string} */
+                key: "apiRequests" | "expertVersions" | "apiKeys" | "connections";
+                used: number;
+                /** @description null: no limit */
+                limit: number | null;
+            }[];
+        };
+        UsageInput: {
+            organizationId: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            periodStart: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            periodEnd: string;
+            counters: {
+                /** @enum {string} */
+                key: "apiRequests" | "expertVersions" | "apiKeys" | "connections";
+                used: number;
+                /** @description null: no limit */
+                limit: number | null;
+            }[];
+        };
+        User: {
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        UserInput: {
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+        };
+        WebhookDelivery: {
+            /** @description The `webhook-id` header: the same on every retry and resend */
+            id: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            /**
+             * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description When it is tried next, while pending */
+            nextAttemptAt: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
+        };
+        WebhookDeliveryAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** @description The endpoint's HTTP status; null when none came */
+            statusCode: number | null;
+            /** @description Why the attempt failed without a usable answer (timeout, refused target…) */
+            error: string | null;
+            latencyMs: number;
+            /** @description The answer's first bytes (at most 1 KiB), as text */
+            responseExcerpt: string | null;
+        };
+        WebhookDeliveryAttemptInput: {
+            /** Format: date-time */
+            at: string;
+            /** @description The endpoint's HTTP status; null when none came */
+            statusCode: number | null;
+            /** @description Why the attempt failed without a usable answer (timeout, refused target…) */
+            error: string | null;
+            latencyMs: number;
+            /** @description The answer's first bytes (at most 1 KiB), as text */
+            responseExcerpt: string | null;
+        };
+        WebhookDeliveryInput: {
+            /** @description The `webhook-id` header: the same on every retry and resend */
+            id: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
+            /**
+             * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description When it is tried next, while pending */
+            nextAttemptAt: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttemptInput"][];
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
         };
         WebhookEndpoint: {
             id: string;
@@ -6541,38 +6546,33 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        WebhookDeliveryAttempt: {
-            /** Format: date-time */
-            at: string;
-            /** @description The endpoint's HTTP status; null when none came */
-            statusCode: number | null;
-            /** @description Why the attempt failed without a usable answer (timeout, refused target…) */
-            error: string | null;
-            latencyMs: number;
-            /** @description The answer's first bytes (at most 1 KiB), as text */
-            responseExcerpt: string | null;
-        };
-        WebhookDelivery: {
-            /** @description The `webhook-id` header: the same on every retry and resend */
+        WebhookEndpointInput: {
             id: string;
-            eventId: string;
-            /** @enum {string} */
-            eventType: "expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed" | "webhook.test";
-            /**
-             * @description pending (not yet delivered; retried on schedule), succeeded (a 2xx), failed (given up)
-             * @enum {string}
-             */
-            status: "pending" | "succeeded" | "failed";
-            /** @description When it is tried next, while pending */
-            nextAttemptAt: string | null;
-            /** @description Every attempt, oldest first */
-            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            url: string;
+            description: string;
+            eventTypes: ("expert.published" | "expert.status_changed" | "expert.tags_changed" | "expert.deleted" | "expert.taken_down" | "expert.awaiting_approval" | "expert.approved" | "expert.rejected" | "api_key.created" | "api_key.revoked" | "api_key.expiring" | "connection.created" | "connection.refresh_failed" | "connection.disconnected" | "member.joined" | "member.role_changed" | "member.removed" | "subscription.updated" | "usage.threshold_reached" | "webhook_endpoint.disabled" | "mcp_server.published" | "mcp_server.status_changed" | "mcp_server.awaiting_approval" | "mcp_server.approved" | "mcp_server.rejected" | "domain.verified" | "domain.lapsed")[];
+            enabled: boolean;
+            /** @description Why Cadre disabled it, when it did */
+            disabledReason: string | null;
+            /** @description Since when every delivery attempt to it has failed (three days of it disable it); null while its last attempt succeeded */
+            failingSince: string | null;
+            /** @description While the previous secret still signs alongside the current one */
+            secretRotation: {
+                /** Format: date-time */
+                previousSecretExpiresAt: string;
+            } | null;
             /** Format: date-time */
             createdAt: string;
-            completedAt: string | null;
+            /** Format: date-time */
+            updatedAt: string;
         };
-        TakedownExpert: {
-            reason: string;
+        WebhookReceipt: {
+            received: boolean;
+            duplicate: boolean;
+        };
+        WebhookReceiptInput: {
+            received: boolean;
+            duplicate: boolean;
         };
     };
     responses: never;

@@ -120,7 +120,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: schemasInNameOrder,
   });
   // The reference viewer's pages and assets are not rate-limited: a scope of their own says so.
   await app.register(async (docs) => {
@@ -153,6 +153,20 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     });
   });
 }
+
+/**
+ * The document with its named schemas in name order. The zod registry lists them in the order their modules
+ * were first evaluated, so without this an import moved between modules would reorder /openapi.json.
+ */
+const schemasInNameOrder: typeof jsonSchemaTransformObject = (input) => {
+  const document = jsonSchemaTransformObject(input);
+  if ('components' in document && document.components?.schemas) {
+    const schemas = document.components.schemas;
+    const byName = Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    document.components.schemas = Object.fromEntries(byName) as typeof schemas;
+  }
+  return document;
+};
 
 /**
  * The one `<style>` block swagger-ui-dist injects at run time (not among the plugin's hashes), allowed by its
