@@ -102,6 +102,16 @@ describe('cadre members', () => {
     expect(noKey.code).toBe(1);
   });
 
+  it('refuses the organization given positionally (the form before --org) with the spelling that works', async () => {
+    const old = await cli(['members', 'invitations', org.slug]);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain(`unexpected argument "${org.slug}": name the organization with --org`);
+    expect(old.stderr).toContain(`hint: cadre members invitations --org ${org.slug}`);
+    // A command's own arguments are kept in the hint; only the extra word moves to --org.
+    const role = await cli(['members', 'role', 'usr_someone', org.slug, '--role', 'admin']);
+    expect(role.stderr).toContain(`hint: cadre members role usr_someone --org ${org.slug}`);
+  });
+
   it("names another organization's slug or id as an unknown one (exit 1, not found)", async () => {
     const other = await createOrganization(server, 'team');
     for (const name of [other.slug, other.id, 'no-such-org']) {
