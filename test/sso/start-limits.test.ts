@@ -1,4 +1,7 @@
+import { and, count, eq, max } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PENDING_SIGN_INS_PER_ORGANIZATION } from '../../src/modules/sso/sign-in.service.js';
+import { ssoSignIns } from '../../src/modules/sso/sso.tables.js';
 import { expectApiError } from '../support/assertions.js';
 import { type SsoWorld, signInThroughProvider, startSsoWorld } from './harness.js';
 
@@ -66,5 +69,43 @@ describe('single sign-on starts', () => {
     expect(route.status, route.text).toBe(200);
     nextWindow();
     expect((await start()).status).toBe(302);
+  });
+});
+
+describe('pending sign-ins', () => {
+  it('are kept up to a fixed number per organization: a new start drops the oldest beyond it', async () => {
+    nextWindow();
+    const { db } = world.server.context.database;
+    const inFiveMinutes = new Date(world.clock.now().getTime() + 5 * 60_000);
+    // Starts from many addresses, each within its own budget, fill the organization's share.
+    const filler = Array.from({ length: PENDING_SIGN_INS_PER_ORGANIZATION }, (_, i) => ({
+      stateDigest: `filler-${i}`,
+      organizationId: world.org.id,
+      purpose: 'sign_in' as const,
+      browserDigest: 'x',
+      codeVerifier: 'x',
+      nonce: 'x',
+      returnTo: '/',
+      startedByUserId: null,
+      expiresAt: new Date(inFiveMinutes.getTime() + i),
+    }));
+    for (let i = 0; i < filler.length; i += 250) await db.insert(ssoSignIns).values(filler.slice(i, i + 250));
+
+    expect((await start()).status).toBe(302);
+    const mine = eq(ssoSignIns.organizationId, world.org.id);
+    const [kept] = await db
+      .select({ n: count(), newest: max(ssoSignIns.expiresAt) })
+      .from(ssoSignIns)
+      .where(mine);
+    expect(kept?.n).toBe(PENDING_SIGN_INS_PER_ORGANIZATION);
+    // The new start is among those kept (it expires last); the oldest filler is the one dropped.
+    expect(kept?.newest?.getTime()).toBeGreaterThan(
+      inFiveMinutes.getTime() + PENDING_SIGN_INS_PER_ORGANIZATION,
+    );
+    const oldest = await db
+      .select()
+      .from(ssoSignIns)
+      .where(and(mine, eq(ssoSignIns.stateDigest, 'filler-0')));
+    expect(oldest).toEqual([]);
   });
 });

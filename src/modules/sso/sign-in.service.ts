@@ -1,4 +1,4 @@
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { notFound, serviceUnavailable, validationFailed } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -46,6 +46,13 @@ export type SignInService = ReturnType<typeof createSignInService>;
 
 /** How long a sign-in may take at the provider. */
 const SIGN_IN_TTL_MS = 10 * 60_000;
+
+/**
+ * Pending sign-ins kept per organization: starts from many addresses (each within its own budget) could
+ * otherwise grow the table without bound for ten minutes at a time. Past it the oldest starts are dropped;
+ * their callbacks answer `invalid_state` and the person starts again.
+ */
+export const PENDING_SIGN_INS_PER_ORGANIZATION = 1_000;
 
 /** A failed sign-in, told to the sign-in page as `sso_error=<code>`. */
 export class SignInRefused extends Error {
@@ -116,6 +123,13 @@ export function createSignInService(deps: SignInServiceDeps) {
       startedByUserId,
       expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
     });
+    const beyondCap = db
+      .select({ stateDigest: ssoSignIns.stateDigest })
+      .from(ssoSignIns)
+      .where(eq(ssoSignIns.organizationId, organizationId))
+      .orderBy(desc(ssoSignIns.expiresAt))
+      .offset(PENDING_SIGN_INS_PER_ORGANIZATION);
+    await db.delete(ssoSignIns).where(inArray(ssoSignIns.stateDigest, beyondCap));
     const authorizationUrl = await deps.oidc.authorizationUrl(as, provider.clientId, {
       redirectUri: deps.providers.redirectUri(),
       state,

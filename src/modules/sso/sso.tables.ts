@@ -33,5 +33,9 @@ export const ssoSignIns = pgTable(
     startedByUserId: text('started_by_user_id'),
     expiresAt: at('expires_at').notNull(),
   },
-  (table) => [index('sso_sign_ins_expiry').on(table.expiresAt)],
+  (table) => [
+    index('sso_sign_ins_expiry').on(table.expiresAt),
+    // Migration 1270: the newest of an organization's pending sign-ins, for the cap on how many it keeps.
+    index('sso_sign_ins_organization').on(table.organizationId, table.expiresAt),
+  ],
 );
