@@ -48,6 +48,11 @@ describe('SCIM rate limits', () => {
       status: '429',
     });
     expect(body.detail).toContain('SCIM');
+    // The refusal is counted as SCIM's, like every other 429 (docs/operations.md, the refusals metric).
+    const metrics = await server.request('GET', '/metrics');
+    expect(metrics.text).toMatch(
+      /cadre_http_refusals_total\{status="429",code="rate_limited",cause="scim_read"\} 1\n/,
+    );
 
     // The second organization, from the same address, has its whole budget.
     for (let i = 0; i < SCIM_READS; i += 1) expect((await listUsers(second)).status).toBe(200);

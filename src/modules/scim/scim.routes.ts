@@ -54,6 +54,8 @@ export function setUpScimFace(
     const refusal = await rateLimit('scim', organizationId, request, reply);
     if (refusal) {
       for (const [name, value] of Object.entries(refusal.headers ?? {})) reply.header(name, value);
+      // SCIM answers in its own shape; the refusals metric still reads the refusal's code and cause.
+      request.answeredError = refusal;
       throw new ScimError(429, refusal.message);
     }
   });
