@@ -98,13 +98,16 @@ describe('the approval gate of the MCP catalog', () => {
     expect(same.data._meta[CADRE]?.approval).toBeUndefined();
     expect(same.data._meta[OFFICIAL]?.isLatest).toBe(true);
 
-    // A new remote host widens access: 2.0.0 waits, latest stays on 1.1.0.
+    // A new remote host (with a secret header) widens access: 2.0.0 waits, latest stays on 1.1.0.
     const wider = await published({
       ...npmServer(name, '2.0.0'),
       remotes: remoteServer(name, '2.0.0').remotes,
     });
     const widerId = wider.data._meta[CADRE]?.id as string;
-    expect(wider.data._meta[CADRE]?.approval?.reasons).toEqual(['new remote host mcp.example.com']);
+    expect(wider.data._meta[CADRE]?.approval?.reasons).toEqual([
+      'new remote host mcp.example.com',
+      'new secret header Authorization',
+    ]);
     const latest = await read<Entry>(org.slug, `/servers/${enc(name)}/versions/latest`);
     expect(latest.body.server.version).toBe('1.1.0');
     const latestList = await read(org.slug, `/servers?version=latest&search=${enc(name)}`);
@@ -167,7 +170,7 @@ describe('the approval gate of the MCP catalog', () => {
       'mcp_server.published',
     ]);
     expect(ofServer.find((event) => event.type === 'mcp_server.awaiting_approval')?.data).toMatchObject({
-      approval: { id, reasons: ['new remote host mcp.example.com'] },
+      approval: { id, reasons: ['new remote host mcp.example.com', 'new secret header Authorization'] },
     });
 
     const off = await createOrganization(server);
