@@ -1,10 +1,11 @@
 // Generates the typed clients' types from the service's OpenAPI document (the admin API included): one file,
 // src/api-schema.d.ts, which the console (console/src/api/schema.ts) and the CLI (src/cli/api.ts) both read
 // (`npm run console:api-types`). test/console/api-types.test.ts fails when it is stale, so no client can
-// drift from the API.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// drift from the API. The same run writes the lists the console needs from the server (console-lists.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { consoleLists } from './console-lists.js';
 import { openApiDocument } from './openapi-document.js';
 
 export const API_TYPES_PATH = join(import.meta.dirname, '../../src/api-schema.d.ts');
@@ -23,4 +24,9 @@ export const renderApiTypes = async () => render(await openApiDocument({ adminTo
 if (process.argv[1] === import.meta.filename) {
   writeFileSync(API_TYPES_PATH, await renderApiTypes());
   console.error(`wrote ${API_TYPES_PATH}`);
+  for (const { path, text } of consoleLists()) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    console.error(`wrote ${path}`);
+  }
 }

@@ -2,13 +2,13 @@ import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react
 import { type ComponentType, lazy, type ReactNode, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Navigate, type NavigateFunction, Route, Routes, useNavigate } from 'react-router';
-import type { ConsolePath } from '../../src/modules/console/console-pages.js';
 import { ApiProblem, setCsrfToken } from './api/client.js';
 import { Layout } from './components/Layout.js';
 import { PageLoadBoundary } from './components/PageLoadBoundary.js';
 import { PageSkeleton } from './components/PageSkeleton.js';
 import { type PageHandle, PageHandles } from './components/page-title.js';
 import { RequireSession } from './components/RequireSession.js';
+import type { ConsolePath } from './generated/console-pages.js';
 import { NotFound } from './pages/NotFound.js';
 import { RegistryList } from './pages/RegistryList.js';
 import { SignIn } from './pages/SignIn.js';

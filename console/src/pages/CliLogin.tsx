@@ -1,11 +1,11 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { levelPermissions, PERMISSION_AREAS } from '../../../src/modules/auth/permission-areas.js';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
+import { PERMISSION_AREAS } from '../generated/permission-areas.js';
 import { useMe } from '../session.js';
 
 type Grant = components['schemas']['Grant'];
@@ -32,8 +32,8 @@ export function CliLogin() {
       unwrap(await api.GET('/auth/cli-logins/{userCode}', { params: { path: { userCode: code } } })).data,
   });
   // Read only: the read level of every area the role can read.
-  const readOnly = PERMISSION_AREAS.flatMap((area) =>
-    area.levels[0]?.id === 'read' ? levelPermissions(area, 'read') : [],
+  const readOnly = PERMISSION_AREAS.flatMap(({ levels: [lowest] }) =>
+    lowest?.id === 'read' ? lowest.permissions : [],
   ).filter((p) => me.data?.permissions.includes(p));
   const grants: Grant = { type: 'organization', permissions: rights === 'everything' ? ['*'] : readOnly };
   const decide = useMutation({

@@ -1,15 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import {
-  levelPermissions,
-  levelsWithin,
-  PERMISSION_AREAS,
-} from '../../../src/modules/auth/permission-areas.js';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageSkeleton } from '../components/PageSkeleton.js';
+import { PERMISSION_AREAS } from '../generated/permission-areas.js';
 import { useMe } from '../session.js';
 import { PERMISSION_WORDS } from '../words.js';
 
@@ -52,7 +48,7 @@ const DAY_S = 86_400;
 /**
  * Builds a key: a name, where it reaches, its rights (everything the role allows, or a level per area as
  * fine-grained tokens offer them), an expiry; shows the secret once. Only levels the person's role and the
- * grant's variant allow are offered (src/modules/auth/permission-areas.ts), so the form never asks for a
+ * grant's variant allow are offered (the server's permission areas, console/src/generated/), so the form never asks for a
  * permission the server would refuse.
  */
 /** The form's first field, then the new secret's heading, take focus as they appear (a ref callback). */
@@ -81,9 +77,11 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
         (variant === 'agent' ? AGENT_PERMISSIONS : SCOPED_PERMISSIONS).includes(permission as never),
     ),
   );
-  const areas = PERMISSION_AREAS.map((area) => ({ area, offered: levelsWithin(area, allowed) })).filter(
-    ({ offered }) => offered.length > 0,
-  );
+  // A level is offered when all it gives is allowed; an area with none is not offered at all.
+  const areas = PERMISSION_AREAS.map((area) => ({
+    area,
+    offered: area.levels.filter((level) => level.permissions.every((p) => allowed.has(p))),
+  })).filter(({ offered }) => offered.length > 0);
   const [expiry, setExpiry] = useState<Expiry>('90');
   const [date, setDate] = useState('');
   const create = useMutation({
@@ -91,8 +89,8 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
   });
 
-  const chosen = areas.flatMap(({ area, offered }) =>
-    offered.some((level) => level.id === levels[area.id]) ? levelPermissions(area, levels[area.id]!) : [],
+  const chosen = areas.flatMap(
+    ({ area, offered }) => offered.find((level) => level.id === levels[area.id])?.permissions ?? [],
   ) as OrganizationPermission[];
   const grantOf = (): CreateInput['grants'] => {
     const scoped = chosen as ScopedPermission[];
@@ -220,7 +218,8 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
         {!everything && (
           <div className="permission-areas">
             {areas.map(({ area, offered }) => {
-              const level = offered.some((l) => l.id === levels[area.id]) ? levels[area.id]! : NO_ACCESS;
+              const chosenLevel = offered.find((l) => l.id === levels[area.id]);
+              const level = chosenLevel?.id ?? NO_ACCESS;
               return (
                 <div key={area.id} className="permission-area">
                   <label htmlFor={`area-${area.id}`}>{area.name}</label>
@@ -238,11 +237,9 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
                     ))}
                   </select>
                   <span id={`area-${area.id}-words`} className="muted small">
-                    {level === NO_ACCESS
-                      ? 'nothing'
-                      : levelPermissions(area, level)
-                          .map((p) => PERMISSION_WORDS[p])
-                          .join(', ')}
+                    {chosenLevel
+                      ? chosenLevel.permissions.map((p) => PERMISSION_WORDS[p]).join(', ')
+                      : 'nothing'}
                   </span>
                 </div>
               );

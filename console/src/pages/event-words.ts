@@ -1,5 +1,5 @@
-import { EVENT_TYPES } from '../../../src/modules/events/event-types.js';
 import type { components } from '../api/schema.js';
+import { EVENT_TYPES } from '../generated/event-types.js';
 
 /** Each event type in words (docs/webhooks.md has their payloads); a type missing here reads as its code. */
 const EVENT_WORDS: Record<string, string> = {

@@ -1,8 +1,9 @@
 /**
  * The console's pages: the one list both sides hold to. The console's router (console/src/main.tsx) routes
- * exactly these paths (a type check there refuses a page whose path is not listed and a listed path without
- * a page; it imports only the type, so the first page's script carries no copy); the server answers each path with the
- * page shell, status 200, and any other page request with the shell and status 404 (console.routes.ts).
+ * exactly these paths (a type check there, against the copy `npm run console:api-types` writes into
+ * console/src/generated/, refuses a page whose path is not listed and a listed path without a page); the
+ * server answers each path with the page shell, status 200, and any other page request with the shell and
+ * status 404 (console.routes.ts).
  * Patterns as React Router writes them.
  */
 export const CONSOLE_PAGES = [
