@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { auditRecordNames } from './composition/audit-names.js';
 import { connectionsSource, expertVersionsSource } from './composition/usage-counters.js';
 import { type ChangeBus, createChangeBus } from './db/change-bus.js';
 import type { Database } from './db/client.js';
@@ -417,7 +418,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; context: AppC
     invitationPolicy: ssoEnforcement,
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
-  const audit = createAuditModule({ database, tenancy });
+  const audit = createAuditModule({ database, tenancy, names: auditRecordNames(database) });
   const events = createEventsModule({
     database,
     clock,

@@ -3,6 +3,7 @@
 
 export type { AccountCredentials } from './account-reset.js';
 export { resetAccountCredentials } from './account-reset.js';
+export { tenancyAuditNames } from './audit-names.js';
 export {
   presentAgent,
   presentEnvironment,
