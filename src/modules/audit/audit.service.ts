@@ -3,7 +3,7 @@ import { forbidden } from '../../http/errors.js';
 import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import { cursorPage } from '../../lib/page.js';
 import { can, type Principal } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { type AuditPageRow, createAuditEventReads } from './audit.repo.js';
 import {
   AUDIT_EXPORT_LIMIT,

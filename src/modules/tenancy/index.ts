@@ -27,3 +27,4 @@ export {
   userSchema,
 } from './tenancy.schemas.js';
 export type { TenancyService, User } from './tenancy.service.js';
+export { organizationIdColumn } from './tenancy.tables.js';
