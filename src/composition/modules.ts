@@ -1,5 +1,6 @@
 // The modules (src/modules/*/<name>.module.ts), each built from what it uses, in dependency order: a module
 // is built after every module whose services it receives.
+import { auditRecordNames } from './audit-names.js';
 import type { App } from '../http/route-kit.js';
 import { NO_ALLOWANCE } from '../lib/outbound/address-policy.js';
 import { createApiKeysModule } from '../modules/api-keys/api-keys.module.js';
@@ -177,7 +178,7 @@ export function buildModules(app: App, deps: AppDeps, foundations: Foundations) 
     invitationPolicy: ssoEnforcement,
     onMailError: (error) => app.log.warn({ err: error }, 'an invitation email could not be sent'),
   });
-  const audit = createAuditModule({ database, tenancy });
+  const audit = createAuditModule({ database, tenancy, names: auditRecordNames(database) });
   const events = createEventsModule({
     database,
     clock,

@@ -3,6 +3,7 @@
 
 export { createApiKeyBody, createdApiKeySchema } from './api-keys.schemas.js';
 export type { ApiKeysService } from './api-keys.service.js';
+export { apiKeyAuditNames } from './audit-names.js';
 export { keysExpiringBy } from './expiring.js';
 export { activeApiKeysSource } from './usage.js';
 export { revokeUserApiKeys } from './user-keys.js';

@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { auditRecordNames } from '../../composition/audit-names.js';
 import { type Database, openDatabase } from '../../db/client.js';
 import { migrate } from '../../db/migrate.js';
 import { createAuditEventReads } from './audit.repo.js';
-import { actorName, targetName } from './audit-names.js';
+import { pageNames, targetNames } from './audit-names.js';
+import { createReferenceNames } from './audit-references.js';
 
 let database: Database;
 let statements = 0;
@@ -41,7 +43,9 @@ beforeAll(async () => {
 afterAll(() => database.close());
 
 it("reads each page with its names in one statement, each name only from the event's own organization", async () => {
-  const read = createAuditEventReads(database);
+  const names = auditRecordNames(database);
+  const read = createAuditEventReads(database, names);
+  const targetName = targetNames(names);
   statements = 0;
   const [a, b] = await Promise.all([read('org-a', { limit: 10 }), read('org-b', { limit: 10 })]);
   expect(statements).toBe(1);
@@ -55,6 +59,34 @@ it("reads each page with its names in one statement, each name only from the eve
   });
   expect(targets(b)).toEqual({ b1: 'secret name of B', b2: 'Org B' });
   // People by name, or by email when the name is blank.
-  expect(actorName(a[0]!)).toBe('Ada');
-  expect(actorName(b[0]!)).toBe('b@example.test');
+  expect(a[0]!.actorName).toBe('Ada');
+  expect(b[0]!.actorName).toBe('b@example.test');
+});
+
+it('names each kind only as the module owning it says: a kind nobody names has no name', async () => {
+  const names = {
+    invitation: {
+      ofIds: async (_organizationId: string, ids: string[]) =>
+        ids.map((id) => ({ id, name: `invited ${id}` })),
+      recorded: (details: Readonly<Record<string, unknown>>) => `once ${String(details.email)}`,
+    },
+  };
+  const references = await createReferenceNames(names)('org-a', [
+    { metadata: { invitationId: 'i1', projectId: 'p1' } },
+    { metadata: null },
+  ]);
+  expect(references).toEqual([
+    [
+      { field: 'invitationId', type: 'invitation', id: 'i1', name: 'invited i1' },
+      { field: 'projectId', type: 'project', id: 'p1', name: null },
+    ],
+    [],
+  ]);
+  const targetName = targetNames(names);
+  const target = { targetName: null, actorName: null, metadata: { email: 'a@example.test', name: 'Site' } };
+  expect(targetName({ ...target, targetType: 'invitation', targetId: 'i1' })).toBe('once a@example.test');
+  expect(targetName({ ...target, targetType: 'project', targetId: 'p1' })).toBeNull();
+  expect(targetName({ ...target, targetName: 'Now', targetType: 'invitation', targetId: 'i1' })).toBe('Now');
+  // A kind is written into the page's SQL as a literal: anything but a plain identifier is refused.
+  expect(() => pageNames({ "x' OR '1": { current: () => sql`'name'` } })).toThrow(/plain identifier/);
 });

@@ -1,11 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import { invitations } from '../members/invitations.tables.js';
-import { connections } from '../oauth/oauth.tables.js';
-import { findPreset } from '../oauth/presets/index.js';
-import { registryExperts } from '../registry/registry.tables.js';
-import { environments, projects, users } from '../tenancy/tenancy.tables.js';
+import type { AuditRecordNames } from './audit-names.js';
 
 /** What an id in an event's details stands for. */
 export type ReferenceType =
@@ -51,74 +44,13 @@ function referencesOf(metadata: Record<string, unknown> | null): Array<Omit<Audi
   );
 }
 
-type NameQuery = (
-  organizationId: string,
-  ids: string[],
-) => Promise<Array<{ id: string; name: string | null }>>;
-
-/**
- * Names by id, each read only from the event's own organization (another organization's row of the same id
- * is never named); a person by their name, else their email. One statement per kind of reference on a page.
- */
-function nameQueries(db: Database['db']): Record<ReferenceType, NameQuery> {
-  return {
-    // A person referenced by an event of this organization (its inviter, say) may have left it since: the
-    // event was written by Cadre, so the id is one this organization's trail holds, not one a client sent.
-    user: (_organizationId, ids) =>
-      db
-        .select({
-          id: users.id,
-          name: sql<string | null>`COALESCE(NULLIF(TRIM(${users.name}), ''), ${users.email})`,
-        })
-        .from(users)
-        .where(inArray(users.id, ids)),
-    apiKey: (organizationId, ids) =>
-      db
-        .select({ id: apiKeys.id, name: apiKeys.name })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.organizationId, organizationId), inArray(apiKeys.id, ids))),
-    expert: (organizationId, ids) =>
-      db
-        .select({
-          id: registryExperts.id,
-          name: sql<string>`${registryExperts.name} || '@' || ${registryExperts.version}`,
-        })
-        .from(registryExperts)
-        .where(and(eq(registryExperts.organizationId, organizationId), inArray(registryExperts.id, ids))),
-    project: (organizationId, ids) =>
-      db
-        .select({ id: projects.id, name: projects.name })
-        .from(projects)
-        .where(and(eq(projects.organizationId, organizationId), inArray(projects.id, ids))),
-    environment: (organizationId, ids) =>
-      db
-        .select({ id: environments.id, name: environments.name })
-        .from(environments)
-        .where(and(eq(environments.organizationId, organizationId), inArray(environments.id, ids))),
-    invitation: (organizationId, ids) =>
-      db
-        .select({ id: invitations.id, name: invitations.email })
-        .from(invitations)
-        .where(and(eq(invitations.organizationId, organizationId), inArray(invitations.id, ids))),
-    connection: async (organizationId, ids) =>
-      (
-        await db
-          .select({ id: connections.id, presetKey: connections.presetKey, accountId: connections.accountId })
-          .from(connections)
-          .where(and(eq(connections.organizationId, organizationId), inArray(connections.id, ids)))
-      ).map((row) => ({
-        id: row.id,
-        name: `${findPreset(row.presetKey)?.name ?? row.presetKey} ${row.accountId}`,
-      })),
-  };
-}
-
 /**
  * Reads the names of every reference on a page of one organization's events, and returns each event's
- * references in the page's order.
+ * references in the page's order. Each kind's names are read by the module that owns its records
+ * (RecordNames.ofIds, ./audit-names.ts), only from the event's own organization (another organization's row of
+ * the same id is never named): one statement per kind of reference on a page. A kind nobody names has none.
  */
-export function createReferenceNames(database: Pick<Database, 'db'>) {
-  const queries = nameQueries(database.db);
+export function createReferenceNames(names: AuditRecordNames) {
   return async (
     organizationId: string,
     page: ReadonlyArray<{ metadata: Record<string, unknown> | null }>,
@@ -130,17 +62,17 @@ export function createReferenceNames(database: Pick<Database, 'db'>) {
       ids.add(reference.id);
       wanted.set(reference.type, ids);
     }
-    const names = new Map<string, string | null>();
+    const read = new Map<string, string | null>();
     await Promise.all(
       [...wanted].map(async ([type, ids]) => {
-        for (const row of await queries[type](organizationId, [...ids]))
-          names.set(`${type}:${row.id}`, row.name);
+        for (const row of (await names[type]?.ofIds?.(organizationId, [...ids])) ?? [])
+          read.set(`${type}:${row.id}`, row.name);
       }),
     );
     return unnamed.map((references) =>
       references.map((reference) => ({
         ...reference,
-        name: names.get(`${reference.type}:${reference.id}`) ?? null,
+        name: read.get(`${reference.type}:${reference.id}`) ?? null,
       })),
     );
   };

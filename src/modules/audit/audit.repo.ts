@@ -6,7 +6,7 @@ import { preparedShapes } from '../../db/prepared.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from '../auth/index.js';
 import { type AuditMetadata, auditEvents } from './audit.tables.js';
-import { type ReadNames, readNames } from './audit-names.js';
+import { type AuditRecordNames, pageNames, type ReadNames } from './audit-names.js';
 
 export type { Actor };
 
@@ -20,12 +20,6 @@ export type AuditEventRow = typeof auditEvents.$inferSelect;
  * and what it was made to.
  */
 export type AuditPageRow = Omit<AuditEventRow, 'createdAt'> & { createdAt: string } & ReadNames;
-
-const pageSelection = {
-  ...getTableColumns(auditEvents),
-  createdAt: isoText(auditEvents.createdAt).as('created_at'),
-  ...readNames,
-};
 
 /**
  * Records one audit event. Call it inside the transaction of the change it records, so the trail holds
@@ -104,11 +98,20 @@ const AUDIT_PAGE_CALLERS = {
 
 /**
  * Pages of an organization's audit events, newest first (one more than `limit` when there is a next page),
- * each event with the names it shows (./audit-names.ts): a statement per combination of filters, built on
- * first use, each answering every page of its shape asked for in one event-loop turn.
+ * each event with the names it shows, as the modules owning the records name them (./audit-names.ts): a
+ * statement per combination of filters, built on first use, each answering every page of its shape asked for
+ * in one event-loop turn.
  */
-export function createAuditEventReads(database: Pick<Database, 'db' | 'connections'>) {
+export function createAuditEventReads(
+  database: Pick<Database, 'db' | 'connections'>,
+  names: AuditRecordNames,
+) {
   const { db } = database;
+  const pageSelection = {
+    ...getTableColumns(auditEvents),
+    createdAt: isoText(auditEvents.createdAt).as('created_at'),
+    ...pageNames(names),
+  };
   const pages = preparedShapes(
     'audit_pages',
     (shape: { before: boolean; action: boolean; actor: boolean; from: boolean; to: boolean }, name) =>

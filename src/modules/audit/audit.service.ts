@@ -3,7 +3,7 @@ import { forbidden } from '../../http/errors.js';
 import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import { cursorPage } from '../../lib/page.js';
 import { can, type Principal } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { type AuditPageRow, createAuditEventReads } from './audit.repo.js';
 import {
   AUDIT_EXPORT_LIMIT,
@@ -11,41 +11,48 @@ import {
   type ExportAuditEventsQuery,
   type ListAuditEventsQuery,
 } from './audit.schemas.js';
-import { actorName, targetName } from './audit-names.js';
+import { type AuditRecordNames, targetNames } from './audit-names.js';
 import { type AuditReference, createReferenceNames } from './audit-references.js';
 
 export interface AuditServiceDeps {
   database: Database;
   tenancy: Pick<TenancyService, 'ownOrganizationId' | 'organizationSlug'>;
+  /** How each kind of record an event names is named, by the module that owns it (./audit-names.ts). */
+  names: AuditRecordNames;
 }
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
 const EXPORT_BATCH = 500;
 
-const presentAuditEvent = (row: AuditPageRow, references: AuditReference[]): AuditEventRecord => ({
+const presentAuditEvent = (
+  row: AuditPageRow,
+  targetName: string | null,
+  references: AuditReference[],
+): AuditEventRecord => ({
   id: row.id,
   action: row.action,
   actor: {
     kind: row.actorKind,
     userId: row.actorUserId,
     apiKeyId: row.actorApiKeyId,
-    name: actorName(row),
+    name: row.actorName,
   },
-  target: { type: row.targetType, id: row.targetId, name: targetName(row) },
+  target: { type: row.targetType, id: row.targetId, name: targetName },
   metadata: row.metadata,
   references,
   createdAt: row.createdAt,
 });
 
 /** The organization's own audit trail, for its owners and admins (docs/organization-api.md). */
-export function createAuditService({ database, tenancy }: AuditServiceDeps) {
-  const listAuditEventRows = createAuditEventReads(database);
-  const referenceNames = createReferenceNames(database);
+export function createAuditService({ database, tenancy, names }: AuditServiceDeps) {
+  const listAuditEventRows = createAuditEventReads(database, names);
+  const targetName = targetNames(names);
+  const referenceNames = createReferenceNames(names);
   /** A page of rows as the API answers them, with the names of what their details refer to. */
   const present = async (organizationId: string, rows: AuditPageRow[]) => {
     const references = await referenceNames(organizationId, rows);
-    return rows.map((row, index) => presentAuditEvent(row, references[index] ?? []));
+    return rows.map((row, index) => presentAuditEvent(row, targetName(row), references[index] ?? []));
   };
 
   /** The caller's own organization, if it may read its trail: another organization, known or not, is 404. */

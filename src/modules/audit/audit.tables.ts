@@ -1,6 +1,6 @@
 import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 /** Details of a change, as its action defines them (docs/organization-api.md, "Audit events"). */
 export type AuditMetadata = Record<string, unknown>;

@@ -5,3 +5,4 @@ export { createAuditModule } from './audit.module.js';
 export type { AuditChange, AuditFollower } from './audit.repo.js';
 export { followAuditTrail, recordAuditEvent } from './audit.repo.js';
 export type { AuditMetadata } from './audit.tables.js';
+export type { AuditRecordNames } from './audit-names.js';

@@ -2,6 +2,7 @@
 // and the composition (src/app.ts) may use. Everything else in this folder is private to it (docs/architecture.md,
 // "The registry, split by concern").
 
+export { expertAuditNames } from './audit-names.js';
 export {
   ALWAYS,
   acceptedBaseSkillNames,

@@ -3,6 +3,7 @@
 
 export type { AccountCredentials } from './account-reset.js';
 export { resetAccountCredentials } from './account-reset.js';
+export { tenancyAuditNames } from './audit-names.js';
 export {
   presentAgent,
   presentEnvironment,
@@ -26,3 +27,4 @@ export {
   userSchema,
 } from './tenancy.schemas.js';
 export type { TenancyService, User } from './tenancy.service.js';
+export { organizationIdColumn } from './tenancy.tables.js';
