@@ -1,6 +1,6 @@
 // The modules (src/modules/*/<name>.module.ts), each built from what it uses, in dependency order: a module
 // is built after every module whose services it receives.
-import { auditRecordNames } from './audit-names.js';
+
 import type { App } from '../http/route-kit.js';
 import { NO_ALLOWANCE } from '../lib/outbound/address-policy.js';
 import { createApiKeysModule } from '../modules/api-keys/api-keys.module.js';
@@ -27,6 +27,7 @@ import { queueLagSeconds } from '../modules/webhooks/deliveries.repo.js';
 import { createSigningSecretRotation } from '../modules/webhooks/secret-rotation.js';
 import { createWebhooksModule } from '../modules/webhooks/webhooks.module.js';
 import type { AppDeps } from './app-deps.js';
+import { auditRecordNames } from './audit-names.js';
 import type { Foundations } from './foundations.js';
 import { VERSION } from './server.js';
 import { connectionsSource, expertVersionsSource } from './usage-counters.js';
