@@ -18,7 +18,7 @@ import {
   requirePermission,
 } from '../auth/index.js';
 import type { PlanCheck } from '../billing/plan-limits.js';
-import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
+import { agents, environments, projects } from '../tenancy/index.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { generateApiKeySecret, type NewApiKeySecret } from './api-key-secret.js';
 import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';

@@ -20,7 +20,7 @@ import {
   repo,
 } from '../registry/index.js';
 import type { CatalogLookup } from '../supply-chain/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 
 export interface RegistryServiceDeps {
   database: Database;

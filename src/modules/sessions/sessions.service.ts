@@ -5,8 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
 import type { SessionPrincipal } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
+import type { TenancyService } from '../tenancy/index.js';
+import { memberships, organizations, users } from '../tenancy/index.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { consoleSessions } from './sessions.tables.js';
 

@@ -5,7 +5,7 @@ import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { createClientSecretRotation } from './client-secret-rotation.js';
 import { createDiscoveryCache } from './discovery-cache.js';
 import { createOidcClient, type SsoNetworkOptions } from './oidc-client.js';
