@@ -1,6 +1,6 @@
 import { pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
+import { apiKeys } from '../api-keys/index.js';
 import { organizations } from '../tenancy/index.js';
 
 /**
