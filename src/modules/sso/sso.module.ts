@@ -4,7 +4,7 @@ import type { OwnBudgetCheck } from '../../http/rate-limit/rate-limit.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import type { SessionsService } from '../sessions/sessions.service.js';
+import type { SessionsService } from '../sessions/index.js';
 import type { TenancyService } from '../tenancy/index.js';
 import { createClientSecretRotation } from './client-secret-rotation.js';
 import { createDiscoveryCache } from './discovery-cache.js';
