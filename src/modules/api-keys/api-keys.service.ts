@@ -17,7 +17,7 @@ import {
   ROLE_PERMISSIONS,
   requirePermission,
 } from '../auth/index.js';
-import type { PlanCheck } from '../billing/plan-limits.js';
+import type { PlanCheck } from '../billing/index.js';
 import { agents, environments, projects } from '../tenancy/index.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { generateApiKeySecret, type NewApiKeySecret } from './api-key-secret.js';

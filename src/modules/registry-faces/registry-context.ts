@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/audit.repo.js';
 import type { Principal } from '../auth/index.js';
-import type { PlanCheck } from '../billing/plan-limits.js';
+import type { PlanCheck } from '../billing/index.js';
 import type { CacheEvents } from '../metrics/index.js';
 import {
   acceptedBaseSkillNames,
