@@ -1,6 +1,6 @@
 import { bigint, boolean, index, integer, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { events } from '../events/events.tables.js';
+import { events } from '../events/index.js';
 import { organizationIdColumn } from '../tenancy/index.js';
 
 /** Where an organization wants its events delivered (docs/webhooks.md). */
