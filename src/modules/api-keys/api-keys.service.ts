@@ -7,8 +7,7 @@ import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
-import { auditEvents } from '../audit/audit.tables.js';
-import { recordAuditEvent } from '../audit/index.js';
+import { auditEvents, recordAuditEvent } from '../audit/index.js';
 import type { Actor, Grant, Permission } from '../auth/index.js';
 import {
   can,

@@ -4,7 +4,7 @@ import type { Database, Executor, Tx } from '../../db/client.js';
 import { sqlState } from '../../db/errors.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import type { Principal } from '../auth/index.js';
 import type { PlanCheck } from '../billing/index.js';
 import type { CacheEvents } from '../metrics/index.js';
