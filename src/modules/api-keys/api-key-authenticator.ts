@@ -7,8 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { ApiKeyPrincipal } from '../auth/index.js';
 import type { KeyCacheEvents } from '../metrics/index.js';
-import { MEMBERSHIP_CHANGED } from '../tenancy/changes.js';
-import { memberships } from '../tenancy/tenancy.tables.js';
+import { MEMBERSHIP_CHANGED, memberships } from '../tenancy/index.js';
 import { isWellFormedApiKey } from './api-key-secret.js';
 import { apiKeys } from './api-keys.tables.js';
 

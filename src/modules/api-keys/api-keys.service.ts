@@ -7,8 +7,7 @@ import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
-import { auditEvents } from '../audit/audit.tables.js';
-import { recordAuditEvent } from '../audit/index.js';
+import { auditEvents, recordAuditEvent } from '../audit/index.js';
 import type { Actor, Grant, Permission } from '../auth/index.js';
 import {
   can,
@@ -17,8 +16,8 @@ import {
   ROLE_PERMISSIONS,
   requirePermission,
 } from '../auth/index.js';
-import type { PlanCheck } from '../billing/plan-limits.js';
-import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
+import type { PlanCheck } from '../billing/index.js';
+import { agents, environments, projects } from '../tenancy/index.js';
 import { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 import { generateApiKeySecret, type NewApiKeySecret } from './api-key-secret.js';
 import { type ApiKeyRow, createApiKeyReads } from './api-keys.reads.js';

@@ -1,7 +1,7 @@
 import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
 import type { Grant } from '../auth/index.js';
-import { organizationIdColumn, users } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn, users } from '../tenancy/index.js';
 
 export const apiKeys = pgTable('api_keys', {
   id: text('id').primaryKey(),

@@ -3,6 +3,8 @@
 
 export { createApiKeyBody, createdApiKeySchema } from './api-keys.schemas.js';
 export type { ApiKeysService } from './api-keys.service.js';
+// The table, for other modules' foreign keys only; every write goes through the API keys' service.
+export { apiKeys } from './api-keys.tables.js';
 export { apiKeyAuditNames } from './audit-names.js';
 export { keysExpiringBy } from './expiring.js';
 export { activeApiKeysSource } from './usage.js';

@@ -5,7 +5,7 @@ import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import { createIdempotency } from '../idempotency/index.js';
 import type { ProviderCallTimer } from '../metrics/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { createApiRequestQuota } from './api-quota.js';
 import { registerBillingRoutes } from './billing.routes.js';
 import { createBillingService } from './billing.service.js';

@@ -5,7 +5,7 @@ import { sha256Hex } from '../../lib/secrets.js';
 import type { Permission } from '../auth/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
 import { canonicalJson, type Idempotency, type StoredAnswer } from '../idempotency/index.js';
-import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
+import type { Organization, TenancyService } from '../tenancy/index.js';
 import { ENTITLED, effectiveSubscription, type PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';
 import type { BillingProviders } from './providers/index.js';

@@ -1,6 +1,6 @@
 import { bigint, boolean, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn, organizations, users } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn, organizations, users } from '../tenancy/index.js';
 
 export const SUBSCRIPTION_STATUSES = [
   'none',

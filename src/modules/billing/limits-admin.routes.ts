@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import { type App, adminSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import type { PlanLimits } from './plan-limits.js';
 import { COUNTER_KEYS } from './plans.js';
 

@@ -5,9 +5,9 @@ import { ApiError, notFound } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
-import type { ApiKeysService } from '../api-keys/api-keys.service.js';
+import type { ApiKeysService } from '../api-keys/index.js';
 import type { SessionPrincipal } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import type { ApproveCliLoginInput, StartCliLoginInput } from './cli-logins.schemas.js';
 import { cliLogins } from './cli-logins.tables.js';
 

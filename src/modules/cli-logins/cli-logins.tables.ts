@@ -1,7 +1,7 @@
 import { pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import { organizations } from '../tenancy/tenancy.tables.js';
+import { apiKeys } from '../api-keys/index.js';
+import { organizations } from '../tenancy/index.js';
 
 /**
  * A `cadre login` waiting for a person to approve it in the console (docs/api-keys.md, "cadre login"). The

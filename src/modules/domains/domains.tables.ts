@@ -1,6 +1,6 @@
 import { integer, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 /**
  * An organization's claim on an email domain (migration 1120, docs/domains.md). `verifiedAt` is set while the

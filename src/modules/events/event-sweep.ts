@@ -2,7 +2,7 @@ import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { keysExpiringBy } from '../api-keys/index.js';
 import type { CounterKey, PlanLimits, UsageSources } from '../billing/index.js';
-import { organizations } from '../tenancy/tenancy.tables.js';
+import { organizations } from '../tenancy/index.js';
 import { recordEvent } from './events.repo.js';
 
 const DAY_MS = 86_400_000;

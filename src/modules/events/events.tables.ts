@@ -1,6 +1,6 @@
 import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 /** A payload, as its event type defines it (docs/webhooks.md); never a secret. */
 export type EventPayload = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn, users } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn, users } from '../tenancy/index.js';
 
 export const idempotencyKeys = pgTable(
   'idempotency_keys',

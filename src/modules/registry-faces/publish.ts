@@ -27,7 +27,7 @@ import {
   policies,
   policyViolations,
 } from '../supply-chain/index.js';
-import type { Organization } from '../tenancy/tenancy.service.js';
+import type { Organization } from '../tenancy/index.js';
 import { versionOrder } from './expert-key.js';
 import { presentExpert } from './registry.presenters.js';
 import type { RegistryExpert } from './registry.schemas.js';

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/client.js';
 import { ApiError, anotherOrganizations, forbidden } from '../../http/errors.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import { can, type Principal, requirePermission } from '../auth/index.js';
 import {
   type ExpertRecord,

@@ -4,9 +4,9 @@ import type { Database, Executor, Tx } from '../../db/client.js';
 import { sqlState } from '../../db/errors.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { recordAuditEvent } from '../audit/index.js';
 import type { Principal } from '../auth/index.js';
-import type { PlanCheck } from '../billing/plan-limits.js';
+import type { PlanCheck } from '../billing/index.js';
 import type { CacheEvents } from '../metrics/index.js';
 import {
   acceptedBaseSkillNames,
@@ -20,7 +20,7 @@ import {
   repo,
 } from '../registry/index.js';
 import type { CatalogLookup } from '../supply-chain/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 
 export interface RegistryServiceDeps {
   database: Database;

@@ -1,6 +1,6 @@
 import type { App } from '../../http/route-kit.js';
 import { backfillIntegrity, createCatalogUsers } from '../supply-chain/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { registerPerstackRoutes } from './perstack.routes.js';
 import { registerPolicyRoutes } from './policy.routes.js';
 import { createPolicyService } from './policy.service.js';

@@ -3,7 +3,7 @@ import { batchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/client.js';
 import { isoText } from '../../db/columns.js';
 import { preparedShapes } from '../../db/prepared.js';
-import { organizations } from '../tenancy/tenancy.tables.js';
+import { organizations } from '../tenancy/index.js';
 import { digestColumns, recordColumns } from './registry.repo.js';
 import { registryCounts, registryExperts } from './registry.tables.js';
 

@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/client.js';
-import { organizations } from '../tenancy/tenancy.tables.js';
+import { organizations } from '../tenancy/index.js';
 import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
 import {
   type ExpertRecord,

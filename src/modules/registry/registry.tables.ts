@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn, organizations } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn, organizations } from '../tenancy/index.js';
 import type { Skills } from './expert-definition.js';
 import { RUNTIME_V1_0_PATTERN } from './runtime-line.js';
 

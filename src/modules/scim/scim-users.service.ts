@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import type { DomainsService } from '../domains/index.js';
 import type { MembersService } from '../members/members.service.js';
 import type { RoleMappingsService } from '../sso/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import type { ListQuery, PatchOperation, UserBody } from './scim.schemas.js';
 import { scimGroupMembers, scimGroups, scimUsers } from './scim.tables.js';
 import {

@@ -1,6 +1,6 @@
 import { boolean, integer, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn, organizations, users } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn, organizations, users } from '../tenancy/index.js';
 
 /** The organization's SCIM bearer token (migration 1121): its SHA-256 only, and the start shown in lists. */
 export const scimTokens = pgTable('scim_tokens', {

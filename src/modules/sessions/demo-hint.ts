@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { verifyPassword } from '../../lib/secrets.js';
-import { memberships, users } from '../tenancy/tenancy.tables.js';
+import { memberships, users } from '../tenancy/index.js';
 
 /**
  * Whether the sign-in page may say "the demo password is in bootstrap.json": only while the file names a

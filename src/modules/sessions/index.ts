@@ -1,5 +1,6 @@
 // The sessions module's public entry: what other modules and the composition (src/app.ts) may use.
 // Everything else in this folder is private to it (docs/architecture.md, "Boundaries").
 
-export type { SessionsService } from './sessions.service.js';
+export type { PasswordPolicy, SessionsService } from './sessions.service.js';
+export { SESSION_COOKIE } from './sessions.service.js';
 export { endUserSessions } from './user-sessions.js';

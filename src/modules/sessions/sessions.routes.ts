@@ -3,8 +3,7 @@ import { unauthorized } from '../../http/auth.js';
 import { type CookieOptions, expiredCookie, serializeCookie } from '../../http/cookies.js';
 import { CSRF_HEADER } from '../../http/csrf.js';
 import { type App, dataOf, managementErrors } from '../../http/route-kit.js';
-import { presentOrganization, presentUser } from '../tenancy/tenancy.presenters.js';
-import { organizationSchema, userSchema } from '../tenancy/tenancy.schemas.js';
+import { organizationSchema, presentOrganization, presentUser, userSchema } from '../tenancy/index.js';
 import { SESSION_COOKIE, type SessionsService } from './sessions.service.js';
 
 const tags = ['Console sessions'];

@@ -5,8 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { hashPassword, randomBase62, safeEqual, sha256Hex, verifyPassword } from '../../lib/secrets.js';
 import type { SessionPrincipal } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
+import type { TenancyService } from '../tenancy/index.js';
+import { memberships, organizations, users } from '../tenancy/index.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { consoleSessions } from './sessions.tables.js';
 
@@ -22,7 +22,7 @@ export interface SessionsServiceDeps {
   limiter: LoginLimiter;
   ttlMs: number;
   /** Stores a user's new password hash (the tenancy service owns users). */
-  passwords: Pick<TenancyService, 'setPassword'>;
+  passwords: Pick<TenancyService, 'setPassword' | 'storePasswordHash'>;
   /**
    * May this account sign in with a password to this organization? Throws the refusal (single sign-on
    * enforced for the account's domain, docs/sso.md); absent: passwords always may.
@@ -254,7 +254,7 @@ export function createSessionsService({
       }
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction(async (tx) => {
-        await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+        await passwords.storePasswordHash(tx, userId, passwordHash);
         await tx
           .update(consoleSessions)
           .set({ revokedAt: clock.now() })

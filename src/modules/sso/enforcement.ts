@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/index.js';
-import type { PasswordPolicy } from '../sessions/sessions.service.js';
+import type { PasswordPolicy } from '../sessions/index.js';
 import type { VerifiedDomains } from './sign-in.service.js';
 import { ssoProviders } from './sso.tables.js';
 

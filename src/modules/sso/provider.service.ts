@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import type { EnforcementInput, ProviderInput, ProviderRecord } from './provider.schemas.js';
 import { type SsoProviderRow, ssoProviders } from './sso.tables.js';

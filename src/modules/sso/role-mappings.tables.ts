@@ -1,6 +1,6 @@
 import { jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 import type { MappedRole, RoleMappingRule } from './role-mappings.schemas.js';
 
 /** Migration 1100: the owner's group → role rules, one row per organization that wrote some. */

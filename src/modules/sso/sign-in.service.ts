@@ -5,8 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
-import type { SessionsService } from '../sessions/sessions.service.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { SessionsService } from '../sessions/index.js';
+import type { TenancyService } from '../tenancy/index.js';
 import {
   groupsOf,
   newCodeVerifier,

@@ -4,7 +4,7 @@ import { addressKey } from '../../http/client-address.js';
 import { type CookieOptions, expiredCookie, readCookie, serializeCookie } from '../../http/cookies.js';
 import type { OwnBudgetCheck } from '../../http/rate-limit/rate-limit.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { SESSION_COOKIE } from '../sessions/sessions.service.js';
+import { SESSION_COOKIE } from '../sessions/index.js';
 import { enforcementBody, providerAnswer, providerBody, testStartBody } from './provider.schemas.js';
 import type { ProviderService } from './provider.service.js';
 import { SignInRefused, type SignInService } from './sign-in.service.js';

@@ -1,6 +1,6 @@
 import { boolean, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 /** Migration 1101: an organization's OpenID provider (docs/sso.md). */
 export const ssoProviders = pgTable('sso_providers', {

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { registryExperts } from '../registry/index.js';
-import { users } from '../tenancy/tenancy.tables.js';
+import { users } from '../tenancy/index.js';
 import { registryApprovals, registryPublishPolicies } from './policy.tables.js';
 import { OPEN_POLICY, type PublishPolicy } from './publish-policy.js';
 

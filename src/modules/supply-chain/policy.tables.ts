@@ -1,7 +1,7 @@
 import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
 import { registryExperts } from '../registry/index.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 // Kept in step with src/db/migrations/0950_registry_publish_policies.sql (docs/registry.md "Publish policies").
 

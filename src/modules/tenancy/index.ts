@@ -4,6 +4,7 @@
 export type { AccountCredentials } from './account-reset.js';
 export { resetAccountCredentials } from './account-reset.js';
 export { tenancyAuditNames } from './audit-names.js';
+export { MEMBERSHIP_CHANGED } from './changes.js';
 export {
   presentAgent,
   presentEnvironment,
@@ -26,5 +27,15 @@ export {
   setPasswordBody,
   userSchema,
 } from './tenancy.schemas.js';
-export type { TenancyService, User } from './tenancy.service.js';
-export { organizationIdColumn } from './tenancy.tables.js';
+export type { Organization, TenancyService, User } from './tenancy.service.js';
+// The tables, for other modules' foreign keys and read-only joins only; every write goes through the tenancy
+// service (docs/architecture.md, "Boundaries").
+export {
+  agents,
+  environments,
+  memberships,
+  organizationIdColumn,
+  organizations,
+  projects,
+  users,
+} from './tenancy.tables.js';

@@ -411,6 +411,14 @@ export function createTenancyService({
       if (updated.length === 0) throw notFound(`User ${userId}`);
     },
 
+    /**
+     * A new password the account holder proved the old one for, stored in the caller's transaction (the
+     * sessions module ends the other sessions in the same one).
+     */
+    async storePasswordHash(executor: Executor, userId: string, passwordHash: string) {
+      await executor.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    },
+
     async getUser(userId: string): Promise<User> {
       const [user] = await db.select().from(users).where(eq(users.id, userId));
       if (!user) throw notFound(`User ${userId}`);

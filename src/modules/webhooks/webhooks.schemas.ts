@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema } from '../../http/pagination.js';
-import { EVENT_TYPES, RECORDED_EVENT_TYPES } from '../events/event-types.js';
+import { EVENT_TYPES, RECORDED_EVENT_TYPES } from '../events/index.js';
 
 const eventTypes = z
   .array(z.enum(EVENT_TYPES))

@@ -1,7 +1,7 @@
 import { bigint, boolean, index, integer, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { events } from '../events/events.tables.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { events } from '../events/index.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 /** Where an organization wants its events delivered (docs/webhooks.md). */
 export const webhookEndpoints = pgTable('webhook_endpoints', {
