@@ -53,20 +53,19 @@ import {
 } from './modules/billing/billing.module.js';
 import type { BillingProviders } from './modules/billing/providers/index.js';
 import { createCliLoginsModule } from './modules/cli-logins/cli-logins.module.js';
+import type { ConnectionTokens } from './modules/connections/index.js';
 import { createConsoleModule } from './modules/console/console.module.js';
 import { createDomainsModule, type DomainsModuleDeps, type DomainsService } from './modules/domains/index.js';
 import { createEventsModule } from './modules/events/events.module.js';
+import type { IntegrationsService } from './modules/integrations/index.js';
+import type { createKeyRotation } from './modules/key-rotation/index.js';
 import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
 import type { SmtpOptions } from './modules/members/mailer.js';
 import { createMembersModule } from './modules/members/members.module.js';
 import type { Metrics } from './modules/metrics/index.js';
 import { createMetricsModule } from './modules/metrics/index.js';
-import type { ConnectionTokens } from './modules/oauth/connection-tokens.js';
-import type { IntegrationsService } from './modules/oauth/integrations.service.js';
-import type { createKeyRotation } from './modules/oauth/key-rotation.js';
-import { createOAuthModule } from './modules/oauth/oauth.module.js';
-import type { OAuthService } from './modules/oauth/oauth.service.js';
-import type { OAuthNetworkOptions } from './modules/oauth/oauth-http.js';
+import type { OAuthNetworkOptions } from './modules/oauth/index.js';
+import { createOAuthModule, type OAuthService } from './modules/oauth-flow/index.js';
 import { createOrganizationModule } from './modules/organization/organization.module.js';
 import {
   createRegistryModule,

@@ -2,6 +2,6 @@
 // else in this folder is private to it (docs/architecture.md, "Boundaries").
 
 export { createAuditModule } from './audit.module.js';
-export type { AuditChange, AuditFollower } from './audit.repo.js';
+export type { Actor, AuditChange, AuditFollower } from './audit.repo.js';
 export { followAuditTrail, recordAuditEvent } from './audit.repo.js';
 export type { AuditMetadata } from './audit.tables.js';

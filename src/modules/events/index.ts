@@ -2,4 +2,4 @@
 // else in this folder is private to it (docs/architecture.md, "Boundaries").
 
 export type { EventFollower } from './events.repo.js';
-export { followEvents } from './events.repo.js';
+export { followEvents, recordEvent } from './events.repo.js';

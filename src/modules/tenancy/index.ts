@@ -26,3 +26,4 @@ export {
   userSchema,
 } from './tenancy.schemas.js';
 export type { TenancyService, User } from './tenancy.service.js';
+export { environments, organizationIdColumn, projects } from './tenancy.tables.js';

@@ -8,27 +8,31 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { KeyRing } from '../../lib/key-ring.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
-import { can, type Principal, requirePermission, type Scope } from '../auth/index.js';
-import type { PlanCheck } from '../billing/plan-limits.js';
-import { environments } from '../tenancy/tenancy.tables.js';
+import { recordAuditEvent } from '../audit/index.js';
+import { can, type Principal, requirePermission } from '../auth/index.js';
+import type { PlanCheck } from '../billing/index.js';
 import {
-  type ConnectionRecord,
-  connectionAad,
+  environmentScope,
   findEnvironment,
-  listConnectionRows,
-  presentConnection,
-} from './connections.js';
-import type { IntegrationsService } from './integrations.service.js';
+  type RevocationOutcome,
+  revokeAtProvider,
+} from '../connections/index.js';
+import type { IntegrationsService } from '../integrations/index.js';
 import {
+  type AccountIdentity,
+  allPresets,
+  connectionAad,
   connections,
+  describeProviderError,
+  findPreset,
+  grantedScopes,
   type IntegrationVersionRow,
   integrations as integrationsTable,
-  oauthStates,
-} from './oauth.tables.js';
-import type { OAuthHttpOptions } from './oauth-http.js';
-import { type AccountIdentity, allPresets, findPreset, type Preset } from './presets/index.js';
-import { describeProviderError, grantedScopes } from './provider-client.js';
+  type OAuthHttpOptions,
+  type Preset,
+} from '../oauth/index.js';
+import { environments } from '../tenancy/index.js';
+import { oauthStates } from './oauth-flow.tables.js';
 import { resolveReturnTo, withOutcome } from './return-to.js';
 import {
   createStateCookieCodec,
@@ -38,7 +42,6 @@ import {
   type StatePayload,
 } from './state-cookie.js';
 import { type ExchangeResult, exchangeCode, identifyAccount } from './token-exchange.js';
-import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
 
 export interface OAuthServiceDeps {
   database: Database;
@@ -98,17 +101,6 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   const allowedOrigins = deps.allowedReturnOrigins.map((origin) => new URL(origin).origin);
   const publicBase = () => deps.publicUrl().replace(/\/+$/, '');
   const redirectUri = (presetKey: string) => `${publicBase()}/api/oauth/callback/${presetKey}`;
-  const environmentScope = (p: {
-    organizationId: string;
-    projectId: string;
-    environmentId: string;
-  }): Scope => ({
-    kind: 'environment',
-    organizationId: p.organizationId,
-    projectId: p.projectId,
-    environmentId: p.environmentId,
-  });
-
   const scopeOf = (environment: { organizationId: string; projectId: string; id: string }) =>
     environmentScope({ ...environment, environmentId: environment.id });
 
@@ -537,24 +529,5 @@ export function createOAuthService(deps: OAuthServiceDeps) {
 
     /** The Set-Cookie value that removes the state cookie (sent with every callback outcome). */
     clearStateCookie: () => expiredCookie(STATE_COOKIE, stateCookieOptions()),
-
-    async listConnections(
-      principal: Principal,
-      projectId: string,
-      environmentId: string,
-    ): Promise<ConnectionRecord[]> {
-      const environment = await findEnvironment(db, principal.organizationId, projectId, environmentId);
-      if (!environment) {
-        return rejectForeignResource(
-          deps.foreignResources,
-          principal,
-          notFound(`Environment ${environmentId} of project ${projectId}`),
-        );
-      }
-      if (!can(principal, 'projects:operate', scopeOf(environment))) {
-        throw forbidden('Missing permission projects:operate');
-      }
-      return (await listConnectionRows(db, environment.id)).map(presentConnection);
-    },
   };
 }
