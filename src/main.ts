@@ -27,8 +27,8 @@ import {
   readPlansFile,
   reloadPlansOnSighup,
 } from './modules/billing/plans-file.js';
+import { loadOrCreateKeyRing } from './modules/key-rotation/index.js';
 import { startMetricsServer } from './modules/metrics/metrics-server.js';
-import { loadOrCreateKeyRing } from './modules/oauth/key-ring-file.js';
 import { startupBanner } from './startup-banner.js';
 
 const env = loadEnv();

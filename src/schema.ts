@@ -11,6 +11,7 @@ export * from './modules/idempotency/idempotency.tables.js';
 export * from './modules/mcp-catalog/mcp-catalog.tables.js';
 export * from './modules/members/invitations.tables.js';
 export * from './modules/oauth/oauth.tables.js';
+export * from './modules/oauth-flow/oauth-flow.tables.js';
 export * from './modules/registry/registry.tables.js';
 export * from './modules/scim/scim.tables.js';
 export * from './modules/sessions/sessions.tables.js';

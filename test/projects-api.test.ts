@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../src/modules/audit/audit.tables.js';
-import { connections } from '../src/modules/oauth/oauth.tables.js';
+import { connections } from '../src/modules/oauth/index.js';
 import { connect, type OAuthWorld, startOAuthWorld } from './oauth/harness.js';
 import { expectApiError } from './support/assertions.js';
 import { addMember, createKey, createOrganization, createProject, uniqueSlug } from './support/fixtures.js';

@@ -14,7 +14,7 @@ import { createEventsModule } from '../modules/events/events.module.js';
 import { createMcpCatalogModule } from '../modules/mcp-catalog/mcp-catalog.module.js';
 import { createMembersModule } from '../modules/members/members.module.js';
 import { createMetricsModule } from '../modules/metrics/index.js';
-import { createOAuthModule } from '../modules/oauth/oauth.module.js';
+import { createOAuthModule } from '../modules/oauth-flow/index.js';
 import { createOrganizationModule } from '../modules/organization/organization.module.js';
 import { createRegistryModule } from '../modules/registry-faces/index.js';
 import { createScimModule } from '../modules/scim/index.js';

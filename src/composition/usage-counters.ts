@@ -4,7 +4,7 @@
 import { and, count, eq, gte, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import type { UsageSource } from '../modules/billing/index.js';
-import { connections } from '../modules/oauth/oauth.tables.js';
+import { connections } from '../modules/oauth/index.js';
 import { registryNames, registryVersions } from '../modules/registry/registry.tables.js';
 
 /** Connections are a standing count (like API keys): every Connection the organization holds now. */

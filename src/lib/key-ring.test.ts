@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createStateCookieCodec, type StatePayload } from '../modules/oauth/state-cookie.js';
+import { createStateCookieCodec, type StatePayload } from '../modules/oauth-flow/state-cookie.js';
 import { generateKeyEntry, KeyRingError, parseKeyRing } from './key-ring.js';
 
 describe('key ring', () => {

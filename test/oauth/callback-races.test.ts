@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connections } from '../../src/modules/oauth/oauth.tables.js';
+import { connections } from '../../src/modules/oauth/index.js';
 import { createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import type { HttpResult } from '../support/http.js';
 import {

@@ -1,8 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/modules/audit/audit.tables.js';
-import { connectionAad } from '../../src/modules/oauth/connections.js';
-import { connections } from '../../src/modules/oauth/oauth.tables.js';
+import { connectionAad, connections } from '../../src/modules/oauth/index.js';
 import { expectApiError } from '../support/assertions.js';
 import { addMember, createKey, createOrganization, createProject } from '../support/fixtures.js';
 import { login, setPassword } from '../support/session.js';

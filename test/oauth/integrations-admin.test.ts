@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
-import { integrationVersions } from '../../src/modules/oauth/oauth.tables.js';
+import { integrationVersions } from '../../src/modules/oauth/index.js';
 import { expectApiError } from '../support/assertions.js';
 import { createOrganization, createProject, type TestOrganization } from '../support/fixtures.js';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider.js';

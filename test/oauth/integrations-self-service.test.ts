@@ -1,8 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/modules/audit/audit.tables.js';
-import { clientSecretAad } from '../../src/modules/oauth/integrations.service.js';
-import { connections, integrationVersions } from '../../src/modules/oauth/oauth.tables.js';
+import { clientSecretAad, connections, integrationVersions } from '../../src/modules/oauth/index.js';
 import { expectApiError } from '../support/assertions.js';
 import {
   addMember,

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connections } from '../../src/modules/oauth/oauth.tables.js';
+import { connections } from '../../src/modules/oauth/index.js';
 import {
   approveAtProvider,
   CLIENT_ID,

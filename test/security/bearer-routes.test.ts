@@ -11,8 +11,8 @@ import {
   projectGrantSchema,
 } from '../../src/modules/auth/grants.js';
 import type { checkoutBody, portalBody } from '../../src/modules/billing/billing.schemas.js';
+import type { ConnectionRecord } from '../../src/modules/connections/index.js';
 import { events } from '../../src/modules/events/events.tables.js';
-import type { ConnectionRecord } from '../../src/modules/oauth/connections.js';
 import type {
   perstackPublishBody,
   perstackUpdateBody,

@@ -2,7 +2,7 @@
 // else in this folder is private to it (docs/architecture.md, "Boundaries").
 
 export { createAuditModule } from './audit.module.js';
-export type { AuditChange, AuditFollower } from './audit.repo.js';
+export type { Actor, AuditChange, AuditFollower } from './audit.repo.js';
 export { followAuditTrail, recordAuditEvent } from './audit.repo.js';
 export type { AuditMetadata } from './audit.tables.js';
 // The table, for other modules' read-only queries only (the operator's audit listing); a record is written by

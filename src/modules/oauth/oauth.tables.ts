@@ -1,6 +1,6 @@
 import { boolean, integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { environments, organizationIdColumn, projects } from '../tenancy/tenancy.tables.js';
+import { environments, organizationIdColumn, projects } from '../tenancy/index.js';
 
 /** Where a version's provider lives, resolved once when the version is created and then never changed. */
 export interface ProviderEndpoints {
@@ -53,14 +53,6 @@ export const integrationVersions = pgTable(
   },
   (table) => [unique().on(table.integrationId, table.number)],
 );
-
-/** States already used by a callback: a replay finds its hash here. Rows past `expiresAt` can be pruned. */
-export const oauthStates = pgTable('oauth_states', {
-  stateHash: text('state_hash').primaryKey(),
-  organizationId: organizationIdColumn(),
-  consumedAt: at('consumed_at').notNull(),
-  expiresAt: at('expires_at').notNull(),
-});
 
 export const connections = pgTable(
   'connections',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { integrationSchema } from '../oauth/integrations.schemas.js';
+import { integrationSchema } from '../integrations/index.js';
 import {
   memberListSchema,
   meSchema,

@@ -10,7 +10,7 @@ import {
   ROLE_PERMISSIONS,
   type Scope,
 } from '../auth/index.js';
-import type { IntegrationsService } from '../oauth/integrations.service.js';
+import type { IntegrationsService } from '../integrations/index.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { apiKeyStart, createOrganizationReads, projectIdsOf } from './organization.repo.js';
 import type { Me, MemberRecord, PageQuery, ProjectRecord } from './organization.schemas.js';

@@ -12,9 +12,8 @@ import type { AuditMetadata } from '../audit/audit.tables.js';
 import { recordAuditEvent } from '../audit/index.js';
 import type { Permission } from '../auth/index.js';
 import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/index.js';
-import type { DisconnectRow } from '../oauth/disconnect.js';
-import { connections } from '../oauth/oauth.tables.js';
-import { presetName } from '../oauth/presets/index.js';
+import type { DisconnectRow } from '../connections/index.js';
+import { connections, presetName } from '../oauth/index.js';
 import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
 import type { ProjectRecord } from './organization.schemas.js';
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { connectionSchema } from './connections.js';
-import { presetSchema } from './integrations.schemas.js';
+import { presetSchema } from '../integrations/index.js';
+import { PRESET_KEYS } from '../oauth/index.js';
 import type { OAuthService } from './oauth.service.js';
-import { PRESET_KEYS } from './presets/index.js';
 
 const tags = ['OAuth'];
 const presetParams = z.object({
@@ -125,29 +124,5 @@ export function registerOAuthRoutes(app: App, oauthService: OAuthService): void 
       );
       return reply.header('set-cookie', oauthService.clearStateCookie()).redirect(location, 302);
     },
-  });
-
-  app.get('/v1/projects/:projectId/environments/:environmentId/connections', {
-    config: { auth: 'principal' },
-    schema: {
-      operationId: 'listConnections',
-      summary: "List an environment's OAuth connections (never their tokens)",
-      tags,
-      security: bearerSecurity,
-      params: z.object({ projectId: id, environmentId: id }),
-      response: {
-        200: dataOf(z.object({ connections: z.array(connectionSchema) })),
-        ...managementErrors(401, 403, 404, 422),
-      },
-    },
-    handler: async (request) => ({
-      data: {
-        connections: await oauthService.listConnections(
-          requirePrincipal(request),
-          request.params.projectId,
-          request.params.environmentId,
-        ),
-      },
-    }),
   });
 }

@@ -4,22 +4,23 @@ import type { Database, Executor, Tx } from '../../db/client.js';
 import { ApiError, validationFailed } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import type { CreateIntegrationInput, IntegrationRecord } from './integrations.schemas.js';
 import {
+  acceptableEndpoint,
+  clientSecretAad,
+  findPreset,
   type IntegrationRow,
   type IntegrationVersionRow,
   integrations,
   integrationVersions,
-  type ProviderEndpoints,
-} from './oauth.tables.js';
-import {
-  acceptableEndpoint,
   LOOPBACK_PROVIDER_SETTINGS,
   type OAuthHttpOptions,
+  type Preset,
+  type ProviderEndpoints,
+  presetName,
   requestOptions,
-} from './oauth-http.js';
-import { findPreset, type Preset, presetName } from './presets/index.js';
+} from '../oauth/index.js';
+import type { TenancyService } from '../tenancy/index.js';
+import type { CreateIntegrationInput, IntegrationRecord } from './integrations.schemas.js';
 
 export interface IntegrationsServiceDeps {
   database: Database;
@@ -27,8 +28,6 @@ export interface IntegrationsServiceDeps {
   keyRing: () => KeyRing;
   http: OAuthHttpOptions;
 }
-
-export const clientSecretAad = (versionId: string) => `cadre:integration-version:${versionId}:client_secret`;
 
 function presentIntegration(row: IntegrationRow, version: IntegrationVersionRow): IntegrationRecord {
   return {

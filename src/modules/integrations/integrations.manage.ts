@@ -3,15 +3,31 @@ import type { Database, Tx } from '../../db/client.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import { recordAuditEvent } from '../audit/audit.repo.js';
+import { type AuditMetadata, recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { environments, projects } from '../tenancy/tenancy.tables.js';
-import type { DisconnectRow } from './disconnect.js';
+import {
+  type ConnectionRow,
+  clientSecretAad,
+  connections,
+  findPreset,
+  integrations,
+  integrationVersions,
+  presetName,
+} from '../oauth/index.js';
+import { environments, projects, type TenancyService } from '../tenancy/index.js';
 import type { RegisterIntegrationInput, UpdateIntegrationInput } from './integrations.schemas.js';
-import { clientSecretAad, type IntegrationsService } from './integrations.service.js';
-import { connections, integrations, integrationVersions } from './oauth.tables.js';
-import { findPreset, presetName } from './presets/index.js';
+import type { IntegrationsService } from './integrations.service.js';
+
+/**
+ * Disconnects a locked connection in the caller's transaction (revoked at the provider, deleted, audited): the
+ * connections module's, handed over by the composition, since connections are built on integrations.
+ */
+export type DisconnectRow = (
+  tx: Tx,
+  row: ConnectionRow,
+  actor: Principal,
+  cause: AuditMetadata,
+) => Promise<void>;
 
 export interface IntegrationManagementDeps {
   database: Database;
@@ -30,7 +46,7 @@ const notRegistered = (presetKey: string) => notFound(`Integration ${presetKey}`
  * Owners and admins running their organization's OAuth integrations (`integrations:manage`;
  * docs/organization-api.md, "Integrations"): register one for a preset, update it (a new version: a rotated
  * client secret, other scopes or endpoints), remove it. Every new version starts unverified: it becomes
- * verified only through one successful authorization (`GET /api/oauth/verify/{presetKey}`, oauth.service.ts),
+ * verified only through one successful authorization (`GET /api/oauth/verify/{presetKey}`, the oauth-flow module),
  * or by the operator's override (admin API). The client secret is write-only, encrypted at rest.
  */
 export function createIntegrationManagement(deps: IntegrationManagementDeps) {

@@ -1,15 +1,9 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
-import { environments } from '../tenancy/tenancy.tables.js';
-import type { ConnectionRow } from './oauth.tables.js';
-import { connections } from './oauth.tables.js';
-
-/** Associated data of a connection's token ciphertexts: the row's identity and the field. */
-export const connectionAad = (
-  row: Pick<ConnectionRow, 'organizationId' | 'projectId' | 'environmentId' | 'presetKey'>,
-  field: 'access_token' | 'refresh_token',
-) => `cadre:connection:${row.organizationId}:${row.projectId}:${row.environmentId}:${row.presetKey}:${field}`;
+import type { Scope } from '../auth/index.js';
+import { type ConnectionRow, connections } from '../oauth/index.js';
+import { environments } from '../tenancy/index.js';
 
 export const connectionSchema = z
   .object({
@@ -50,6 +44,18 @@ export function presentConnection(row: ConnectionRow): ConnectionRecord {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+/** The permission scope of an environment a connection belongs to (or a flow pins). */
+export const environmentScope = (p: {
+  organizationId: string;
+  projectId: string;
+  environmentId: string;
+}): Scope => ({
+  kind: 'environment',
+  organizationId: p.organizationId,
+  projectId: p.projectId,
+  environmentId: p.environmentId,
+});
 
 /** The environment, if it exists in this organization and project (anything else reads as absent). */
 export async function findEnvironment(

@@ -4,19 +4,17 @@ import { forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import { type Actor, recordAuditEvent } from '../audit/audit.repo.js';
-import type { AuditMetadata } from '../audit/audit.tables.js';
+import { type Actor, type AuditMetadata, recordAuditEvent } from '../audit/index.js';
 import { can, grantReaches, type Principal, type Scope } from '../auth/index.js';
-import { connectionAad, findEnvironment } from './connections.js';
-import type { IntegrationsService } from './integrations.service.js';
-import { type ConnectionRow, connections } from './oauth.tables.js';
-import type { OAuthHttpOptions } from './oauth-http.js';
+import type { IntegrationsService } from '../integrations/index.js';
+import { type ConnectionRow, connectionAad, connections, type OAuthHttpOptions } from '../oauth/index.js';
+import { findEnvironment } from './connections.js';
 import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
 
 export interface DisconnectDeps {
   database: Database;
   clock: Clock;
-  integrations: IntegrationsService;
+  integrations: Pick<IntegrationsService, 'getVersion' | 'clientSecret'>;
   keyRing: () => KeyRing;
   http: OAuthHttpOptions;
   foreignResources: ForeignResourceGuard;

@@ -1,12 +1,13 @@
 import * as oauth from 'oauth4webapi';
-import type { IntegrationVersionRow } from './oauth.tables.js';
-import { type OAuthHttpOptions, requestOptions } from './oauth-http.js';
 import {
   authorizationServer,
   clientAuthentication,
   clientOf,
   describeProviderError,
-} from './provider-client.js';
+  type IntegrationVersionRow,
+  type OAuthHttpOptions,
+  requestOptions,
+} from '../oauth/index.js';
 
 /** What happened to a connection's tokens at its provider when it was disconnected (its audit event says). */
 export type RevocationOutcome =

@@ -1,11 +1,41 @@
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
-import { type App, bearerSecurity, managementErrors } from '../../http/route-kit.js';
+import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
+import { connectionSchema } from './connections.js';
+import type { ConnectionsService } from './connections.service.js';
 import type { Disconnect } from './disconnect.js';
 
 const id = z.string().min(1).max(64);
 
-export function registerConnectionRoutes(app: App, disconnect: Disconnect): void {
+/** An environment's connections: listing them and disconnecting one (management face). */
+export function registerConnectionRoutes(
+  app: App,
+  { connections, disconnect }: { connections: ConnectionsService; disconnect: Disconnect },
+): void {
+  app.get('/v1/projects/:projectId/environments/:environmentId/connections', {
+    config: { auth: 'principal' },
+    schema: {
+      operationId: 'listConnections',
+      summary: "List an environment's OAuth connections (never their tokens)",
+      tags: ['OAuth'],
+      security: bearerSecurity,
+      params: z.object({ projectId: id, environmentId: id }),
+      response: {
+        200: dataOf(z.object({ connections: z.array(connectionSchema) })),
+        ...managementErrors(401, 403, 404, 422),
+      },
+    },
+    handler: async (request) => ({
+      data: {
+        connections: await connections.list(
+          requirePrincipal(request),
+          request.params.projectId,
+          request.params.environmentId,
+        ),
+      },
+    }),
+  });
+
   app.delete('/v1/projects/:projectId/environments/:environmentId/connections/:connectionId', {
     config: { auth: 'principal' },
     schema: {

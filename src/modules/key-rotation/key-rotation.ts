@@ -2,9 +2,7 @@ import { and, asc, eq, gt, isNotNull, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
 import { type KeyRing, KeyRingError } from '../../lib/key-ring.js';
-import { connectionAad } from './connections.js';
-import { clientSecretAad } from './integrations.service.js';
-import { connections, integrationVersions } from './oauth.tables.js';
+import { clientSecretAad, connectionAad, connections, integrationVersions } from '../oauth/index.js';
 
 export interface ReencryptOptions {
   batchSize?: number;

@@ -4,20 +4,22 @@ import type { Database } from '../../db/client.js';
 import { ApiError, notFound, retryLater } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import { recordEvent } from '../events/events.repo.js';
-import { connectionAad } from './connections.js';
-import type { IntegrationsService } from './integrations.service.js';
-import { type ConnectionRow, connections } from './oauth.tables.js';
-import { type OAuthHttpOptions, requestOptions } from './oauth-http.js';
-import { presetName } from './presets/index.js';
+import { recordEvent } from '../events/index.js';
+import type { IntegrationsService } from '../integrations/index.js';
 import {
   authorizationServer,
+  type ConnectionRow,
   clientAuthentication,
   clientOf,
+  connectionAad,
+  connections,
   describeProviderError,
   grantedScopes,
+  type OAuthHttpOptions,
+  presetName,
+  requestOptions,
   tokenResponseOptions,
-} from './provider-client.js';
+} from '../oauth/index.js';
 
 /** Refresh when the access token expires within this window. */
 const REFRESH_WINDOW_MS = 5 * 60_000;
@@ -36,7 +38,7 @@ export interface AccessToken {
 export interface ConnectionTokensDeps {
   database: Database;
   clock: Clock;
-  integrations: IntegrationsService;
+  integrations: Pick<IntegrationsService, 'getVersion' | 'clientSecret'>;
   keyRing: () => KeyRing;
   http: OAuthHttpOptions;
 }

@@ -4,22 +4,25 @@ import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { App } from '../../http/route-kit.js';
 import type { Clock } from '../../lib/clock.js';
 import type { KeyRing } from '../../lib/key-ring.js';
-import type { PlanCheck } from '../billing/plan-limits.js';
-import type { ProviderCallTimer } from '../metrics/index.js';
-import { timedOAuthFetch } from '../metrics/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { createConnectionTokens } from './connection-tokens.js';
-import { registerConnectionRoutes } from './connections.routes.js';
-import { createDisconnect } from './disconnect.js';
-import { createIntegrationManagement } from './integrations.manage.js';
-import { registerIntegrationManagementRoutes } from './integrations.manage.routes.js';
-import { registerIntegrationAdminRoutes } from './integrations.routes.js';
-import { createIntegrationsService } from './integrations.service.js';
-import { createKeyRotation, type OtherSecrets } from './key-rotation.js';
-import { registerKeyRotationRoute } from './key-rotation.routes.js';
+import type { PlanCheck } from '../billing/index.js';
+import {
+  createConnectionsService,
+  createConnectionTokens,
+  createDisconnect,
+  registerConnectionRoutes,
+} from '../connections/index.js';
+import {
+  createIntegrationManagement,
+  createIntegrationsService,
+  registerIntegrationAdminRoutes,
+  registerIntegrationManagementRoutes,
+} from '../integrations/index.js';
+import { createKeyRotation, type OtherSecrets, registerKeyRotationRoute } from '../key-rotation/index.js';
+import { type ProviderCallTimer, timedOAuthFetch } from '../metrics/index.js';
+import { type OAuthHttpOptions, type OAuthNetworkOptions, providerFetch } from '../oauth/index.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { registerOAuthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
-import { type OAuthHttpOptions, type OAuthNetworkOptions, providerFetch } from './oauth-http.js';
 
 export interface OAuthModuleDeps {
   database: Database;
@@ -74,6 +77,7 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     allowedReturnOrigins: deps.allowedReturnOrigins,
     foreignResources,
   });
+  const connectionsService = createConnectionsService({ database, foreignResources });
   const connectionTokens = createConnectionTokens({ database, clock, integrations, keyRing, http });
   const { disconnect, disconnectRow } = createDisconnect({
     database,
@@ -103,7 +107,7 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     /** The connect and verification flows, disconnecting, managing integrations (management face). */
     registerRoutes(app: App) {
       registerOAuthRoutes(app, oauth);
-      registerConnectionRoutes(app, disconnect);
+      registerConnectionRoutes(app, { connections: connectionsService, disconnect });
       registerIntegrationManagementRoutes(app, management);
     },
     /** Integrations and key rotation (admin face). */

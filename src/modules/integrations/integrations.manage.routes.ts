@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
+import { PRESET_KEYS } from '../oauth/index.js';
 import type { IntegrationManagement } from './integrations.manage.js';
 import { integrationSchema, registerIntegrationBody, updateIntegrationBody } from './integrations.schemas.js';
-import { PRESET_KEYS } from './presets/index.js';
 
 const tags = ['Organization'];
 const config = { auth: 'principal' } as const;

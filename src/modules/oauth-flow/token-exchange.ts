@@ -1,13 +1,15 @@
 import * as oauth from 'oauth4webapi';
-import type { IntegrationVersionRow } from './oauth.tables.js';
-import { type OAuthHttpOptions, requestOptions } from './oauth-http.js';
-import type { AccountIdentity, Preset } from './presets/index.js';
 import {
+  type AccountIdentity,
   authorizationServer,
   clientAuthentication,
   clientOf,
+  type IntegrationVersionRow,
+  type OAuthHttpOptions,
+  type Preset,
+  requestOptions,
   tokenResponseOptions,
-} from './provider-client.js';
+} from '../oauth/index.js';
 
 export interface ExchangeInput {
   /** The callback's query parameters, as the provider sent them. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRESET_KEYS } from './presets/index.js';
+import { PRESET_KEYS } from '../oauth/index.js';
 
 const endpoint = z.string().url().max(2048);
 
