@@ -56,7 +56,7 @@ import { createCliLoginsModule } from './modules/cli-logins/cli-logins.module.js
 import { createConsoleModule } from './modules/console/console.module.js';
 import { createDomainsModule, type DomainsModuleDeps, type DomainsService } from './modules/domains/index.js';
 import { createEventsModule } from './modules/events/events.module.js';
-import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
+import { createMcpCatalogModule } from './modules/mcp-catalog/index.js';
 import type { SmtpOptions } from './modules/members/mailer.js';
 import { createMembersModule } from './modules/members/members.module.js';
 import type { Metrics } from './modules/metrics/index.js';
