@@ -67,7 +67,9 @@ export function McpServer() {
       <nav aria-label="Breadcrumb" className="breadcrumb small">
         <Link to="/mcp-catalog">MCP catalog</Link> / <span>{name}</span>
       </nav>
-      <PageHeader title={name}>{description ?? 'A server of your organization’s MCP catalog.'}</PageHeader>
+      <PageHeader title={breakable(name)}>
+        {description ?? 'A server of your organization’s MCP catalog.'}
+      </PageHeader>
       <div className="stack">
         <ErrorNotice error={settings.error ?? versions.error} retry={versions.refetch} />
         {versions.isPending && !versions.error && <PageSkeleton lines={3} />}
@@ -138,5 +140,18 @@ export function McpServer() {
         </section>
       </div>
     </section>
+  );
+}
+
+/** A server's name may break after its namespace's `/` on a narrow screen, rather than mid-word. */
+function breakable(name: string) {
+  const slash = name.indexOf('/');
+  if (slash < 0) return name;
+  return (
+    <>
+      {name.slice(0, slash + 1)}
+      <wbr />
+      {name.slice(slash + 1)}
+    </>
   );
 }

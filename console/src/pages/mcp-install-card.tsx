@@ -59,7 +59,7 @@ export function InstallCard({ versions }: { versions: ServerEntry[] }) {
           )}
           {text ? (
             <>
-              <ScrollableCode className="code small install-snippet" label={`mcp.json for ${version}`}>
+              <ScrollableCode className="code small" label={`mcp.json for ${version}`}>
                 {text}
               </ScrollableCode>
               <CopyButton text={text} label="Copy mcp.json" />
