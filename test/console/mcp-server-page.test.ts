@@ -201,6 +201,9 @@ describe("an MCP catalog server's page", () => {
     await expect.poll(() => dialog.getByRole('heading').textContent()).toBe(`Deprecate ${name} 2.0.0?`);
     await dialog.getByLabel(/^Message/).fill('Use 1.0.0 until 2.0.1 fixes the upload');
     await expectAccessible(page, 'the deprecation dialog');
+    await page.screenshot({
+      path: join(import.meta.dirname, 'screenshots', 'mcp-server-deprecate-dialog.png'),
+    });
     await dialog.getByRole('button', { name: 'Deprecate' }).click();
     await expect.poll(() => outcome.textContent()).toBe('Deprecated 2.0.0.');
     await expect.poll(() => dialog.isVisible()).toBe(false);
