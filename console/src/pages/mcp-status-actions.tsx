@@ -55,10 +55,10 @@ const TITLES: Record<Status, string> = {
 
 const CONSEQUENCES: Record<Status, string> = {
   deprecated:
-    'IDEs keep listing it, marked deprecated with your message, and Experts may still run it. Make it active again at any time.',
+    'IDEs keep listing it, marked deprecated with your message; under the catalog rule of the publish policy, no Expert version can be published with it any more. Make it active again at any time.',
   active: 'IDEs list it as an ordinary version again, and it may take latest back if it is the newest.',
   deleted:
-    'It leaves every list and read of the catalog (mirrors see it as deleted), latest moves to the newest version left, and no Expert may run it under the catalog rule. Restore it at any time.',
+    'It leaves every list and read of the catalog (mirrors see it as deleted), latest moves to the newest version left, and under the catalog rule no Expert version can be published with it. Restore it at any time.',
 };
 
 /**
