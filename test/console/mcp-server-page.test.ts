@@ -246,7 +246,11 @@ describe("an MCP catalog server's page", () => {
     await expect.poll(() => outcome.textContent()).toBe('2.0.0 is active again.');
     await expect.poll(() => rowOf('2.0.0').textContent()).toContain('2.0.0 (latest)');
 
-    // A change someone else made meanwhile: the refusal is said in the dialog, and the page catches up.
+    // A change someone else made meanwhile: the refusal is said in the dialog, and the page catches up; the
+    // install snippet, showing the version now deleted, goes back to the latest.
+    const install = page.getByRole('region', { name: 'Install in VS Code' });
+    await install.getByLabel('Version').selectOption('1.0.0');
+    await expect.poll(() => install.textContent()).toContain('@example/tool@1.0.0');
     const elsewhere = await server.request(
       'PATCH',
       `/api/v1/mcp/servers/${enc(name)}/versions/1.0.0/status`,
@@ -262,6 +266,8 @@ describe("an MCP catalog server's page", () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => rowOf('1.0.0').textContent()).toContain('deleted');
     await expect.poll(() => rowOf('1.0.0').getByRole('button', { name: 'Restore 1.0.0…' }).count()).toBe(1);
+    await expect.poll(() => install.getByLabel('Version').inputValue()).toBe('2.0.0');
+    await expect.poll(() => install.textContent()).toContain('@example/tool@2.0.0');
 
     // Dark, at a 390 px phone: the actions wrap inside their row's card.
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -22,7 +22,10 @@ export function InstallCard({ versions }: { versions: ServerEntry[] }) {
   const selectId = useId();
   const installable = versions.filter((entry) => entry._meta[OFFICIAL].status !== 'deleted');
   const [chosen, setChosen] = useState<string>();
-  const version = chosen ?? defaultVersion(versions);
+  // A chosen version that has since been deleted is no longer offered: back to the default.
+  const version = installable.some((candidate) => candidate.server.version === chosen)
+    ? chosen
+    : defaultVersion(versions);
   const entry = installable.find((candidate) => candidate.server.version === version);
   const json = entry && mcpJsonFor(entry.server);
   const text = json && JSON.stringify(json, null, 2);
