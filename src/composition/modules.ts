@@ -11,7 +11,7 @@ import { createCliLoginsModule } from '../modules/cli-logins/cli-logins.module.j
 import { createConsoleModule } from '../modules/console/console.module.js';
 import { createDomainsModule } from '../modules/domains/index.js';
 import { createEventsModule } from '../modules/events/events.module.js';
-import { createMcpCatalogModule } from '../modules/mcp-catalog/mcp-catalog.module.js';
+import { createMcpCatalogModule } from '../modules/mcp-catalog/index.js';
 import { createMembersModule } from '../modules/members/members.module.js';
 import { createMetricsModule } from '../modules/metrics/index.js';
 import { createOAuthModule } from '../modules/oauth-flow/index.js';

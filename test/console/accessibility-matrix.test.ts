@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyEntry, parseKeyRing } from '../../src/lib/key-ring.js';
 import { parseOutboundAllowance } from '../../src/lib/outbound/address-policy.js';
 import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console-pages.js';
+import { npmServer, publish } from '../mcp/helpers.js';
 import { expertBody, published } from '../registry/helpers.js';
 import { launchChromium, type TestBrowser } from '../support/browser.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
@@ -62,6 +63,10 @@ beforeAll(async () => {
   const expert = `@${org.slug}/writer`;
   await published(server, org.ownerKey, expertBody(expert));
   concrete['/experts/*'] = `/experts/${expert}`;
+  // A catalog server with two versions: its page shows the install snippet and (owners, admins) status actions.
+  for (const version of ['1.0.0', '1.1.0'])
+    await publish(server, org, npmServer('com.example/files', version));
+  concrete['/mcp-catalog/servers/*'] = '/mcp-catalog/servers/com.example/files';
   const endpoint = await server.request<{ data: { endpoint: { id: string } } }>(
     'POST',
     '/api/v1/webhook-endpoints',

@@ -4,7 +4,7 @@ import { When } from '../components/When.js';
 type ServerEntry = components['schemas']['McpServerResponse'];
 
 /** The registry's own facts about a version, under its reverse-DNS `_meta` key (docs/mcp-registry.md). */
-const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+export const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 /** A catalog version's cells, as the catalog's list and a server's page both show them: version, status, when. */
 export function VersionCells({ entry }: { entry: ServerEntry }) {
