@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,6 +181,24 @@ export interface LoadResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** The answer's size (body and headers, as read), when the target asked for it. */
+  bytesPerRequest?: number;
+  /** CPU time (user and system) the target's `cpuOf` process spent per request, in µs. */
+  cpuMicrosPerRequest?: number;
+}
+
+/**
+ * CPU time (user and system, ms) a process has used, from /proc (Linux): what a request costs the server
+ * whatever else shares the machine, while req/s also counts the time other processes hold the cores.
+ * Undefined where /proc is absent.
+ */
+function cpuMillisOf(pid: number): number | undefined {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return undefined;
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks
+  // (100 per second on Linux).
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
@@ -214,6 +232,8 @@ export interface Target {
   url: string;
   headers?: Record<string, string>;
   extra?: Partial<autocannon.Options>;
+  /** The process whose CPU time per request to report (the server answering `url`). */
+  cpuOf?: number;
 }
 
 /**
@@ -231,12 +251,24 @@ export async function loadAlternating(targets: Target[]): Promise<LoadResult[]> 
     duration,
   });
   for (const target of targets) await autocannon(options(target, 1));
-  const totals = targets.map((target) => ({ ...target, requests: 0, seconds: 0, p99: 0, bad: 0 }));
+  const totals = targets.map((target) => ({
+    ...target,
+    requests: 0,
+    seconds: 0,
+    p99: 0,
+    bad: 0,
+    bytes: 0,
+    cpuMs: 0,
+  }));
   for (let round = 0; round < ROUNDS; round++) {
     // Each round starts with another target: no target always follows the same one.
     const order = totals.map((_, index) => totals[(index + round) % totals.length]!);
     for (const total of order) {
+      const cpuBefore = total.cpuOf === undefined ? undefined : cpuMillisOf(total.cpuOf);
       const result = await autocannon(options(total, DURATION_S / ROUNDS));
+      const cpuAfter = total.cpuOf === undefined ? undefined : cpuMillisOf(total.cpuOf);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) total.cpuMs += cpuAfter - cpuBefore;
+      total.bytes += result.throughput.total;
       total.requests += result.requests.total;
       total.seconds += result.duration;
       total.p99 = Math.max(total.p99, result.latency.p99);
@@ -251,6 +283,10 @@ export async function loadAlternating(targets: Target[]): Promise<LoadResult[]> 
       p99Ms: total.p99,
       non2xx: 0,
       errors: 0,
+      bytesPerRequest: Math.round(total.bytes / total.requests),
+      ...(total.cpuOf !== undefined && total.cpuMs > 0
+        ? { cpuMicrosPerRequest: Math.round((total.cpuMs * 1000) / total.requests) }
+        : {}),
     };
   });
 }

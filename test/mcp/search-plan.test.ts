@@ -1,6 +1,8 @@
 // The catalog's search (a substring of the name, in any case) reads the trigram index, not every latest
 // version of the catalog (docs/mcp-registry.md "What the list answers", migration 1240): the plan of the
-// list's query shape on a catalog of thousands of servers, and the answer through the v0.1 API.
+// list's query shape on a catalog of thousands of servers, and the answer through the v0.1 API. A deep page
+// (a cursor far into the catalog) starts in the latest versions' index at the cursor's name: it reads its
+// page's rows, never the names before them (no OFFSET).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
@@ -31,19 +33,23 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server.close());
 
+/** The nodes of a query's plan as run (EXPLAIN ANALYZE), and the plan in short for failure messages. */
+async function planOf(query: ReturnType<typeof sql>) {
+  const result = await server.context.database.db.execute(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${query}`);
+  const plan = (result as unknown as { rows: Array<{ 'QUERY PLAN': unknown }> }).rows[0]?.['QUERY PLAN'];
+  const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as Array<{ Plan: PlanNode }>;
+  const nodes = nodesOf(parsed[0]!.Plan);
+  return { nodes, shown: JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name']])) };
+}
+
 describe("the catalog's search", () => {
   it('reads the names that can match from the trigram index, not every latest version', async () => {
     // The shape of the IDE's search (src/modules/mcp-catalog/mcp-catalog.repo.ts listVersions).
-    const result = await server.context.database.db.execute(sql`
-      EXPLAIN (ANALYZE, FORMAT JSON)
+    const { nodes, shown } = await planOf(sql`
       SELECT id FROM mcp_server_versions
       WHERE organization_id = ${organization.id} AND is_latest AND status <> 'deleted'
         AND name ILIKE ${'%server-0123%'}
       ORDER BY name LIMIT 31`);
-    const plan = (result as unknown as { rows: Array<{ 'QUERY PLAN': unknown }> }).rows[0]?.['QUERY PLAN'];
-    const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as Array<{ Plan: PlanNode }>;
-    const nodes = nodesOf(parsed[0]!.Plan);
-    const shown = JSON.stringify(nodes.map((node) => [node['Node Type'], node['Index Name']]));
     expect(
       nodes.map((node) => node['Index Name']),
       shown,
@@ -62,5 +68,60 @@ describe("the catalog's search", () => {
     expect(res.body.servers.map((entry) => entry.server.name)).toEqual(
       Array.from({ length: 10 }, (_, i) => `com.example/Server-0123${i}`),
     );
+  });
+});
+
+describe("the catalog's deep page", () => {
+  // The cursor after the 2,900th name: an IDE paging to the end of the catalog.
+  const after = 'com.example/Server-02900';
+
+  it("starts at the cursor's name in the latest versions' index and reads only its page", async () => {
+    // The shape of a page after a cursor (src/modules/mcp-catalog/mcp-catalog.repo.ts listVersions).
+    const { nodes, shown } = await planOf(sql`
+      SELECT id FROM mcp_server_versions
+      WHERE organization_id = ${organization.id} AND (approval IS NULL OR approval = 'approved')
+        AND is_latest AND status <> 'deleted' AND name > ${after}
+      ORDER BY name LIMIT 31`);
+    expect(
+      nodes.map((node) => node['Index Name']),
+      shown,
+    ).toContain('mcp_server_versions_latest');
+    // Neither every row read and sorted, nor the names before the cursor read and dropped.
+    expect(
+      nodes.map((node) => node['Node Type']),
+      shown,
+    ).not.toEqual(expect.arrayContaining([expect.stringMatching(/Seq Scan|Sort|Bitmap/)]));
+    const read = nodes.reduce(
+      (sum, node) => sum + (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0),
+      0,
+    );
+    expect(read, shown).toBeLessThanOrEqual(2 * 31);
+  });
+
+  it('answers the names after the cursor through the v0.1 API, in name order', async () => {
+    const first = await server.request<{ metadata: { nextCursor?: string } }>(
+      'GET',
+      `/mcp/${organization.slug}/v0.1/servers?version=latest&limit=100`,
+    );
+    expect(first.status, first.text).toBe(200);
+    let cursor = first.body.metadata.nextCursor;
+    // Page on to the 2,900th name, as an IDE does, each page's cursor from the answer before it.
+    for (let page = 1; page < 29; page++) {
+      const res = await server.request<{ metadata: { nextCursor?: string } }>(
+        'GET',
+        `/mcp/${organization.slug}/v0.1/servers?version=latest&limit=100&cursor=${cursor}`,
+      );
+      expect(res.status, res.text).toBe(200);
+      cursor = res.body.metadata.nextCursor;
+    }
+    const deep = await server.request<{
+      servers: Array<{ server: { name: string } }>;
+      metadata: { count: number; nextCursor?: string };
+    }>('GET', `/mcp/${organization.slug}/v0.1/servers?version=latest&limit=100&cursor=${cursor}`);
+    expect(deep.status, deep.text).toBe(200);
+    expect(deep.body.servers.map((entry) => entry.server.name)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `com.example/Server-${String(2901 + i).padStart(5, '0')}`),
+    );
+    expect(deep.body.metadata.nextCursor).toBeUndefined();
   });
 });

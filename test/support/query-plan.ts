@@ -3,6 +3,8 @@ export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Rows Removed by Filter'?: number;
+  /** Rows the node returned (EXPLAIN ANALYZE). */
+  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 

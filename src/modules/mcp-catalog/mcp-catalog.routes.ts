@@ -63,9 +63,13 @@ function registerReads(
     version: (viaLink ? linkVersionParams : versionParams) as typeof versionParams,
   };
   const catalogOf = (request: FastifyRequest) => resolve(request, request.params as CatalogPart);
-  /** Sends a read's answer and counts it by route and by where it came from (cadre_mcp_catalog_reads_total). */
+  /**
+   * Sends a read's answer and counts it by route and by where it came from (cadre_mcp_catalog_reads_total).
+   * The route's pattern is read from the config the request pipeline kept: `request.routeOptions` builds a
+   * new object of a dozen fields on every access, garbage on every cached read.
+   */
   const send = (request: FastifyRequest, reply: FastifyReply, answer: Answer) => {
-    reads.read(request.routeOptions.url ?? base, answer.from);
+    reads.read(request.routeConfig.url ?? base, answer.from);
     return sendSerialized(reply, answer.body);
   };
   /**
