@@ -52,13 +52,12 @@ import {
   createBillingModule,
 } from './modules/billing/billing.module.js';
 import type { BillingProviders } from './modules/billing/providers/index.js';
-import { createCliLoginsModule } from './modules/cli-logins/cli-logins.module.js';
+import { createCliLoginsModule } from './modules/cli-logins/index.js';
 import { createConsoleModule } from './modules/console/console.module.js';
 import { createDomainsModule, type DomainsModuleDeps, type DomainsService } from './modules/domains/index.js';
 import { createEventsModule } from './modules/events/events.module.js';
 import { createMcpCatalogModule } from './modules/mcp-catalog/mcp-catalog.module.js';
-import type { SmtpOptions } from './modules/members/mailer.js';
-import { createMembersModule } from './modules/members/members.module.js';
+import { createMembersModule, type SmtpOptions } from './modules/members/index.js';
 import type { Metrics } from './modules/metrics/index.js';
 import { createMetricsModule } from './modules/metrics/index.js';
 import type { ConnectionTokens } from './modules/oauth/connection-tokens.js';
@@ -67,7 +66,7 @@ import type { createKeyRotation } from './modules/oauth/key-rotation.js';
 import { createOAuthModule } from './modules/oauth/oauth.module.js';
 import type { OAuthService } from './modules/oauth/oauth.service.js';
 import type { OAuthNetworkOptions } from './modules/oauth/oauth-http.js';
-import { createOrganizationModule } from './modules/organization/organization.module.js';
+import { createOrganizationModule } from './modules/organization/index.js';
 import {
   createRegistryModule,
   type RegistryService,
@@ -79,14 +78,17 @@ import type { LoginLimits } from './modules/sessions/login-limiter.js';
 import { createSessionsModule } from './modules/sessions/sessions.module.js';
 import { createSsoEnforcement, createSsoModule, type SsoNetworkOptions } from './modules/sso/index.js';
 import { type PublishPolicy, policies } from './modules/supply-chain/index.js';
-import { createSystemModule } from './modules/system/system.module.js';
+import { createSystemModule } from './modules/system/index.js';
 import { createPathNameResolver } from './modules/tenancy/path-names.js';
 import { createTenancyService, type TenancyService } from './modules/tenancy/tenancy.service.js';
 import { createTenancyAdminModule } from './modules/tenancy-admin/index.js';
-import { queueLagSeconds } from './modules/webhooks/deliveries.repo.js';
-import type { DeliveryWorker } from './modules/webhooks/delivery-worker.js';
-import { createSigningSecretRotation } from './modules/webhooks/secret-rotation.js';
-import { createWebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.js';
+import {
+  createSigningSecretRotation,
+  createWebhooksModule,
+  type DeliveryWorker,
+  queueLagSeconds,
+  type WebhooksModuleDeps,
+} from './modules/webhooks/index.js';
 
 const VERSION = '0.1.0';
 
