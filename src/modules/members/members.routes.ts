@@ -1,7 +1,6 @@
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { presentMembership, presentOrganization, presentUser } from '../tenancy/tenancy.presenters.js';
-import { membershipSchema } from '../tenancy/tenancy.schemas.js';
+import { membershipSchema, presentMembership, presentOrganization, presentUser } from '../tenancy/index.js';
 import {
   acceptedInvitationSchema,
   acceptInvitationBody,

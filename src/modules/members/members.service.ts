@@ -7,15 +7,19 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/secrets.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
+import { apiKeys } from '../api-keys/index.js';
 import { recordAuditEvent } from '../audit/index.js';
 import type { Actor } from '../auth/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
-import type { GuessBudget } from '../sessions/guess-budget.js';
-import { consoleSessions } from '../sessions/sessions.tables.js';
-import { MEMBERSHIP_CHANGED } from '../tenancy/changes.js';
-import type { Organization, TenancyService } from '../tenancy/tenancy.service.js';
-import { memberships, organizations, users } from '../tenancy/tenancy.tables.js';
+import { consoleSessions, type GuessBudget } from '../sessions/index.js';
+import {
+  MEMBERSHIP_CHANGED,
+  memberships,
+  type Organization,
+  organizations,
+  type TenancyService,
+  users,
+} from '../tenancy/index.js';
 import { accountOf, admission } from './acceptance.js';
 import { invitations } from './invitations.tables.js';
 import { DEFAULT_MAIL_ANSWER_MS, type Mailer, type MailStatus, sendWithin } from './mailer.js';

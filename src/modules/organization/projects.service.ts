@@ -6,16 +6,14 @@ import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/erro
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { API_KEY_CHANGED, type ApiKeyAuthenticator } from '../api-keys/api-key-authenticator.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import type { AuditMetadata } from '../audit/audit.tables.js';
-import { recordAuditEvent } from '../audit/index.js';
+import { API_KEY_CHANGED, type ApiKeyAuthenticator, apiKeys } from '../api-keys/index.js';
+import { type AuditMetadata, recordAuditEvent } from '../audit/index.js';
 import type { Permission } from '../auth/index.js';
 import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/index.js';
 import type { DisconnectRow } from '../oauth/disconnect.js';
 import { connections } from '../oauth/oauth.tables.js';
 import { presetName } from '../oauth/presets/index.js';
-import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
+import { agents, environments, projects } from '../tenancy/index.js';
 import type { ProjectRecord } from './organization.schemas.js';
 
 const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;

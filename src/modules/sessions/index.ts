@@ -1,5 +1,7 @@
 // The sessions module's public entry: what other modules and the composition (src/app.ts) may use.
 // Everything else in this folder is private to it (docs/architecture.md, "Boundaries").
 
+export type { GuessBudget } from './guess-budget.js';
 export type { SessionsService } from './sessions.service.js';
+export { consoleSessions } from './sessions.tables.js';
 export { endUserSessions } from './user-sessions.js';

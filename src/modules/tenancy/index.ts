@@ -3,6 +3,7 @@
 
 export type { AccountCredentials } from './account-reset.js';
 export { resetAccountCredentials } from './account-reset.js';
+export { MEMBERSHIP_CHANGED } from './changes.js';
 export {
   presentAgent,
   presentEnvironment,
@@ -25,4 +26,13 @@ export {
   setPasswordBody,
   userSchema,
 } from './tenancy.schemas.js';
-export type { TenancyService, User } from './tenancy.service.js';
+export type { Organization, TenancyService, User } from './tenancy.service.js';
+export {
+  agents,
+  environments,
+  memberships,
+  organizationIdColumn,
+  organizations,
+  projects,
+  users,
+} from './tenancy.tables.js';
