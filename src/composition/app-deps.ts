@@ -12,12 +12,12 @@ import type { KeyRing } from '../lib/key-ring.js';
 import type { BillingOptions } from '../modules/billing/billing.module.js';
 import type { BillingProviders } from '../modules/billing/providers/index.js';
 import type { DomainsModuleDeps } from '../modules/domains/index.js';
-import type { SmtpOptions } from '../modules/members/mailer.js';
+import type { SmtpOptions } from '../modules/members/index.js';
 import type { OAuthNetworkOptions } from '../modules/oauth/index.js';
 import type { LoginLimits } from '../modules/sessions/login-limiter.js';
 import type { SsoNetworkOptions } from '../modules/sso/index.js';
 import type { PublishPolicy } from '../modules/supply-chain/index.js';
-import type { WebhooksModuleDeps } from '../modules/webhooks/webhooks.module.js';
+import type { WebhooksModuleDeps } from '../modules/webhooks/index.js';
 
 export interface AppDeps {
   database: Database;

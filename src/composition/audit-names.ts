@@ -5,11 +5,11 @@
 import type { Database } from '../db/client.js';
 import { apiKeyAuditNames } from '../modules/api-keys/index.js';
 import type { AuditRecordNames } from '../modules/audit/index.js';
-import { invitationAuditNames } from '../modules/members/audit-names.js';
+import { invitationAuditNames } from '../modules/members/index.js';
 import { oauthAuditNames } from '../modules/oauth/index.js';
 import { expertAuditNames } from '../modules/registry/index.js';
 import { tenancyAuditNames } from '../modules/tenancy/index.js';
-import { webhookAuditNames } from '../modules/webhooks/audit-names.js';
+import { webhookAuditNames } from '../modules/webhooks/index.js';
 
 export function auditRecordNames(database: Pick<Database, 'db'>): AuditRecordNames {
   const tenancy = tenancyAuditNames(database);

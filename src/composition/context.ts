@@ -19,7 +19,7 @@ import type { RegistryService } from '../modules/registry-faces/index.js';
 import type { SessionsService } from '../modules/sessions/index.js';
 import type { createSsoModule } from '../modules/sso/index.js';
 import type { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import type { DeliveryWorker } from '../modules/webhooks/delivery-worker.js';
+import type { DeliveryWorker } from '../modules/webhooks/index.js';
 import type { Foundations } from './foundations.js';
 import type { Modules } from './modules.js';
 

@@ -7,25 +7,27 @@ import { createApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { activeApiKeysSource } from '../modules/api-keys/index.js';
 import { createAuditModule } from '../modules/audit/index.js';
 import { createBillingModule } from '../modules/billing/billing.module.js';
-import { createCliLoginsModule } from '../modules/cli-logins/cli-logins.module.js';
+import { createCliLoginsModule } from '../modules/cli-logins/index.js';
 import { createConsoleModule } from '../modules/console/console.module.js';
 import { createDomainsModule } from '../modules/domains/index.js';
 import { createEventsModule } from '../modules/events/events.module.js';
 import { createMcpCatalogModule } from '../modules/mcp-catalog/index.js';
-import { createMembersModule } from '../modules/members/members.module.js';
+import { createMembersModule } from '../modules/members/index.js';
 import { createMetricsModule } from '../modules/metrics/index.js';
 import { createOAuthModule } from '../modules/oauth-flow/index.js';
-import { createOrganizationModule } from '../modules/organization/organization.module.js';
+import { createOrganizationModule } from '../modules/organization/index.js';
 import { createRegistryModule } from '../modules/registry-faces/index.js';
 import { createScimModule } from '../modules/scim/index.js';
 import { createSessionsModule } from '../modules/sessions/sessions.module.js';
 import { createSsoEnforcement, createSsoModule } from '../modules/sso/index.js';
 import { policies } from '../modules/supply-chain/index.js';
-import { createSystemModule } from '../modules/system/system.module.js';
+import { createSystemModule } from '../modules/system/index.js';
 import { createTenancyAdminModule } from '../modules/tenancy-admin/index.js';
-import { queueLagSeconds } from '../modules/webhooks/deliveries.repo.js';
-import { createSigningSecretRotation } from '../modules/webhooks/secret-rotation.js';
-import { createWebhooksModule } from '../modules/webhooks/webhooks.module.js';
+import {
+  createSigningSecretRotation,
+  createWebhooksModule,
+  queueLagSeconds,
+} from '../modules/webhooks/index.js';
 import type { AppDeps } from './app-deps.js';
 import { auditRecordNames } from './audit-names.js';
 import type { Foundations } from './foundations.js';

@@ -1,6 +1,7 @@
 // The API keys module's public entry: what other modules and the composition (src/app.ts) may use.
 // Everything else in this folder is private to it (docs/architecture.md, "Boundaries").
 
+export { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
 export { createApiKeyBody, createdApiKeySchema } from './api-keys.schemas.js';
 export type { ApiKeysService } from './api-keys.service.js';
 // The table, for other modules' foreign keys only; every write goes through the API keys' service.

@@ -7,9 +7,7 @@ import { hashPassword, verifyPassword } from '../../lib/secrets.js';
 import { revokeUserApiKeys } from '../api-keys/index.js';
 import { recordAuditEvent } from '../audit/index.js';
 import { endUserSessions } from '../sessions/index.js';
-import { resetAccountCredentials } from '../tenancy/index.js';
-import type { User } from '../tenancy/tenancy.service.js';
-import { users } from '../tenancy/tenancy.tables.js';
+import { resetAccountCredentials, type User, users } from '../tenancy/index.js';
 import type { invitations } from './invitations.tables.js';
 import type { AcceptInvitationInput } from './members.schemas.js';
 

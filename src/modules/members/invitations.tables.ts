@@ -1,6 +1,6 @@
 import { pgTable, text } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn, users } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn, users } from '../tenancy/index.js';
 
 /** Invitations to join an organization (migration 0910): the link's token is kept only as its SHA-256. */
 export const invitations = pgTable('invitations', {

@@ -1,7 +1,8 @@
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { presentMembership, presentOrganization, presentUser } from '../tenancy/tenancy.presenters.js';
-import { membershipSchema } from '../tenancy/tenancy.schemas.js';
+import { membershipSchema, presentMembership, presentOrganization, presentUser } from '../tenancy/index.js';
+import type { InvitationLinksService } from './invitation-links.service.js';
+import type { InvitationsService } from './invitations.service.js';
 import {
   acceptedInvitationSchema,
   acceptInvitationBody,
@@ -27,7 +28,11 @@ const tags = ['Members'];
 const config = { auth: 'principal' } as const;
 
 /** The management API's member and invitation operations (owners and admins: `members:manage`). */
-export function registerMemberRoutes(app: App, members: MembersService): void {
+export function registerMemberRoutes(
+  app: App,
+  members: MembersService,
+  invitations: InvitationsService,
+): void {
   app.post('/v1/organizations/:org/invitations', {
     config,
     schema: {
@@ -40,7 +45,11 @@ export function registerMemberRoutes(app: App, members: MembersService): void {
       response: { 201: dataOf(createdInvitationSchema), ...managementErrors(401, 403, 404, 409, 422) },
     },
     handler: async (request, reply) => {
-      const invitation = await members.invite(requirePrincipal(request), request.params.org, request.body);
+      const invitation = await invitations.invite(
+        requirePrincipal(request),
+        request.params.org,
+        request.body,
+      );
       return reply.code(201).send({ data: invitation });
     },
   });
@@ -57,7 +66,7 @@ export function registerMemberRoutes(app: App, members: MembersService): void {
       response: { 200: invitationListSchema, ...managementErrors(401, 403, 404, 422) },
     },
     handler: (request) =>
-      members.listInvitations(requirePrincipal(request), request.params.org, request.query),
+      invitations.listInvitations(requirePrincipal(request), request.params.org, request.query),
   });
 
   app.post('/v1/organizations/:org/invitations/:invitationId/link', {
@@ -72,7 +81,7 @@ export function registerMemberRoutes(app: App, members: MembersService): void {
       response: { 200: dataOf(invitationLinkSchema), ...managementErrors(401, 403, 404, 410, 422) },
     },
     handler: async (request) => ({
-      data: await members.copyInvitationLink(
+      data: await invitations.copyInvitationLink(
         requirePrincipal(request),
         request.params.org,
         request.params.invitationId,
@@ -91,7 +100,7 @@ export function registerMemberRoutes(app: App, members: MembersService): void {
       response: { 200: dataOf(invitationSchema), ...managementErrors(401, 403, 404, 409, 422) },
     },
     handler: async (request) => ({
-      data: await members.revokeInvitation(
+      data: await invitations.revokeInvitation(
         requirePrincipal(request),
         request.params.org,
         request.params.invitationId,
@@ -159,7 +168,7 @@ export function registerMemberRoutes(app: App, members: MembersService): void {
 }
 
 /** The invitation link's own endpoints (auth face): whoever holds the token reads and accepts it. */
-export function registerInvitationRoutes(app: App, members: MembersService): void {
+export function registerInvitationRoutes(app: App, links: InvitationLinksService): void {
   app.get('/invitations/:token', {
     config: { auth: 'public' },
     schema: {
@@ -170,7 +179,7 @@ export function registerInvitationRoutes(app: App, members: MembersService): voi
       params: tokenParams,
       response: { 200: dataOf(invitationPreviewSchema), ...managementErrors(404, 422) },
     },
-    handler: async (request) => ({ data: await members.preview(request.params.token) }),
+    handler: async (request) => ({ data: await links.preview(request.params.token) }),
   });
 
   app.post('/invitations/:token/accept', {
@@ -191,7 +200,7 @@ export function registerInvitationRoutes(app: App, members: MembersService): voi
     },
     handler: async (request) => {
       const principal = request.principal;
-      const { user, organization, membership } = await members.accept(
+      const { user, organization, membership } = await links.accept(
         request.params.token,
         request.body,
         principal?.kind === 'session' ? principal.userId : undefined,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema } from '../../http/pagination.js';
-import { membershipSchema, organizationSchema, userSchema } from '../tenancy/tenancy.schemas.js';
+import { membershipSchema, organizationSchema, userSchema } from '../tenancy/index.js';
 
 const timestamp = z.iso.datetime().meta({ example: '2026-01-01T00:00:00.000Z' });
 const invitedRole = z.enum(['admin', 'member']).meta({

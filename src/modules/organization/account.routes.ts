@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requirePrincipal } from '../../http/auth.js';
 import { type App, bearerSecurity, dataOf, managementErrors } from '../../http/route-kit.js';
-import { organizationSchema } from '../tenancy/tenancy.schemas.js';
+import { organizationSchema } from '../tenancy/index.js';
 import { changePasswordBody, updateMeBody, updateOrganizationBody } from './account.schemas.js';
 import type { AccountService } from './account.service.js';
 import { meSchema, orgParams } from './organization.schemas.js';

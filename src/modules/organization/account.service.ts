@@ -3,9 +3,8 @@ import type { Database } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordAuditEvent } from '../audit/index.js';
 import { type Principal, requirePermission } from '../auth/index.js';
-import type { SessionsService } from '../sessions/sessions.service.js';
-import { presentOrganization } from '../tenancy/tenancy.presenters.js';
-import { organizations, users } from '../tenancy/tenancy.tables.js';
+import type { SessionsService } from '../sessions/index.js';
+import { organizations, presentOrganization, users } from '../tenancy/index.js';
 
 export interface AccountServiceDeps {
   database: Database;

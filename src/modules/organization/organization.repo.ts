@@ -4,8 +4,8 @@ import { asLimit, batchedPages } from '../../db/batched-pages.js';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { KeysetPosition } from '../../http/keyset-cursor.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import { agents, environments, memberships, projects, users } from '../tenancy/tenancy.tables.js';
+import { apiKeys } from '../api-keys/index.js';
+import { agents, environments, memberships, projects, users } from '../tenancy/index.js';
 
 /** A row's time in whole microseconds since the epoch, as text: the cursor's precision (keyset-cursor.ts). */
 const micros = (at: AnyPgColumn) => sql<string>`((extract(epoch from ${at}) * 1000000)::bigint)::text`;

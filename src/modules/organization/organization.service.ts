@@ -11,7 +11,7 @@ import {
   type Scope,
 } from '../auth/index.js';
 import type { IntegrationsService } from '../integrations/index.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { apiKeyStart, createOrganizationReads, projectIdsOf } from './organization.repo.js';
 import type { Me, MemberRecord, PageQuery, ProjectRecord } from './organization.schemas.js';
 

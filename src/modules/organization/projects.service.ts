@@ -1,21 +1,20 @@
-import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Tx } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
-import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
+import { ApiError } from '../../http/errors.js';
+import type { ForeignResourceGuard } from '../../http/rate-limit/rate-limit.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { API_KEY_CHANGED, type ApiKeyAuthenticator } from '../api-keys/api-key-authenticator.js';
-import { apiKeys } from '../api-keys/api-keys.tables.js';
-import type { AuditMetadata } from '../audit/audit.tables.js';
+import type { ApiKeyAuthenticator } from '../api-keys/index.js';
 import { recordAuditEvent } from '../audit/index.js';
-import type { Permission } from '../auth/index.js';
-import { can, grantReaches, type Principal, requirePermission, type Scope } from '../auth/index.js';
+import { type Principal, requirePermission } from '../auth/index.js';
 import type { DisconnectRow } from '../connections/index.js';
 import { connections, presetName } from '../oauth/index.js';
-import { agents, environments, projects } from '../tenancy/tenancy.tables.js';
+import { agents, environments, projects } from '../tenancy/index.js';
+import { blockersSummary, createDeletionBlockers, hasBlockers } from './deletion-blockers.js';
 import type { ProjectRecord } from './organization.schemas.js';
+import { createProjectAccess } from './project-access.js';
 
 const DEFAULT_ENVIRONMENTS = ['production', 'development'] as const;
 
@@ -35,12 +34,6 @@ export type ProjectsService = ReturnType<typeof createProjectsService>;
 type ProjectRow = typeof projects.$inferSelect;
 type EnvironmentRow = typeof environments.$inferSelect;
 type AgentRow = typeof agents.$inferSelect;
-
-/** What keeps a project, environment or agent from being deleted without `cascade`. */
-interface Blockers {
-  connections: Array<typeof connections.$inferSelect>;
-  apiKeys: Array<{ id: string; name: string | null }>;
-}
 
 const timestamp = (at: Date) => at.toISOString();
 const presentEnvironment = (e: EnvironmentRow) => ({
@@ -68,6 +61,21 @@ const presentAgent = (a: AgentRow) => ({
 export function createProjectsService(deps: ProjectsServiceDeps) {
   const { database, bus, clock } = deps;
   const { db } = database;
+  const { reachProject, reachEnvironment, reachAgent } = createProjectAccess(deps);
+  const { blockersOf, removeBlockers, refuse } = createDeletionBlockers({
+    clock,
+    connections: {
+      lockedIn: (tx, environmentIds) =>
+        tx
+          .select()
+          .from(connections)
+          .where(inArray(connections.environmentId, environmentIds))
+          .orderBy(asc(connections.createdAt), asc(connections.id))
+          .for('update'),
+      label: (c) => `${presetName(c.presetKey)} ${c.accountLabel ?? c.accountId}`,
+      disconnect: deps.disconnectRow,
+    },
+  });
 
   async function conflictOnDuplicate<T>(what: string, work: () => Promise<T>): Promise<T> {
     try {
@@ -76,71 +84,6 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
       if (isUniqueViolation(error)) throw new ApiError('conflict', `${what} already exists`);
       throw error;
     }
-  }
-
-  /** 404 outside the grant's reach (and for another organization's ids), 403 without the permission. */
-  function authorize(principal: Principal, scope: Scope, permission: Permission, what: string) {
-    if (!grantReaches(principal, scope)) throw notFound(what);
-    if (!can(principal, permission, scope)) throw forbidden(`Missing permission ${permission}`);
-  }
-
-  async function reachProject(principal: Principal, projectId: string): Promise<ProjectRow> {
-    const [project] = await db
-      .select()
-      .from(projects)
-      .where(and(eq(projects.id, projectId), eq(projects.organizationId, principal.organizationId)));
-    if (!project) {
-      return rejectForeignResource(deps.foreignResources, principal, notFound(`Project ${projectId}`));
-    }
-    const scope: Scope = { kind: 'project', organizationId: project.organizationId, projectId: project.id };
-    authorize(principal, scope, 'projects:write', `Project ${projectId}`);
-    return project;
-  }
-
-  async function reachEnvironment(principal: Principal, projectId: string, environmentId: string) {
-    const [environment] = await db
-      .select()
-      .from(environments)
-      .where(
-        and(
-          eq(environments.id, environmentId),
-          eq(environments.projectId, projectId),
-          eq(environments.organizationId, principal.organizationId),
-        ),
-      );
-    const what = `Environment ${environmentId} of project ${projectId}`;
-    if (!environment) return rejectForeignResource(deps.foreignResources, principal, notFound(what));
-    const scope: Scope = {
-      kind: 'environment',
-      organizationId: environment.organizationId,
-      projectId: environment.projectId,
-      environmentId: environment.id,
-    };
-    authorize(principal, scope, 'projects:write', what);
-    return environment;
-  }
-
-  async function reachAgent(principal: Principal, projectId: string, agentId: string) {
-    const [agent] = await db
-      .select()
-      .from(agents)
-      .where(
-        and(
-          eq(agents.id, agentId),
-          eq(agents.projectId, projectId),
-          eq(agents.organizationId, principal.organizationId),
-        ),
-      );
-    const what = `Agent ${agentId} of project ${projectId}`;
-    if (!agent) return rejectForeignResource(deps.foreignResources, principal, notFound(what));
-    const scope: Scope = {
-      kind: 'agent',
-      organizationId: agent.organizationId,
-      projectId: agent.projectId,
-      agentId: agent.id,
-    };
-    authorize(principal, scope, 'projects:write', what);
-    return agent;
   }
 
   async function presentProject(executor: Database['db'] | Tx, project: ProjectRow): Promise<ProjectRecord> {
@@ -170,114 +113,6 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     };
   }
 
-  /**
-   * The connections of these environments (locked, as a disconnect locks them) and the live API keys whose
-   * grants name any of these projects, environments or agents. The environments are locked first
-   * (`FOR UPDATE`), so no OAuth callback can add a connection to them until this transaction ends.
-   */
-  async function blockersOf(
-    tx: Tx,
-    organizationId: string,
-    named: { projectIds: string[]; environmentIds: string[]; agentIds: string[] },
-  ): Promise<Blockers> {
-    const connectionRows = named.environmentIds.length
-      ? await tx
-          .select()
-          .from(connections)
-          .where(inArray(connections.environmentId, named.environmentIds))
-          .orderBy(asc(connections.createdAt), asc(connections.id))
-          .for('update')
-      : [];
-    const keyRows = await tx
-      .select({ id: apiKeys.id, name: apiKeys.name, grants: apiKeys.grants })
-      .from(apiKeys)
-      .where(
-        and(
-          eq(apiKeys.organizationId, organizationId),
-          isNull(apiKeys.revokedAt),
-          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, clock.now())),
-          sql`${apiKeys.grants}->>'type' <> 'organization'`,
-        ),
-      )
-      .orderBy(asc(apiKeys.seq));
-    const names = (ids: string[], among: string[]) => ids.some((id) => among.includes(id));
-    const keys = keyRows.filter(({ grants }) => {
-      switch (grants.type) {
-        case 'project':
-          return names(grants.projectIds, named.projectIds);
-        case 'environment':
-          return names(grants.environmentIds, named.environmentIds);
-        case 'agent':
-          return names(grants.agentIds, named.agentIds);
-        default:
-          return false;
-      }
-    });
-    return { connections: connectionRows, apiKeys: keys.map(({ id, name }) => ({ id, name })) };
-  }
-
-  /** 409 naming each blocker: `details` paths are `connections.<id>` and `apiKeys.<id>`, messages name them. */
-  function refuse(what: string, blockers: Blockers, environmentNames: Map<string, string>): never {
-    const details: ErrorDetail[] = [
-      ...blockers.connections.map((c) => ({
-        path: `connections.${c.id}`,
-        message: `${presetName(c.presetKey)} ${c.accountLabel ?? c.accountId} (${environmentNames.get(c.environmentId) ?? c.environmentId})`,
-      })),
-      ...blockers.apiKeys.map((k) => ({ path: `apiKeys.${k.id}`, message: k.name ?? '(unnamed key)' })),
-    ];
-    const counts = [
-      blockers.connections.length ? `${blockers.connections.length} connection(s)` : '',
-      blockers.apiKeys.length ? `${blockers.apiKeys.length} API key grant(s)` : '',
-    ].filter(Boolean);
-    throw new ApiError(
-      'conflict',
-      `${what} is used by ${counts.join(' and ')}; disconnect and revoke them, or delete with cascade=true`,
-      details,
-    );
-  }
-
-  /** With `cascade`: disconnects the connections and revokes the keys, audited with what caused it. */
-  async function removeBlockers(
-    tx: Tx,
-    publish: (change: { topic: string; id: string }) => Promise<void>,
-    principal: Principal,
-    organizationId: string,
-    blockers: Blockers,
-    cause: AuditMetadata,
-  ) {
-    for (const row of blockers.connections) await deps.disconnectRow(tx, row, principal, cause);
-    if (blockers.apiKeys.length === 0) return;
-    const revoked = await tx
-      .update(apiKeys)
-      .set({ revokedAt: clock.now() })
-      .where(
-        and(
-          inArray(
-            apiKeys.id,
-            blockers.apiKeys.map((k) => k.id),
-          ),
-          isNull(apiKeys.revokedAt),
-        ),
-      )
-      .returning({ id: apiKeys.id });
-    for (const { id } of revoked) {
-      await recordAuditEvent(tx, {
-        organizationId,
-        action: 'api_key.revoked',
-        actor: principal,
-        target: { type: 'apiKey', id },
-        at: clock.now(),
-        metadata: { cascade: cause },
-      });
-      await publish({ topic: API_KEY_CHANGED, id });
-    }
-  }
-
-  const hasBlockers = (b: Blockers) => b.connections.length > 0 || b.apiKeys.length > 0;
-  const summary = (b: Blockers) => ({
-    connections: b.connections.map((c) => c.id),
-    apiKeys: b.apiKeys.map((k) => k.id),
-  });
   const evict = (change: { topic: string; id: string }) => deps.authenticator.forget(change.id);
 
   return {
@@ -366,7 +201,7 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
           actor: principal,
           target: { type: 'project', id: project.id },
           at: clock.now(),
-          metadata: { slug: project.slug, name: project.name, cascade: summary(blockers) },
+          metadata: { slug: project.slug, name: project.name, cascade: blockersSummary(blockers) },
         });
       }, evict);
     },
@@ -449,7 +284,11 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
           actor: principal,
           target: { type: 'environment', id: environment.id },
           at: clock.now(),
-          metadata: { projectId: environment.projectId, name: environment.name, cascade: summary(blockers) },
+          metadata: {
+            projectId: environment.projectId,
+            name: environment.name,
+            cascade: blockersSummary(blockers),
+          },
         });
       }, evict);
     },
@@ -513,7 +352,7 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
           actor: principal,
           target: { type: 'agent', id: agent.id },
           at: clock.now(),
-          metadata: { projectId: agent.projectId, name: agent.name, cascade: summary(blockers) },
+          metadata: { projectId: agent.projectId, name: agent.name, cascade: blockersSummary(blockers) },
         });
       }, evict);
     },

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { DomainsService } from '../domains/index.js';
-import type { MembersService } from '../members/members.service.js';
+import type { MembersService } from '../members/index.js';
 import type { RoleMappingsService } from '../sso/index.js';
 import type { TenancyService } from '../tenancy/index.js';
 import type { ListQuery, PatchOperation, UserBody } from './scim.schemas.js';
