@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
-import { organizationIdColumn } from '../tenancy/tenancy.tables.js';
+import { organizationIdColumn } from '../tenancy/index.js';
 
 // Kept in step with src/db/migrations/1040_mcp_catalog.sql, 1240_mcp_catalog_search_index.sql and
 // 1241_mcp_catalog_approvals.sql (docs/mcp-registry.md).
