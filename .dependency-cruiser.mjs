@@ -3,12 +3,14 @@
 import { MODULE_MAP } from './scripts/module-map.mjs';
 
 // The layers of src/, bottom-up; a layer imports only itself and the layers below it.
-// `domain` is the modules and the Expert config-file parser they, the CLI and the console share.
+// `shared` is the code the server, the CLI and the console all run (the cadre.toml validator and the Expert
+// definition's rules); `domain` is the modules.
 export const LAYERS = [
+  ['shared', '^src/shared/'],
   ['lib', '^src/lib/'],
   ['db', '^src/db/'],
   ['http', '^src/http/'],
-  ['domain', '^src/(modules|config-file)/'],
+  ['domain', '^src/modules/'],
   ['app', '^src/(app|bootstrap|bootstrap-demo|schema)\\.ts$|^src/(config|composition)/'],
   ['main', '^src/(main|api-schema\\.d)\\.ts$|^src/cli/'],
 ];
@@ -17,7 +19,7 @@ const upward = LAYERS.slice(0, -1).map(([name, path], index) => ({
   name: `layer-${name}-imports-upward`,
   severity: 'error',
   comment:
-    `src/ is layered main → app → domain (modules) → http → db → lib: ${name} may import only itself and the ` +
+    `src/ is layered main → app → domain (modules) → http → db → lib → shared: ${name} may import only itself and the ` +
     'layers below, so a lower layer never depends on what is built on it (docs/architecture.md, "Layers").',
   from: { path, pathNot: '\\.test\\.ts$' },
   to: { path: LAYERS.slice(index + 1).map(([, above]) => above) },
@@ -65,9 +67,28 @@ export default {
         'The console is a client of the API: it uses the server only through the generated API types ' +
         '(src/api-schema.d.ts), so the server can change anything the API does not promise. A list the console ' +
         'needs from the server is generated into console/src/generated/ by `npm run console:api-types` ' +
-        '(console/scripts/console-lists.ts), which a test keeps current.',
+        '(console/scripts/console-lists.ts), which a test keeps current. Code both sides run lives in src/shared/.',
       from: { path: '^console/' },
-      to: { path: '^src/', pathNot: '^src/api-schema\\.d\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(api-schema\\.d\\.ts$|shared/)' },
+    },
+    {
+      name: 'shared-is-self-contained',
+      severity: 'error',
+      comment:
+        'src/shared/ is the code the server, the CLI and the console all run (the cadre.toml validator, the ' +
+        "Expert definition's rules): it imports only itself and npm packages, never the rest of src/, so the " +
+        'console running it does not run server code (docs/architecture.md, "Layers").',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'shared-runs-in-browsers',
+      severity: 'error',
+      comment:
+        'src/shared/ runs in the console too: no Node.js built-in module (node:fs, node:crypto, …); what needs ' +
+        'one belongs to the server or the CLI (docs/architecture.md, "Layers").',
+      from: { path: '^src/shared/', pathNot: '\\.test\\.ts$' },
+      to: { dependencyTypes: ['core'] },
     },
   ],
   options: {

@@ -21,7 +21,7 @@ function precompiledMetaSchemas(): Plugin {
     enforce: 'pre',
     resolveId(source, importer) {
       if (source === META_SCHEMAS) return `\0${META_SCHEMAS}`;
-      if (source === './meta-schema-validator.js' && importer?.includes('/src/modules/registry/')) {
+      if (source === './meta-schema-validator.js' && importer?.includes('/src/shared/expert/')) {
         return browserValidator;
       }
       return undefined;

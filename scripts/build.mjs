@@ -27,7 +27,7 @@ const STEPS = [
     // The web console (console/README.md); it runs the cadre.toml validator and registry rules from src/;
     // the server's lists it needs are copies in console/src/generated/ (`npm run console:api-types`).
     name: 'console',
-    inputs: ['console', 'src/config-file', 'src/modules/registry', 'package-lock.json'],
+    inputs: ['console', 'src/shared', 'src/api-schema.d.ts', 'package-lock.json'],
     outputs: ['dist/console/index.html'],
     command: [process.execPath, join(ROOT, 'console', 'scripts', 'build.mjs')],
   },

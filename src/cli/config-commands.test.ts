@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempProject } from '../../test/support/cli-harness.js';
-import { configJsonSchema, PROVIDER_NAMES } from '../config-file/index.js';
+import { configJsonSchema, PROVIDER_NAMES } from '../shared/config-file/index.js';
 
 const fixtures = join(import.meta.dirname, '../../test/fixtures/config');
 const fixture = (name: string) => readFileSync(join(fixtures, name), 'utf8');

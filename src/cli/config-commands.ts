@@ -8,8 +8,8 @@ import {
   type ProviderName,
   SCHEMA_FILE_NAME,
   starterConfig,
-} from '../config-file/index.js';
-import { closestMatch } from '../config-file/suggest.js';
+} from '../shared/config-file/index.js';
+import { closestMatch } from '../shared/config-file/suggest.js';
 import {
   CONFIG_FILE_NAME,
   type ConfigCheck,

@@ -1,6 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type CadreConfig, type Diagnostic, formatDiagnostics, parseConfig } from '../config-file/index.js';
+import {
+  type CadreConfig,
+  type Diagnostic,
+  formatDiagnostics,
+  parseConfig,
+} from '../shared/config-file/index.js';
 import { CliError, EXIT_USER, ReportedError } from './errors.js';
 import { type CliIo, paintFor, printLine } from './io.js';
 

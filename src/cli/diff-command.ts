@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { toPublishPayload } from '../config-file/index.js';
-import { parseExpertKey } from '../modules/registry/expert-definition.js';
 import { integrityOf } from '../modules/supply-chain/integrity.js';
 import { type DefinitionDiff, diffDefinitions, formatDiff } from '../modules/supply-chain/version-diff.js';
+import { toPublishPayload } from '../shared/config-file/index.js';
+import { parseExpertKey } from '../shared/expert/expert-definition.js';
 import { loadConfig } from './config-loader.js';
 import { CliError, EXIT_USER } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';

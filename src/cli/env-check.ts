@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { CadreConfig } from '../config-file/index.js';
+import type { CadreConfig } from '../shared/config-file/index.js';
 
 export type EnvWarning = { message: string };
 

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { ExpertStatus } from '../modules/registry/expert-definition.js';
-import { tagSchema } from '../modules/registry/expert-definition.js';
+import type { ExpertStatus } from '../shared/expert/expert-definition.js';
+import { tagSchema } from '../shared/expert/expert-definition.js';
 import { CliError, EXIT_USER } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';
 import type { ListQuery } from './registry-client.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
-import { noPaint, type Paint } from '../config-file/format-diagnostics.js';
+import { noPaint, type Paint } from '../shared/config-file/format-diagnostics.js';
 
 /**
  * Everything a command touches outside itself. Commands receive it instead of using `process`

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CadreConfig } from '../config-file/index.js';
-import { own } from '../lib/own.js';
-import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
 import { integrityOf } from '../modules/supply-chain/integrity.js';
+import type { CadreConfig } from '../shared/config-file/index.js';
+import { tryParseExpertKey } from '../shared/expert/expert-definition.js';
+import { own } from '../shared/own.js';
 import { findConfigFile, loadConfig } from './config-loader.js';
 import { CliError, EXIT_USER, ReportedError } from './errors.js';
 import { type CliIo, paintFor, printJson, printLine } from './io.js';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import stringify from 'safe-stable-stringify';
-import { DelegationCycleError, publishOrder, toPublishPayload } from '../config-file/index.js';
-import { closestMatch } from '../config-file/suggest.js';
-import type { ExpertDefinition } from '../modules/registry/expert-definition.js';
 import { diffDefinitions } from '../modules/supply-chain/version-diff.js';
+import { DelegationCycleError, publishOrder, toPublishPayload } from '../shared/config-file/index.js';
+import { closestMatch } from '../shared/config-file/suggest.js';
+import type { ExpertDefinition } from '../shared/expert/expert-definition.js';
 import { loadConfig } from './config-loader.js';
 import { printDiff } from './diff-command.js';
 import { CliError, EXIT_USER, ReportedError } from './errors.js';

@@ -5,7 +5,7 @@
  */
 
 import type { components, operations } from '../api-schema.js';
-import type { ExpertDefinition, ExpertStatus } from '../modules/registry/expert-definition.js';
+import type { ExpertDefinition, ExpertStatus } from '../shared/expert/expert-definition.js';
 import { type CadreApi, createCadreApi, type RequestBody } from './api.js';
 import { EXIT_SERVER, EXIT_USER } from './errors.js';
 import { foreignJson } from './wrong-server.js';

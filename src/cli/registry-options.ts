@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
+import { tryParseExpertKey } from '../shared/expert/expert-definition.js';
 import { callerKey } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';
 import type { CliIo } from './io.js';

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { components, paths } from '../api-schema.js';
-import { closestMatch } from '../config-file/suggest.js';
 import { EVENT_TYPES } from '../modules/events/event-types.js';
+import { closestMatch } from '../shared/config-file/suggest.js';
 import { bodyOf, dataOf } from './admin-client.js';
 import { apiKeyClient, readPages } from './api-key-client.js';
 import { CliError, EXIT_USER } from './errors.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config-file/index.js';
-import { DEFINITION_LIMITS } from '../../src/modules/registry/expert-definition.js';
+import { parseConfig } from '../../src/shared/config-file/index.js';
+import { DEFINITION_LIMITS } from '../../src/shared/expert/expert-definition.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -2,12 +2,12 @@ import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { Database } from '../../src/db/client.js';
-import type { McpStdioSkill } from '../../src/modules/registry/expert-definition.js';
 import type {
   expertAnswerSchema,
   expertVersionsSchema,
   publishExpertBody,
 } from '../../src/modules/registry-faces/registry.schemas.js';
+import type { McpStdioSkill } from '../../src/shared/expert/expert-definition.js';
 import { addMember, createKey, createOrganization } from '../support/fixtures.js';
 import type { TestServer } from '../support/server.js';
 

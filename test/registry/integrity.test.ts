@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config-file/index.js';
-import { JSON_SCHEMA_MAX_DEPTH } from '../../src/modules/registry/json-schema-check.js';
+import { parseConfig } from '../../src/shared/config-file/index.js';
+import { JSON_SCHEMA_MAX_DEPTH } from '../../src/shared/expert/json-schema-check.js';
 import { expectRegistryError } from '../support/assertions.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishOrder } from '../../src/config-file/delegation.js';
-import { parseConfig } from '../../src/config-file/index.js';
 import type { RunnableDefinition } from '../../src/modules/supply-chain/integrity.js';
 import { diffDefinitions } from '../../src/modules/supply-chain/version-diff.js';
+import { publishOrder } from '../../src/shared/config-file/delegation.js';
+import { parseConfig } from '../../src/shared/config-file/index.js';
 import { baseSkill, expertBody, getExpert, uniqueName } from '../registry/helpers.js';
 import { createOrganization, type TestOrganization } from '../support/fixtures.js';
 import { startServer, type TestServer } from '../support/server.js';

@@ -5,13 +5,13 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { integrityOf } from '../../src/modules/supply-chain/integrity.js';
 import {
   type ExpertDefinition,
   expertDefinitionSchema,
   parseExpertKey,
   tryParseExpertKey,
-} from '../../src/modules/registry/expert-definition.js';
-import { integrityOf } from '../../src/modules/supply-chain/integrity.js';
+} from '../../src/shared/expert/expert-definition.js';
 
 type RecordedRequest = { method: string; url: string; authorization?: string; body?: unknown };
 type Version = { def: ExpertDefinition; tags: string[]; status: string; createdAt: string };

@@ -4,7 +4,7 @@ import {
   type Diagnostic,
   parseConfig,
   SCHEMA_FILE_NAME,
-} from '../../../src/config-file/index.js';
+} from '../../../src/shared/config-file/index.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { ScrollableCode } from '../components/ScrollableCode.js';
 import { STARTER } from '../playground/starter.js';

@@ -1,4 +1,4 @@
-// The browser's stand-in for src/modules/registry/meta-schema-validator.ts (swapped in by vite.config.ts):
+// The browser's stand-in for src/shared/expert/meta-schema-validator.ts (swapped in by vite.config.ts):
 // the same Ajv meta-schemas, compiled at build time, with the same answers, so the playground reports what
 // the registry would.
 import { draft07, draft2020 } from 'virtual:json-meta-schemas';

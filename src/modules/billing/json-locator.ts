@@ -1,4 +1,4 @@
-import type { Location, PathSegment } from '../../config-file/toml-locator.js';
+import type { Location, PathSegment } from '../../shared/config-file/toml-locator.js';
 
 /**
  * Maps value paths of a JSON document back to where they are written, as TomlLocator does for TOML, so a

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostics } from '../../config-file/format-diagnostics.js';
+import { formatDiagnostics } from '../../shared/config-file/format-diagnostics.js';
 import { DEFAULT_PLANS } from './plans.js';
 import { parsePlansFile } from './plans-file.js';
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import type { Diagnostic } from '../../config-file/diagnostics.js';
-import { formatDiagnostics } from '../../config-file/format-diagnostics.js';
-import { closestMatch } from '../../config-file/suggest.js';
-import { type PathSegment, TomlLocator } from '../../config-file/toml-locator.js';
+import type { Diagnostic } from '../../shared/config-file/diagnostics.js';
+import { formatDiagnostics } from '../../shared/config-file/format-diagnostics.js';
+import { closestMatch } from '../../shared/config-file/suggest.js';
+import { type PathSegment, TomlLocator } from '../../shared/config-file/toml-locator.js';
 import { JsonLocator } from './json-locator.js';
 import { COUNTER_KEYS, FREE_PLAN_KEY, type Plan, type PlanCatalogue } from './plans.js';
 

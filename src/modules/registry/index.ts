@@ -2,7 +2,6 @@
 // and the composition (src/app.ts) may use. Everything else in this folder is private to it (docs/architecture.md,
 // "The registry, split by concern").
 
-export { expertAuditNames } from './audit-names.js';
 export {
   ALWAYS,
   acceptedBaseSkillNames,
@@ -30,8 +29,9 @@ export {
   tagSchema,
   tagsSchema,
   tryParseExpertKey,
-} from './expert-definition.js';
-export { type Ecosystem, type Launch, launchOf } from './launcher.js';
+} from '../../shared/expert/expert-definition.js';
+export { type Ecosystem, type Launch, launchOf } from '../../shared/expert/launcher.js';
+export { expertAuditNames } from './audit-names.js';
 export { type CachedAnswer, createRegistryReadCache, REGISTRY_CHANGED } from './registry.cache.js';
 export * as repo from './registry.repo.js';
 export { textArray } from './registry.repo.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../db/client.js';
 import { migrate } from '../../db/migrate.js';
-import { parseExpertKey } from './expert-definition.js';
+import { parseExpertKey } from '../../shared/expert/expert-definition.js';
 import { createRecordReader } from './registry.repo.js';
 import { createListReader } from './registry-list.repo.js';
 

@@ -1,8 +1,8 @@
 import { and, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import { batchedReads } from '../../db/batched-reads.js';
 import type { Db, Executor } from '../../db/client.js';
+import { LATEST_TAG, type ParsedExpertKey } from '../../shared/expert/expert-definition.js';
 import { organizations } from '../tenancy/index.js';
-import { LATEST_TAG, type ParsedExpertKey } from './expert-definition.js';
 import {
   type ExpertRecord,
   registryCounts,

@@ -13,8 +13,8 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { at } from '../../db/columns.js';
+import type { Skills } from '../../shared/expert/expert-definition.js';
 import { organizationIdColumn, organizations } from '../tenancy/index.js';
-import type { Skills } from './expert-definition.js';
 import { RUNTIME_V1_0_PATTERN } from './runtime-line.js';
 
 // Kept in step with src/db/migrations/0100_registry.sql, 0550_registry_takedowns.sql and

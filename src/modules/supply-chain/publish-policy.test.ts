@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Skills } from '../registry/expert-definition.js';
-import { launchOf } from '../registry/launcher.js';
+import type { Skills } from '../../shared/expert/expert-definition.js';
+import { launchOf } from '../../shared/expert/launcher.js';
 import {
   applyPolicyChange,
   hostAllowed,

@@ -4,7 +4,7 @@
  * so a local cadre.toml is compared with a published version by exactly the rules the API answers with.
  */
 import { structuredPatch } from 'diff';
-import { own } from '../../lib/own.js';
+import { own } from '../../shared/own.js';
 
 type Skill = Skills[string];
 

@@ -1,5 +1,5 @@
 /** Wording for diagnostics: type names, examples, allowed keys and one-line fix hints. */
-import { own } from '../lib/own.js';
+
 import {
   DEFAULT_BASE_SKILL_NAMES,
   DEFINITION_LIMITS,
@@ -8,7 +8,8 @@ import {
   mcpSseSkillSchema,
   mcpStdioSkillSchema,
   quotedNames,
-} from '../modules/registry/expert-definition.js';
+} from '../expert/expert-definition.js';
+import { own } from '../own.js';
 import { configFileSchema, expertConfigSchema, PROVIDER_NAMES, providerSettingSchemas } from './schema.js';
 import type { PathSegment } from './toml-locator.js';
 

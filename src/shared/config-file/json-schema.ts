@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { expertNameSchema } from '../modules/registry/expert-definition.js';
+import { expertNameSchema } from '../expert/expert-definition.js';
 import { configFileSchema } from './schema.js';
 
 /** Where the published schema is expected to live; editors resolve `#:schema` against it. */

@@ -2,8 +2,9 @@
  * Delegation between Experts of the same file: which delegates name an Expert defined here (so it
  * must be published first), the publish order, and cycles (which no order can satisfy).
  */
-import { own } from '../lib/own.js';
-import { tryParseExpertKey } from '../modules/registry/expert-definition.js';
+
+import { tryParseExpertKey } from '../expert/expert-definition.js';
+import { own } from '../own.js';
 import type { CadreConfig } from './schema.js';
 
 type ExpertsOnly = Pick<CadreConfig, 'experts'>;

@@ -1,4 +1,4 @@
-import { nestedDeeperThan } from '../../lib/nesting.js';
+import { nestedDeeperThan } from '../nesting.js';
 import { validateAgainstMetaSchema } from './meta-schema-validator.js';
 
 /**

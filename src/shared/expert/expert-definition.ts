@@ -4,7 +4,7 @@
  * registry accepts. docs/registry.md is the source of every rule here.
  */
 import { z } from 'zod';
-import { nestedDeeperThan } from '../../lib/nesting.js';
+import { nestedDeeperThan } from '../nesting.js';
 import {
   atMostChars,
   atMostItems,

@@ -1,6 +1,6 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { nestedDeeperThan } from '../lib/nesting.js';
-import { launchOf } from '../modules/registry/launcher.js';
+import { launchOf } from '../expert/launcher.js';
+import { nestedDeeperThan } from '../nesting.js';
 import { findDelegationCycle, localDelegates } from './delegation.js';
 import { type Diagnostic, DiagnosticBuilder } from './diagnostics.js';
 import { foreignModel, STARTER_MODELS } from './models.js';

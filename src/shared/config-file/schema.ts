@@ -20,7 +20,7 @@ import {
   semverSchema,
   skillsSchema,
   tagsSchema,
-} from '../modules/registry/expert-definition.js';
+} from '../expert/expert-definition.js';
 
 /** The seven LLM provider identifiers (docs/config.md). */
 export const PROVIDER_NAMES = [

@@ -6,7 +6,7 @@ import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA_ID, configJsonSchema } from './index.js';
 
-const root = join(import.meta.dirname, '../..');
+const root = join(import.meta.dirname, '../../..');
 const fixtures = join(root, 'test/fixtures/config');
 
 function validator() {

@@ -1,4 +1,3 @@
-import { own } from '../lib/own.js';
 import {
   BASE_SKILL_KEY,
   baseSkillsIn,
@@ -6,7 +5,8 @@ import {
   DEFAULT_BASE_SKILL_NAMES,
   type ExpertDefinition,
   expertDefinitionSchema,
-} from '../modules/registry/expert-definition.js';
+} from '../expert/expert-definition.js';
+import { own } from '../own.js';
 import type { CadreConfig } from './schema.js';
 
 /**

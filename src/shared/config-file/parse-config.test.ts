@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_NAMES, parseConfig } from './index.js';
 
-const fixtures = join(import.meta.dirname, '../../test/fixtures/config');
+const fixtures = join(import.meta.dirname, '../../../test/fixtures/config');
 const read = (name: string) => readFileSync(join(fixtures, name), 'utf8');
 
 function valid(name: string) {
@@ -107,7 +107,7 @@ describe('valid files', () => {
   });
 
   it('the documented example is valid and identical to the fixture (minus its #:schema header)', () => {
-    const docs = readFileSync(join(import.meta.dirname, '../../docs/examples/cadre.toml'), 'utf8');
+    const docs = readFileSync(join(import.meta.dirname, '../../../docs/examples/cadre.toml'), 'utf8');
     expect(parseConfig(docs, { path: 'cadre.toml' }).ok).toBe(true);
     expect(docs.endsWith(read('valid/complete.toml'))).toBe(true);
   });

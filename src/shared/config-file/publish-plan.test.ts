@@ -1,15 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  BASE_SKILL_KEY,
-  DEFAULT_BASE_SKILL,
-  expertDefinitionSchema,
-} from '../modules/registry/expert-definition.js';
+import { BASE_SKILL_KEY, DEFAULT_BASE_SKILL, expertDefinitionSchema } from '../expert/expert-definition.js';
 import { DelegationCycleError, parseConfig, publishOrder, toPublishPayload } from './index.js';
 import { configFileSchema } from './schema.js';
 
-const fixtures = join(import.meta.dirname, '../../test/fixtures/config');
+const fixtures = join(import.meta.dirname, '../../../test/fixtures/config');
 function load(name: string) {
   const result = parseConfig(readFileSync(join(fixtures, name), 'utf8'), { path: name });
   if (!result.ok) throw new Error(JSON.stringify(result.diagnostics));

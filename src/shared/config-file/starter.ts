@@ -2,7 +2,7 @@ import {
   BASE_SKILL_KEY,
   DEFAULT_BASE_SKILL,
   DEFAULT_MIN_RUNTIME_VERSION,
-} from '../modules/registry/expert-definition.js';
+} from '../expert/expert-definition.js';
 import { STARTER_MODELS } from './models.js';
 import { CONFIG_DEFAULTS, type ProviderName } from './schema.js';
 
