@@ -56,6 +56,7 @@ export const MODULE_MAP = {
   },
   oauth: {
     tenancy: "integrations belong to an organization, connections to one of its projects' environments",
+    billing: "the plan's connection limit is counted over the connections table (billing's OwnedCounters)",
   },
   integrations: {
     auth: 'registering, changing and removing an integration are permissions',
@@ -87,6 +88,7 @@ export const MODULE_MAP = {
   },
   registry: {
     tenancy: 'an Expert belongs to an organization, whose slug and creation date a record shows as its owner',
+    billing: "the plan's monthly published versions are counted over the versions table (billing's OwnedCounters)",
     metrics: "the records' read cache counts its hits, misses and evictions",
   },
   'supply-chain': {

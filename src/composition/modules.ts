@@ -14,8 +14,10 @@ import { createEventsModule } from '../modules/events/events.module.js';
 import { createMcpCatalogModule } from '../modules/mcp-catalog/index.js';
 import { createMembersModule } from '../modules/members/index.js';
 import { createMetricsModule } from '../modules/metrics/index.js';
+import { connectionsSource } from '../modules/oauth/index.js';
 import { createOAuthModule } from '../modules/oauth-flow/index.js';
 import { createOrganizationModule } from '../modules/organization/index.js';
+import { expertVersionsSource } from '../modules/registry/index.js';
 import { createRegistryModule } from '../modules/registry-faces/index.js';
 import { createScimModule } from '../modules/scim/index.js';
 import { createSessionsModule } from '../modules/sessions/sessions.module.js';
@@ -32,7 +34,6 @@ import type { AppDeps } from './app-deps.js';
 import { auditRecordNames } from './audit-names.js';
 import type { Foundations } from './foundations.js';
 import { VERSION } from './server.js';
-import { connectionsSource, expertVersionsSource } from './usage-counters.js';
 
 export type Modules = ReturnType<typeof buildModules>;
 

@@ -38,3 +38,4 @@ export {
   grantedScopes,
   tokenResponseOptions,
 } from './provider-client.js';
+export { connectionsSource } from './usage.js';

@@ -44,3 +44,4 @@ export {
 } from './registry.tables.js';
 export { createListReader, type ListExpertsQuery } from './registry-list.repo.js';
 export { PERSTACK_RUNTIME_VERSION, runsOnV1_0 } from './runtime-line.js';
+export { expertVersionsSource } from './usage.js';
