@@ -58,6 +58,19 @@ export default {
       from: { path: '^src/modules/([^/]+)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
     },
+    {
+      name: 'composition-through-index',
+      severity: 'error',
+      comment:
+        "The composition (src/app.ts, src/composition/, src/config/, src/main.ts, src/bootstrap*.ts) assembles " +
+        "modules through their public entries (src/modules/<name>/index.ts), as modules use each other. " +
+        'src/schema.ts, the list of every table for the migrations tool, is the one file that names tables.',
+      from: {
+        path: '^src/((app|main|bootstrap[^/]*)\\.ts$|(composition|config)/)',
+        pathNot: '\\.test\\.ts$',
+      },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
     ...upward,
     ...unlisted,
     {

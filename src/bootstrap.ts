@@ -4,7 +4,7 @@ import { count } from 'drizzle-orm';
 import type { AppContext } from './app.js';
 import { DEMO_EXPERTS } from './bootstrap-demo.js';
 import { randomBase62 } from './lib/secrets.js';
-import { organizations } from './modules/tenancy/tenancy.tables.js';
+import { organizations } from './modules/tenancy/index.js';
 
 /** What `./.cadre-data/bootstrap.json` holds: secrets, hence mode 0600 and never printed. */
 interface BootstrapFile {

@@ -21,14 +21,14 @@ import { parseKeyRing } from './lib/key-ring.js';
 import { LOOPBACK_ALLOWANCE, NO_ALLOWANCE } from './lib/outbound/address-policy.js';
 import { checkPortFree, PortUnavailableError } from './lib/port-check.js';
 import { makePrivateDataDir, tighten } from './lib/private-dir.js';
-import { createPlanCatalogue } from './modules/billing/plans.js';
 import {
+  createPlanCatalogue,
   describePlansFileProblem,
   readPlansFile,
   reloadPlansOnSighup,
-} from './modules/billing/plans-file.js';
+} from './modules/billing/index.js';
 import { loadOrCreateKeyRing } from './modules/key-rotation/index.js';
-import { startMetricsServer } from './modules/metrics/metrics-server.js';
+import { startMetricsServer } from './modules/metrics/index.js';
 import { startupBanner } from './startup-banner.js';
 
 const env = loadEnv();

@@ -4,7 +4,7 @@ import { registerErrorHandling } from '../http/error-handler.js';
 import { FACES, type Face, registerFace } from '../http/faces.js';
 import { registerPathNames } from '../http/path-names.js';
 import type { App } from '../http/route-kit.js';
-import { createPathNameResolver } from '../modules/tenancy/path-names.js';
+import { createPathNameResolver } from '../modules/tenancy/index.js';
 import type { AppDeps } from './app-deps.js';
 import type { Foundations } from './foundations.js';
 import type { Modules } from './modules.js';

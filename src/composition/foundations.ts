@@ -14,7 +14,7 @@ import { revokeUserApiKeys } from '../modules/api-keys/index.js';
 import { recordAuditEvent } from '../modules/audit/index.js';
 import { seedPublishPolicy } from '../modules/registry-faces/index.js';
 import { endUserSessions } from '../modules/sessions/index.js';
-import { createTenancyService } from '../modules/tenancy/tenancy.service.js';
+import { createTenancyService } from '../modules/tenancy/index.js';
 import type { AppDeps } from './app-deps.js';
 
 export type Foundations = ReturnType<typeof buildFoundations>;

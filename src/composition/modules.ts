@@ -3,14 +3,13 @@
 
 import type { App } from '../http/route-kit.js';
 import { NO_ALLOWANCE } from '../lib/outbound/address-policy.js';
-import { createApiKeysModule } from '../modules/api-keys/api-keys.module.js';
-import { activeApiKeysSource } from '../modules/api-keys/index.js';
+import { activeApiKeysSource, createApiKeysModule } from '../modules/api-keys/index.js';
 import { createAuditModule } from '../modules/audit/index.js';
-import { createBillingModule } from '../modules/billing/billing.module.js';
+import { createBillingModule } from '../modules/billing/index.js';
 import { createCliLoginsModule } from '../modules/cli-logins/index.js';
-import { createConsoleModule } from '../modules/console/console.module.js';
+import { createConsoleModule } from '../modules/console/index.js';
 import { createDomainsModule } from '../modules/domains/index.js';
-import { createEventsModule } from '../modules/events/events.module.js';
+import { createEventsModule } from '../modules/events/index.js';
 import { createMcpCatalogModule } from '../modules/mcp-catalog/index.js';
 import { createMembersModule } from '../modules/members/index.js';
 import { createMetricsModule } from '../modules/metrics/index.js';
@@ -20,7 +19,7 @@ import { createOrganizationModule } from '../modules/organization/index.js';
 import { expertVersionsSource } from '../modules/registry/index.js';
 import { createRegistryModule } from '../modules/registry-faces/index.js';
 import { createScimModule } from '../modules/scim/index.js';
-import { createSessionsModule } from '../modules/sessions/sessions.module.js';
+import { createSessionsModule } from '../modules/sessions/index.js';
 import { createSsoEnforcement, createSsoModule } from '../modules/sso/index.js';
 import { policies } from '../modules/supply-chain/index.js';
 import { createSystemModule } from '../modules/system/index.js';

@@ -5,8 +5,8 @@ import {
   type OutboundAllowance,
   parseOutboundAllowance,
 } from '../lib/outbound/address-policy.js';
-import type { BillingOptions } from '../modules/billing/billing.module.js';
-import { BILLING_PROVIDERS } from '../modules/billing/providers/index.js';
+import type { BillingOptions } from '../modules/billing/index.js';
+import { BILLING_PROVIDERS } from '../modules/billing/index.js';
 import { skillNameSchema } from '../modules/registry/index.js';
 import { applyPolicyChange, OPEN_POLICY, publishPolicyChange } from '../modules/supply-chain/index.js';
 import { type EnvProblem, formatProblems, problemsOf } from './env-problems.js';

@@ -2,6 +2,7 @@
 // Everything else in this folder is private to it (docs/architecture.md, "Boundaries").
 
 export { API_KEY_CHANGED, type ApiKeyAuthenticator } from './api-key-authenticator.js';
+export { createApiKeysModule } from './api-keys.module.js';
 export { createApiKeyBody, createdApiKeySchema } from './api-keys.schemas.js';
 export type { ApiKeysService } from './api-keys.service.js';
 // The table, for other modules' foreign keys only; every write goes through the API keys' service.

@@ -2,6 +2,7 @@
 // else in this folder is private to it (docs/architecture.md, "Boundaries").
 
 export { EVENT_TYPES, RECORDED_EVENT_TYPES } from './event-types.js';
+export { createEventsModule } from './events.module.js';
 export type { EventFollower } from './events.repo.js';
 export { followEvents, recordEvent } from './events.repo.js';
 export { presentEvent } from './events.service.js';

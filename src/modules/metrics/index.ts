@@ -11,3 +11,4 @@ export type {
   ProviderCallTimer,
 } from './metrics.js';
 export { createMetricsModule } from './metrics.module.js';
+export { startMetricsServer } from './metrics-server.js';

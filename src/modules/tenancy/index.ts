@@ -5,6 +5,7 @@ export type { AccountCredentials } from './account-reset.js';
 export { resetAccountCredentials } from './account-reset.js';
 export { tenancyAuditNames } from './audit-names.js';
 export { MEMBERSHIP_CHANGED } from './changes.js';
+export { createPathNameResolver } from './path-names.js';
 export {
   presentAgent,
   presentEnvironment,
@@ -28,6 +29,7 @@ export {
   userSchema,
 } from './tenancy.schemas.js';
 export type { Organization, TenancyService, User } from './tenancy.service.js';
+export { createTenancyService } from './tenancy.service.js';
 // The tables, for other modules' foreign keys and read-only joins only; every write goes through the tenancy
 // service (docs/architecture.md, "Boundaries").
 export {
