@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ApiProblem, api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -7,7 +7,8 @@ import { CopyButton } from '../components/CopyButton.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { When } from '../components/When.js';
 import { formatDateTime } from '../format.js';
-import { EVENT_GROUPS, type EventType, eventWords } from './event-words.js';
+import { type EventType, eventWords } from './event-words.js';
+import { EventTypePicker } from './webhook-event-picker.js';
 
 export type Endpoint = components['schemas']['WebhookEndpoint'];
 
@@ -39,80 +40,6 @@ const invalidate = (client: ReturnType<typeof useQueryClient>) =>
     client.invalidateQueries({ queryKey: ['webhook-endpoints'] }),
     client.invalidateQueries({ queryKey: ['webhook-endpoint'] }),
   ]);
-
-/** "All Expert events": checked when every type of the group is, mixed when some are. */
-function GroupCheck(props: {
-  label: string;
-  chosen: number;
-  total: number;
-  onChange: (all: boolean) => void;
-}) {
-  const ref = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (ref.current) ref.current.indeterminate = props.chosen > 0 && props.chosen < props.total;
-  }, [props.chosen, props.total]);
-  return (
-    <label className="check group-check">
-      <input
-        ref={ref}
-        type="checkbox"
-        checked={props.chosen === props.total}
-        onChange={(event) => props.onChange(event.target.checked)}
-      />
-      {props.label}
-    </label>
-  );
-}
-
-/** The event types to send, as checkboxes grouped by resource. */
-function EventTypePicker(props: { value: EventType[]; onChange: (types: EventType[]) => void; id: string }) {
-  const { value, onChange } = props;
-  return (
-    <fieldset className="fieldset">
-      <legend>Events to send</legend>
-      <div className="event-groups">
-        {EVENT_GROUPS.map((group) => {
-          const chosen = group.types.filter((t) => value.includes(t)).length;
-          return (
-            <fieldset key={group.key} className="event-group">
-              <legend>{group.label}</legend>
-              {group.types.length > 1 && (
-                <GroupCheck
-                  label={group.all}
-                  chosen={chosen}
-                  total={group.types.length}
-                  onChange={(all) =>
-                    onChange(
-                      all
-                        ? [...value, ...group.types.filter((t) => !value.includes(t))]
-                        : value.filter((t) => !group.types.includes(t)),
-                    )
-                  }
-                />
-              )}
-              {group.types.map((type) => (
-                <label key={type} className="check">
-                  <input
-                    type="checkbox"
-                    name={`${props.id}-types`}
-                    value={type}
-                    checked={value.includes(type)}
-                    onChange={() =>
-                      onChange(value.includes(type) ? value.filter((t) => t !== type) : [...value, type])
-                    }
-                  />
-                  <span>
-                    {eventWords(type)} <code className="small">{type}</code>
-                  </span>
-                </label>
-              ))}
-            </fieldset>
-          );
-        })}
-      </div>
-    </fieldset>
-  );
-}
 
 /** Add an endpoint (then show its secret once), or change one's URL, description and event types. */
 export function EndpointForm(props: {

@@ -45,7 +45,8 @@ export function createCatalogAccess(deps: CatalogAccessDeps) {
   const { cache } = deps;
   const origin = () => deps.publicUrl().replace(/\/$/, '');
 
-  // An organization's id and slug never change (tenancy.service.ts): once read, right for the process's life.
+  // An organization's id and slug never change (tenancy's organizations.service.ts): once read, right for
+  // the process's life.
   const organizations = new LRUCache<string, { id: string; slug: string }>({ max: 10_000 });
   async function organizationOf(idOrSlug: string) {
     const cached = organizations.get(idOrSlug);

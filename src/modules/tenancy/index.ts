@@ -28,8 +28,9 @@ export {
   setPasswordBody,
   userSchema,
 } from './tenancy.schemas.js';
-export type { Organization, TenancyService, User } from './tenancy.service.js';
+export type { TenancyService } from './tenancy.service.js';
 export { createTenancyService } from './tenancy.service.js';
+export type { Organization, User } from './tenancy.tables.js';
 // The tables, for other modules' foreign keys and read-only joins only; every write goes through the tenancy
 // service (docs/architecture.md, "Boundaries").
 export {

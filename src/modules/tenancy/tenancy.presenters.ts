@@ -1,4 +1,4 @@
-import type { Agent, Environment, Organization, Project, User } from './tenancy.service.js';
+import type { Agent, Environment, Organization, Project, User } from './tenancy.tables.js';
 
 type Membership = {
   organizationId: string;

@@ -70,3 +70,10 @@ export const agents = pgTable('agents', {
   name: text('name').notNull(),
   createdAt: createdAt(),
 });
+
+// The records as read, for the tenancy services and presenters.
+export type Organization = typeof organizations.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Project = typeof projects.$inferSelect;
+export type Environment = typeof environments.$inferSelect;
+export type Agent = typeof agents.$inferSelect;
