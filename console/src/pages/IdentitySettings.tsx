@@ -147,7 +147,7 @@ function ScimToken() {
   return (
     <section className="card" aria-labelledby="scim-heading">
       <h2 id="scim-heading">SCIM provisioning</h2>
-      <p className="small">
+      <p className="small break-anywhere">
         Base URL <code>{base}</code> <CopyButton text={base} label="Copy URL" />
       </p>
       <ErrorNotice error={token.error ?? rotate.error ?? revoke.error} retry={token.refetch} />
