@@ -3956,6 +3956,72 @@ export interface components {
             linkCreated: boolean;
             updatedAt: string | null;
         };
+        /** @description A server version with Cadre's id, organization and approval state (the management API). */
+        McpManagedServer: {
+            server: components["schemas"]["McpServerJson"];
+            _meta: {
+                "io.modelcontextprotocol.registry/official": {
+                    /** @enum {string} */
+                    status: "active" | "deprecated" | "deleted";
+                    statusMessage?: string;
+                    /** Format: date-time */
+                    statusChangedAt: string;
+                    /** Format: date-time */
+                    publishedAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    isLatest: boolean;
+                };
+                "dev.cadre/catalog": {
+                    /** @description The version's id in Cadre */
+                    id: string;
+                    /** @description The slug of the organization whose catalog holds it */
+                    organization: string;
+                    /** @description On a version that waits for approval or was refused (the v0.1 reads never show one) */
+                    approval?: {
+                        /** @enum {string} */
+                        status: "pending" | "rejected";
+                        /** @description How the version widens access, in words */
+                        reasons: string[];
+                        /** @description The version it was compared with */
+                        previousVersion: string | null;
+                    };
+                };
+            };
+        };
+        /** @description A server version with Cadre's id, organization and approval state (the management API). */
+        McpManagedServerInput: {
+            server: components["schemas"]["McpServerJsonInput"];
+            _meta: {
+                "io.modelcontextprotocol.registry/official": {
+                    /** @enum {string} */
+                    status: "active" | "deprecated" | "deleted";
+                    statusMessage?: string;
+                    /** Format: date-time */
+                    statusChangedAt: string;
+                    /** Format: date-time */
+                    publishedAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    isLatest: boolean;
+                };
+                "dev.cadre/catalog": {
+                    /** @description The version's id in Cadre */
+                    id: string;
+                    /** @description The slug of the organization whose catalog holds it */
+                    organization: string;
+                    /** @description On a version that waits for approval or was refused (the v0.1 reads never show one) */
+                    approval?: {
+                        /** @enum {string} */
+                        status: "pending" | "rejected";
+                        /** @description How the version widens access, in words */
+                        reasons: string[];
+                        /** @description The version it was compared with */
+                        previousVersion: string | null;
+                    };
+                };
+            };
+        };
         /** @description An MCP server as the MCP Registry describes it (server.json, schema 2025-09-29). */
         McpServerJson: {
             /** Format: uri */
@@ -4742,21 +4808,6 @@ export interface components {
                     updatedAt: string;
                     isLatest: boolean;
                 };
-                "dev.cadre/catalog": {
-                    /** @description The version's id in Cadre */
-                    id: string;
-                    /** @description The slug of the organization whose catalog holds it */
-                    organization: string;
-                    /** @description On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one) */
-                    approval?: {
-                        /** @enum {string} */
-                        status: "pending" | "rejected";
-                        /** @description How the version widens access, in words */
-                        reasons: string[];
-                        /** @description The version it was compared with */
-                        previousVersion: string | null;
-                    };
-                };
             };
         };
         /** @description One server version, as the MCP Registry v0.1 API answers it. */
@@ -4774,21 +4825,6 @@ export interface components {
                     /** Format: date-time */
                     updatedAt: string;
                     isLatest: boolean;
-                };
-                "dev.cadre/catalog": {
-                    /** @description The version's id in Cadre */
-                    id: string;
-                    /** @description The slug of the organization whose catalog holds it */
-                    organization: string;
-                    /** @description On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one) */
-                    approval?: {
-                        /** @enum {string} */
-                        status: "pending" | "rejected";
-                        /** @description How the version widens access, in words */
-                        reasons: string[];
-                        /** @description The version it was compared with */
-                        previousVersion: string | null;
-                    };
                 };
             };
         };
@@ -21084,7 +21120,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["McpServerResponse"];
+                        data: components["schemas"]["McpManagedServer"];
                     };
                 };
             };
@@ -21203,7 +21239,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["McpServerResponse"];
+                        data: components["schemas"]["McpManagedServer"];
                     };
                 };
             };
@@ -21333,7 +21369,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["McpServerResponse"];
+                        data: components["schemas"]["McpManagedServer"];
                     };
                 };
             };
@@ -21456,7 +21492,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["McpServerResponse"];
+                        data: components["schemas"]["McpManagedServer"];
                     };
                 };
             };

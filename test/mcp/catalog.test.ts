@@ -60,6 +60,29 @@ describe('publishing', () => {
     expect(version?.message).toMatch(/specific version, not a range/);
   });
 
+  it("answers the registry's own _meta on v0.1 reads, and Cadre's id and organization on management answers", async () => {
+    const name = serverName('meta');
+    const published = await server.request<{ data: { _meta: Record<string, unknown> } }>(
+      'POST',
+      '/api/v1/mcp/servers',
+      { key: org.ownerKey, body: npmServer(name, '1.0.0') },
+    );
+    expect(published.status, published.text).toBe(201);
+    expect(published.body.data._meta['dev.cadre/catalog']).toEqual({
+      id: expect.any(String),
+      organization: org.slug,
+    });
+    const answers = [
+      (await read(`/servers?search=${encodeURIComponent(name)}`)).body.servers,
+      (await read(`/servers/${enc(name)}/versions`)).body.servers,
+      [(await read<Entry>(`/servers/${enc(name)}/versions/latest`)).body],
+    ];
+    for (const entries of answers) {
+      expect(entries).toHaveLength(1);
+      expect(Object.keys(entries[0]!._meta)).toEqual([OFFICIAL]);
+    }
+  });
+
   it('keeps versions immutable and moves latest by semver, not by publish order', async () => {
     const name = serverName();
     await publish(server, org, npmServer(name, '1.10.0'));
@@ -265,6 +288,25 @@ describe('answers from the cache', () => {
     expect(official((await latest()).body).status).toBe('deprecated');
   });
 
+  it('keeps one answer per query text: a query spelled two ways reads alike, and a publish refreshes both', async () => {
+    const name = serverName('spelled');
+    await publish(server, org, npmServer(name, '1.0.0'));
+    const spellings = [
+      `/servers?search=${enc(name)}&version=latest&limit=5`,
+      `/servers?limit=5&version=latest&search=${enc(name)}`,
+    ];
+    const versions = async () =>
+      Promise.all(
+        spellings.map(async (path) => (await read(path)).body.servers.map((entry) => entry.server.version)),
+      );
+    expect(await versions()).toEqual([['1.0.0'], ['1.0.0']]);
+    expect(await versions()).toEqual([['1.0.0'], ['1.0.0']]);
+    await publish(server, org, npmServer(name, '1.1.0'));
+    expect(await versions()).toEqual([['1.1.0'], ['1.1.0']]);
+    // The text is the key, the validated query the answer: a bad spelling is refused, never served.
+    expect((await read(`/servers?search=${enc(name)}&limit=5&limit=500`)).status).toBe(400);
+  });
+
   it('never serves an answer read while the catalog was public once it is private', async () => {
     const other = await createOrganization(server);
     const name = serverName('closing');
@@ -299,10 +341,15 @@ describe('CORS for IDEs', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, OPTIONS');
     expect(preflight.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
-    for (const path of ['/servers', '/servers/com.example%2Fnone/versions/latest']) {
+    expect(preflight.headers.get('access-control-max-age')).toBe('86400');
+    for (const path of ['/servers', '/servers/com.example%2Fnone/versions/latest', '/servers?limit=0']) {
       const res = await read(path);
       expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
     }
+    // A path no route answers, under the face: still readable by the browser that asked.
+    const unknown = await server.request('GET', `/mcp/${org.slug}/v0.2/servers`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
 

@@ -8,9 +8,9 @@ import type { TenancyService } from '../tenancy/index.js';
 import type { CatalogWrite } from './catalog-access.js';
 import { latestOf } from './latest.js';
 import * as repo from './mcp-catalog.repo.js';
-import type { ServerAnswer, StatusChange } from './mcp-catalog.schemas.js';
+import type { ManagedServerAnswer, StatusChange } from './mcp-catalog.schemas.js';
 import type { ServerVersionRow } from './mcp-catalog.tables.js';
-import { present } from './present.js';
+import { presentManaged } from './present.js';
 import type { ServerJson } from './server-json.schemas.js';
 import { wideningReasons } from './widening.js';
 
@@ -34,7 +34,7 @@ export function createCatalogPublishing(deps: CatalogPublishingDeps) {
    * approvalRequiredForWidening, a version that widens access over the latest one (widening.ts) waits for
    * approval instead: on no list, never `latest` (mcp-catalog.approvals.ts). Audited as mcp_server.published.
    */
-  async function publish(principal: Principal, server: ServerJson): Promise<ServerAnswer> {
+  async function publish(principal: Principal, server: ServerJson): Promise<ManagedServerAnswer> {
     requirePermission(principal, 'mcp:write');
     const organization = await deps.tenancy.getOrganization(principal.organizationId);
     const catalog = { organizationId: organization.id, slug: organization.slug };
@@ -92,7 +92,7 @@ export function createCatalogPublishing(deps: CatalogPublishingDeps) {
           ...(waits ? { awaitingApproval: { reasons } } : {}),
         },
       });
-      return present(row, catalog);
+      return presentManaged(row, catalog);
     });
   }
 
@@ -158,7 +158,7 @@ export function createCatalogPublishing(deps: CatalogPublishingDeps) {
           ...(message ? { statusMessage: message } : {}),
         },
       });
-      return present(updated, catalog);
+      return presentManaged(updated, catalog);
     });
   }
 

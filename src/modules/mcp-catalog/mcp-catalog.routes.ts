@@ -20,19 +20,24 @@ const tags = ['MCP catalog'];
 /**
  * What IDEs need to read a catalog from a web view or another origin (VS Code, Copilot): any origin may read
  * (the answers hold no cookie-bound data: private catalogs are read with a Bearer key or a catalog link).
+ * Every answer says so; the methods, headers and how long to remember them are read by browsers from the
+ * preflight's answer only (the Fetch standard's CORS check), so only the preflight carries them.
  */
-const CORS_HEADERS = {
+const PREFLIGHT_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, OPTIONS',
   'access-control-allow-headers': 'Authorization, Content-Type',
   'access-control-max-age': '86400',
 };
 
-/** Every answer of the face carries the CORS headers, errors included, so a browser client can read them. */
+/**
+ * Every answer of the face carries `Access-Control-Allow-Origin`, errors included, so a browser client can
+ * read them: set when the request arrives, since an error answer keeps the headers already set.
+ */
 export function registerCatalogCors(app: App): void {
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    reply.headers(CORS_HEADERS);
-    done(null, payload);
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('access-control-allow-origin', '*');
+    done();
   });
 }
 
@@ -106,7 +111,11 @@ function registerReads(
       querystring: listServersQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
-    handler: (request, reply) => respond(request, reply, (catalog) => catalogs.list(catalog, request.query)),
+    handler: (request, reply) => {
+      const queryAt = request.url.indexOf('?');
+      const queryText = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
+      return respond(request, reply, (catalog) => catalogs.list(catalog, request.query, queryText));
+    },
   });
 
   app.get(`${base}/v0.1/servers/:serverName/versions`, {
@@ -165,6 +174,6 @@ export function registerCatalogReadRoutes(
   app.options('/*', {
     config: { auth: 'public', capabilityUrl: true },
     schema: { hide: true },
-    handler: async (_request, reply: FastifyReply) => reply.code(204).send(),
+    handler: async (_request, reply: FastifyReply) => reply.code(204).headers(PREFLIGHT_HEADERS).send(),
   });
 }

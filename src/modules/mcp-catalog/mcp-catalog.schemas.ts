@@ -27,15 +27,19 @@ const cadre = z.object({
     })
     .optional()
     .meta({
-      description:
-        'On a version that waits for approval or was refused (management answers only: the v0.1 reads never show one)',
+      description: 'On a version that waits for approval or was refused (the v0.1 reads never show one)',
     }),
 });
 
+/**
+ * One server version in the v0.1 reads: the registry's own data only, the shape the MCP Registry answers.
+ * Cadre's id and approval state are management data (`managedServerAnswer`): an IDE or a mirror names a version
+ * by server name and version, and the organization is in the URL it reads (docs/mcp-registry.md).
+ */
 export const serverAnswer = z
   .object({
     server: serverJsonSchema,
-    _meta: z.object({ [OFFICIAL_META_KEY]: official, [CADRE_META_KEY]: cadre }),
+    _meta: z.object({ [OFFICIAL_META_KEY]: official }),
   })
   .meta({
     id: 'McpServerResponse',
@@ -112,7 +116,19 @@ export const catalogLinkAnswer = dataOf(
   }),
 );
 
-export const publishedAnswer = dataOf(serverAnswer);
+/** A server version as the management API answers it: the v0.1 answer with Cadre's own data added. */
+export const managedServerAnswer = z
+  .object({
+    server: serverJsonSchema,
+    _meta: z.object({ [OFFICIAL_META_KEY]: official, [CADRE_META_KEY]: cadre }),
+  })
+  .meta({
+    id: 'McpManagedServer',
+    description: "A server version with Cadre's id, organization and approval state (the management API).",
+  });
+export type ManagedServerAnswer = z.infer<typeof managedServerAnswer>;
+
+export const publishedAnswer = dataOf(managedServerAnswer);
 
 export const statusBody = z
   .strictObject({

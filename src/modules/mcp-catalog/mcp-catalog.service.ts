@@ -83,10 +83,13 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     });
   }
 
-  function list(catalog: Catalog, query: ListServersQuery): Answer | Promise<Answer> {
-    const { cursor, limit, search, updated_since, version, include_deleted } = query;
-    const what = JSON.stringify(['list', cursor, limit, search, updated_since, version, include_deleted]);
-    return answered(catalog, what, () => readList(catalog, query));
+  /**
+   * A page of the list. `queryText` is the request's query string as sent, the answer's cache key: the same
+   * text always parses to the same query, and keying on it spares building a key from the parsed query on
+   * every read (a query spelled another way is stored once more, within the cache's bounds).
+   */
+  function list(catalog: Catalog, query: ListServersQuery, queryText: string): Answer | Promise<Answer> {
+    return answered(catalog, `list?${queryText}`, () => readList(catalog, query));
   }
 
   async function readList(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
@@ -104,7 +107,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
-      servers: page.map((row) => present(row, catalog)),
+      servers: page.map((row) => present(row)),
       metadata: {
         count: page.length,
         ...(rows.length > query.limit && last ? { nextCursor: repo.encodeCursor(last) } : {}),
@@ -117,7 +120,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
       const all = (await repo.versionsOf(db, catalog.organizationId, name)).filter(repo.isListed);
       const shown = all.filter((row) => includeDeleted || row.status !== 'deleted').reverse();
       if (shown.length === 0) throw notFound(`Server ${name}`);
-      return { servers: shown.map((row) => present(row, catalog)), metadata: { count: shown.length } };
+      return { servers: shown.map((row) => present(row)), metadata: { count: shown.length } };
     });
   }
 
@@ -129,7 +132,7 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
       );
       if (!row || (row.status === 'deleted' && !includeDeleted))
         throw notFound(`Server ${name} version ${wanted}`);
-      return present(row, catalog);
+      return present(row);
     });
   }
 

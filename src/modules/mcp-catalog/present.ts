@@ -1,12 +1,16 @@
-import { CADRE_META_KEY, OFFICIAL_META_KEY, type ServerAnswer } from './mcp-catalog.schemas.js';
+import {
+  CADRE_META_KEY,
+  type ManagedServerAnswer,
+  OFFICIAL_META_KEY,
+  type ServerAnswer,
+} from './mcp-catalog.schemas.js';
 import type { ServerVersionRow } from './mcp-catalog.tables.js';
 import type { ServerJson } from './server-json.schemas.js';
 
 export const iso = (date: Date) => date.toISOString();
 
-/** A version as answered; one waiting for approval, or refused, says so (the v0.1 reads never show one). */
-export function present(row: ServerVersionRow, catalog: { slug: string }): ServerAnswer {
-  const waited = row.approval === 'pending' || row.approval === 'rejected';
+/** A version as the v0.1 reads answer it: the `server.json` and the registry's own data, nothing else. */
+export function present(row: ServerVersionRow): ServerAnswer {
   return {
     server: row.server as ServerJson,
     _meta: {
@@ -18,6 +22,21 @@ export function present(row: ServerVersionRow, catalog: { slug: string }): Serve
         updatedAt: iso(row.updatedAt),
         isLatest: row.isLatest,
       },
+    },
+  };
+}
+
+/**
+ * A version as the management API answers it: with Cadre's id and organization; one waiting for approval,
+ * or refused, says so.
+ */
+export function presentManaged(row: ServerVersionRow, catalog: { slug: string }): ManagedServerAnswer {
+  const waited = row.approval === 'pending' || row.approval === 'rejected';
+  const { server, _meta } = present(row);
+  return {
+    server,
+    _meta: {
+      ..._meta,
       [CADRE_META_KEY]: {
         id: row.id,
         organization: catalog.slug,

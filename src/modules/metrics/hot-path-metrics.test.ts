@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { fastCounter, fastHistogram } from './hot-path-metrics.js';
+import { fastCounter, fastCounterBy, fastHistogram } from './hot-path-metrics.js';
 
 describe('hot-path metrics render as prom-client metrics would', () => {
   it('a histogram: cumulative buckets, +Inf, sum and count per series; equal labels share one series', async () => {
@@ -56,6 +56,32 @@ describe('hot-path metrics render as prom-client metrics would', () => {
         '# TYPE c_total counter',
         'c_total{event="hit"} 2',
         'c_total{event="miss"} 3',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a counter by a label read per call and a label of known values', async () => {
+    const registry = new Registry();
+    const read = fastCounterBy(registry, {
+      name: 'r_total',
+      help: 'reads',
+      labels: ['route', 'answer'],
+      values: ['cache', 'database'],
+    });
+    expect(await registry.metrics()).toBe('# HELP r_total reads\n# TYPE r_total counter\n');
+    read('/a', 'database');
+    read('/a', 'cache');
+    read('/a', 'cache');
+    read('/b/:id', 'cache');
+    expect(await registry.metrics()).toBe(
+      [
+        '# HELP r_total reads',
+        '# TYPE r_total counter',
+        'r_total{route="/a",answer="cache"} 2',
+        'r_total{route="/a",answer="database"} 1',
+        'r_total{route="/b/:id",answer="cache"} 1',
+        'r_total{route="/b/:id",answer="database"} 0',
         '',
       ].join('\n'),
     );

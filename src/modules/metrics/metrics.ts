@@ -3,7 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { FACES } from '../../http/faces.js';
 import type { ResponseStep } from '../../http/pipeline.js';
 import type { CircuitState } from '../../http/rate-limit/store.js';
-import { fastCounter, fastHistogram } from './hot-path-metrics.js';
+import { fastCounter, fastCounterBy, fastHistogram } from './hot-path-metrics.js';
 
 /** What the webhook delivery worker reports to the metrics (no-ops when metrics are off). */
 export interface DeliveryEvents {
@@ -186,11 +186,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     label: 'result',
     values: ['hit', 'miss'] as const,
   });
-  const catalogReads = new Counter({
+  const catalogReads = fastCounterBy(registry, {
     name: 'cadre_mcp_catalog_reads_total',
     help: "MCP catalog reads answered (the v0.1 face) by route pattern and where the answer came from: this instance's cache or the database",
-    labelNames: ['route', 'answer'],
-    registers: [registry],
+    labels: ['route', 'answer'],
+    values: ['cache', 'database'] as const,
   });
   const providerCalls = new Histogram({
     name: 'cadre_provider_call_duration_seconds',
@@ -263,7 +263,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       invalidated: cache.invalidation,
     },
     apiKeyCache: { hit: keyCache.hit, miss: keyCache.miss },
-    mcpCatalogReads: { read: (route, answer) => catalogReads.inc({ route, answer }) },
+    mcpCatalogReads: { read: catalogReads },
     providerCall: async (provider, operation, call) => {
       const started = performance.now();
       let outcome = 'error';
