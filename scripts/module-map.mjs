@@ -72,9 +72,7 @@ export const MODULE_MAP = {
     oauth: "connections are OAuth's records; their tokens are refreshed and revoked at the provider",
     integrations: "a connection's tokens are refreshed and revoked with its integration version's client",
   },
-  'key-rotation': {
-    oauth: "the integrations' client secrets and the connections' tokens are re-encrypted under the newest key",
-  },
+  'key-rotation': {},
   'oauth-flow': {
     auth: 'starting a flow and verifying an integration are permissions',
     tenancy: "a flow connects one of the organization's project environments",
@@ -84,7 +82,7 @@ export const MODULE_MAP = {
     oauth: "the flow runs the provider's protocol for a preset and stores OAuth's records",
     integrations: "a flow uses the integration's current version; verifying appends a verified one",
     connections: 'a flow stores the connection it made; the module composes the connections under it',
-    'key-rotation': "the module composes the key rotation over OAuth's records and the other modules' secrets",
+    'key-rotation': "the module composes the key rotation over OAuth's secrets and the other modules'",
   },
   registry: {
     tenancy: 'an Expert belongs to an organization, whose slug and creation date a record shows as its owner',

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { ChangeBus } from '../../db/change-bus.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ApiError, type ErrorDetail, forbidden, notFound } from '../../http/errors.js';
@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from '../../http/seq-cursor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorPage } from '../../lib/page.js';
-import { auditEvents, recordAuditEvent } from '../audit/index.js';
+import { latestAuditEvents, recordAuditEvent } from '../audit/index.js';
 import type { Actor, Grant, Permission } from '../auth/index.js';
 import {
   can,
@@ -302,15 +302,7 @@ export function createApiKeysService({
       return toApiKeyRecord(revoked ?? (await findInOrganization(principal.organizationId, apiKeyId)));
     },
 
-    async listAuditEvents(organizationId: string, limit: number) {
-      const rows = await db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.organizationId, organizationId))
-        .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
-        .limit(limit);
-      // The admin API's shape: every column but the keyset position.
-      return rows.map(({ seq: _seq, ...row }) => ({ ...row, createdAt: row.createdAt.toISOString() }));
-    },
+    /** The operator's audit listing, read by audit: the operator's organization routes take it from here. */
+    listAuditEvents: (organizationId: string, limit: number) => latestAuditEvents(db, organizationId, limit),
   };
 }

@@ -72,6 +72,20 @@ export function auditWrites(change: AuditChange, following: SQL[]): SQL {
   return sql`WITH ${sql.join(following, sql`, `)} ${insert}`;
 }
 
+/**
+ * An organization's latest `limit` audit events, newest first, in the operator's view (docs/admin-api.md): every
+ * column but the keyset position, the time as ISO text, without the names a page shows.
+ */
+export async function latestAuditEvents(executor: Executor, organizationId: string, limit: number) {
+  const rows = await executor
+    .select()
+    .from(auditEvents)
+    .where(eq(auditEvents.organizationId, organizationId))
+    .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
+    .limit(limit);
+  return rows.map(({ seq: _seq, ...row }) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+}
+
 export interface AuditEventQuery {
   limit: number;
   /** Events older than this keyset position (the `seq` of the last event of the previous page). */

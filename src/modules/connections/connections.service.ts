@@ -2,10 +2,10 @@ import type { Database } from '../../db/client.js';
 import { forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import { can, type Principal } from '../auth/index.js';
+import { findEnvironment } from '../tenancy/index.js';
 import {
   type ConnectionRecord,
   environmentScope,
-  findEnvironment,
   listConnectionRows,
   presentConnection,
 } from './connections.js';

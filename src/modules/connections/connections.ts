@@ -1,9 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import type { Scope } from '../auth/index.js';
 import { type ConnectionRow, connections } from '../oauth/index.js';
-import { environments } from '../tenancy/index.js';
 
 export const connectionSchema = z
   .object({
@@ -56,26 +55,6 @@ export const environmentScope = (p: {
   projectId: p.projectId,
   environmentId: p.environmentId,
 });
-
-/** The environment, if it exists in this organization and project (anything else reads as absent). */
-export async function findEnvironment(
-  executor: Executor,
-  organizationId: string,
-  projectId: string,
-  environmentId: string,
-) {
-  const [environment] = await executor
-    .select()
-    .from(environments)
-    .where(
-      and(
-        eq(environments.id, environmentId),
-        eq(environments.projectId, projectId),
-        eq(environments.organizationId, organizationId),
-      ),
-    );
-  return environment;
-}
 
 export async function listConnectionRows(executor: Executor, environmentId: string) {
   return executor

@@ -8,7 +8,7 @@ import { type Actor, type AuditMetadata, recordAuditEvent } from '../audit/index
 import { can, grantReaches, type Principal, type Scope } from '../auth/index.js';
 import type { IntegrationsService } from '../integrations/index.js';
 import { type ConnectionRow, connectionAad, connections, type OAuthHttpOptions } from '../oauth/index.js';
-import { findEnvironment } from './connections.js';
+import { findEnvironment } from '../tenancy/index.js';
 import { type RevocationOutcome, revokeAtProvider } from './token-revocation.js';
 
 export interface DisconnectDeps {

@@ -4,7 +4,7 @@
 // (docs/architecture.md, "OAuth, split by concern").
 
 export { type ConnectionTokens, createConnectionTokens } from './connection-tokens.js';
-export { type ConnectionRecord, environmentScope, findEnvironment } from './connections.js';
+export { type ConnectionRecord, environmentScope } from './connections.js';
 export { registerConnectionRoutes } from './connections.routes.js';
 export { createConnectionsService } from './connections.service.js';
 export { createDisconnect, type DisconnectRow } from './disconnect.js';

@@ -1,6 +1,6 @@
 // Key rotation's public entry: where the key ring comes from in embedded mode, and re-encrypting every stored
-// secret under the newest key (OAuth's records directly, other modules' through the `SecretsUnderKeyRing`
-// port). What the OAuth composition and `src/main.ts` may use (docs/architecture.md, "OAuth, split by concern").
+// secret under the newest key (each module rewriting its own rows through the `SecretsUnderKeyRing` port).
+// What the OAuth composition and `src/main.ts` may use (docs/architecture.md, "OAuth, split by concern").
 
 export { loadOrCreateKeyRing } from './key-ring-file.js';
 export { createKeyRotation, type OtherSecrets } from './key-rotation.js';

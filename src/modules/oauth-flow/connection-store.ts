@@ -13,7 +13,7 @@ import {
   type IntegrationVersionRow,
   integrations as integrationsTable,
 } from '../oauth/index.js';
-import { environments } from '../tenancy/index.js';
+import { findEnvironment } from '../tenancy/index.js';
 import type { Exchanged } from './authorization.js';
 import type { StatePayload } from './state-cookie.js';
 
@@ -76,17 +76,13 @@ export function createConnectionStore(deps: ConnectionStoreDeps) {
       // project) locks it FOR UPDATE and removing the integration locks its row FOR UPDATE, so either
       // that finished first and is seen here, or it waits for this transaction and then finds the new
       // connection (409, or disconnected by its cascade).
-      const [stillThere] = await tx
-        .select({ id: environments.id })
-        .from(environments)
-        .where(
-          and(
-            eq(environments.id, payload.environmentId),
-            eq(environments.projectId, payload.projectId),
-            eq(environments.organizationId, payload.organizationId),
-          ),
-        )
-        .for('share');
+      const stillThere = await findEnvironment(
+        tx,
+        payload.organizationId,
+        payload.projectId,
+        payload.environmentId,
+        { lock: 'share' },
+      );
       if (!stillThere) return { refused: 'environment_removed', description: ENVIRONMENT_REMOVED };
       const [integration] = await tx
         .select({ currentVersionId: integrationsTable.currentVersionId })

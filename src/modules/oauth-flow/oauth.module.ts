@@ -19,7 +19,12 @@ import {
 } from '../integrations/index.js';
 import { createKeyRotation, type OtherSecrets, registerKeyRotationRoute } from '../key-rotation/index.js';
 import { type ProviderCallTimer, timedOAuthFetch } from '../metrics/index.js';
-import { type OAuthHttpOptions, type OAuthNetworkOptions, providerFetch } from '../oauth/index.js';
+import {
+  createOAuthSecretRotation,
+  type OAuthHttpOptions,
+  type OAuthNetworkOptions,
+  providerFetch,
+} from '../oauth/index.js';
 import type { TenancyService } from '../tenancy/index.js';
 import { registerOAuthRoutes } from './oauth.routes.js';
 import { createOAuthService } from './oauth.service.js';
@@ -87,7 +92,10 @@ export function createOAuthModule(deps: OAuthModuleDeps) {
     http,
     foreignResources,
   });
-  const { reencryptAll } = createKeyRotation(database, keyRing, deps.otherSecrets);
+  const { reencryptAll } = createKeyRotation(keyRing, {
+    ...createOAuthSecretRotation(database),
+    ...deps.otherSecrets,
+  });
   const management = createIntegrationManagement({
     database,
     clock,

@@ -7,14 +7,10 @@ import type { KeyRing } from '../../lib/key-ring.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
 import { can, type Principal, requirePermission } from '../auth/index.js';
 import type { PlanCheck } from '../billing/index.js';
-import {
-  environmentScope,
-  findEnvironment,
-  type RevocationOutcome,
-  revokeAtProvider,
-} from '../connections/index.js';
+import { environmentScope, type RevocationOutcome, revokeAtProvider } from '../connections/index.js';
 import type { IntegrationsService } from '../integrations/index.js';
 import { allPresets, findPreset, type OAuthHttpOptions } from '../oauth/index.js';
+import { findEnvironment } from '../tenancy/index.js';
 import { createProviderSteps } from './authorization.js';
 import { createConnectionStore, ENVIRONMENT_REMOVED, INTEGRATION_REMOVED } from './connection-store.js';
 import { oauthStates } from './oauth-flow.tables.js';

@@ -1,7 +1,7 @@
 // OAuth's records and the protocol with providers: the integrations', their versions' and the connections'
-// tables, the presets, the one way providers are reached and how their answers are read. What the
-// integrations, connections, key rotation and flow modules (and the composition) may use; everything else in
-// this folder is private to it (docs/architecture.md, "OAuth, split by concern").
+// tables, the presets, the one way providers are reached and how their answers are read, and re-encrypting its
+// secrets under a new key. What the integrations, connections and flow modules (and the composition) may use;
+// everything else in this folder is private to it (docs/architecture.md, "OAuth, split by concern").
 
 export { oauthAuditNames } from './audit-names.js';
 export { clientSecretAad, connectionAad } from './ciphertexts.js';
@@ -38,4 +38,5 @@ export {
   grantedScopes,
   tokenResponseOptions,
 } from './provider-client.js';
+export { createOAuthSecretRotation } from './secret-rotation.js';
 export { connectionsSource } from './usage.js';

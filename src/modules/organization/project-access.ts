@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { forbidden, notFound } from '../../http/errors.js';
 import { type ForeignResourceGuard, rejectForeignResource } from '../../http/rate-limit/rate-limit.js';
 import { can, grantReaches, type Permission, type Principal, type Scope } from '../auth/index.js';
-import { agents, environments, projects } from '../tenancy/index.js';
+import { agents, findEnvironment, projects } from '../tenancy/index.js';
 
 export interface ProjectAccessDeps {
   database: Database;
@@ -41,16 +41,7 @@ export function createProjectAccess({ database, foreignResources }: ProjectAcces
   }
 
   async function reachEnvironment(principal: Principal, projectId: string, environmentId: string) {
-    const [environment] = await db
-      .select()
-      .from(environments)
-      .where(
-        and(
-          eq(environments.id, environmentId),
-          eq(environments.projectId, projectId),
-          eq(environments.organizationId, principal.organizationId),
-        ),
-      );
+    const environment = await findEnvironment(db, principal.organizationId, projectId, environmentId);
     const what = `Environment ${environmentId} of project ${projectId}`;
     if (!environment) return rejectForeignResource(foreignResources, principal, notFound(what));
     const scope: Scope = {

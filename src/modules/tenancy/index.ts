@@ -5,6 +5,7 @@ export type { AccountCredentials } from './account-reset.js';
 export { resetAccountCredentials } from './account-reset.js';
 export { tenancyAuditNames } from './audit-names.js';
 export { MEMBERSHIP_CHANGED } from './changes.js';
+export { findEnvironment } from './environments.js';
 export { createPathNameResolver } from './path-names.js';
 export {
   presentAgent,
