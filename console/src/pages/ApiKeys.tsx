@@ -134,7 +134,11 @@ export function ApiKeys() {
                       {/* The id API users pass to revoke it (DELETE /api/v1/api-keys/{id}); never the secret. */}
                       <span className="cell-note copyable record-id">
                         <code>{key.id}</code>
-                        <CopyButton text={key.id} label="Copy id" />
+                        <CopyButton
+                          text={key.id}
+                          label="Copy id"
+                          name={`Copy id of ${key.name ?? `${key.start}…`}`}
+                        />
                       </span>
                     </th>
                     <td data-label="Rights">{grantInWords(key.grants)}</td>

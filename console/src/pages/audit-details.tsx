@@ -53,11 +53,13 @@ export function AuditDetails({ event, onClose }: { event: AuditEvent | null; onC
             </dd>
             <dt>Target id</dt>
             <dd className="copyable">
-              <code>{event.target.id}</code> <CopyButton text={event.target.id} label="Copy id" />
+              <code>{event.target.id}</code>{' '}
+              <CopyButton text={event.target.id} label="Copy id" name="Copy id of the target" />
             </dd>
             <dt>Event id</dt>
             <dd className="copyable">
-              <code>{event.id}</code> <CopyButton text={event.id} label="Copy id" />
+              <code>{event.id}</code>{' '}
+              <CopyButton text={event.id} label="Copy id" name="Copy id of the event" />
             </dd>
           </dl>
           <details className="raw-json">

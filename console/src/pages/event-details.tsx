@@ -117,11 +117,12 @@ export function EventDetails({
             <dt>On</dt>
             <dd className="copyable">
               {record && <RecordName record={record} />} <code>{event.resource.id}</code>{' '}
-              <CopyButton text={event.resource.id} label="Copy id" />
+              <CopyButton text={event.resource.id} label="Copy id" name="Copy id of the record" />
             </dd>
             <dt>Event id</dt>
             <dd className="copyable">
-              <code className="event-id">{event.id}</code> <CopyButton text={event.id} label="Copy id" />
+              <code className="event-id">{event.id}</code>{' '}
+              <CopyButton text={event.id} label="Copy id" name="Copy id of the event" />
             </dd>
           </dl>
           <h3>Payload</h3>
