@@ -15,7 +15,8 @@ import { type Endpoint, endpointName } from './webhook-parts.js';
 type Event = components['schemas']['Event'];
 
 export const ACTOR_WORDS: Record<Event['actor']['kind'], string> = {
-  apiKey: 'through an API key',
+  // A no-break space: a narrow column breaks the words as "through an / API key", never "API / key".
+  apiKey: 'through an API\u00a0key',
   session: 'in the console',
   admin: 'by the operator',
   system: 'by Cadre',
