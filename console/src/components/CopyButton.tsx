@@ -5,11 +5,11 @@ import { useState } from 'react';
  * polite live region beside it tells a screen reader.
  *
  * Its name says what it copies, never the text itself (a screen reader would read a whole API key or snippet
- * aloud): `label` is the words it shows ("Copy id"); `name`, when the place needs more words to tell this
- * button from its neighbours ("Copy id of ci-deploy"), is what it is called, and starts with `label` so that a
- * voice user saying what they see names it. While it shows "Copied", that is its name.
+ * aloud): `label` is the words it shows ("Copy id"); `context`, when the place needs more words to tell this
+ * button from its neighbours, follows them in its name ("Copy id" + "of ci-deploy"). The name starts with the
+ * words shown, so a voice user saying what they see names it. While it shows "Copied", that is its name.
  */
-export function CopyButton({ text, label, name }: { text: string; label: string; name?: string }) {
+export function CopyButton({ text, label, context }: { text: string; label: string; context?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
@@ -27,7 +27,7 @@ export function CopyButton({ text, label, name }: { text: string; label: string;
         type="button"
         className="button button-small"
         onClick={copy}
-        aria-label={state === 'idle' ? name : undefined}
+        aria-label={state === 'idle' && context ? `${label} ${context}` : undefined}
       >
         {shown}
       </button>

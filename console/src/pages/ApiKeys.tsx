@@ -137,7 +137,7 @@ export function ApiKeys() {
                         <CopyButton
                           text={key.id}
                           label="Copy id"
-                          name={`Copy id of ${key.name ?? `${key.start}…`}`}
+                          context={`of ${key.name ?? `${key.start}…`}`}
                         />
                       </span>
                     </th>

@@ -92,7 +92,7 @@ function AccessCard({ settings }: { settings: Settings }) {
         <dt>Address for IDEs</dt>
         <dd>
           <code>{settings.url}</code>{' '}
-          <CopyButton text={settings.url} label="Copy the address" name="Copy the address for IDEs" />
+          <CopyButton text={settings.url} label="Copy the address" context="for IDEs" />
         </dd>
         <dt>Who may read it</dt>
         <dd>{ACCESS_WORDS[settings.access]}</dd>
@@ -134,7 +134,7 @@ function AccessCard({ settings }: { settings: Settings }) {
           {link && (
             <p role="status">
               The new catalog link, shown once (the old one no longer works): <code>{link}</code>{' '}
-              <CopyButton text={link} label="Copy the link" name="Copy the catalog link" />
+              <CopyButton text={link} label="Copy the catalog link" />
             </p>
           )}
         </form>

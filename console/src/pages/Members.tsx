@@ -192,7 +192,7 @@ export function Members() {
                       {/* The id API users pass (members/{memberId}, the audit log's actor, a transfer). */}
                       <span className="cell-note copyable record-id">
                         <code>{member.userId}</code>
-                        <CopyButton text={member.userId} label="Copy id" name={`Copy id of ${who(member)}`} />
+                        <CopyButton text={member.userId} label="Copy id" context={`of ${who(member)}`} />
                       </span>
                     </th>
                     <td data-label="Email">{member.email ?? <span className="muted">not shown</span>}</td>

@@ -71,7 +71,7 @@ function ProviderPart({ provider }: { provider: Provider | null }) {
           <dt>Redirect URI</dt>
           <dd className="copyable break-anywhere">
             <code>{provider.redirectUri}</code>{' '}
-            <CopyButton text={provider.redirectUri} label="Copy" name="Copy the redirect URI" />
+            <CopyButton text={provider.redirectUri} label="Copy" context="the redirect URI" />
           </dd>
           <dt>Test sign-in</dt>
           <dd>{provider.testedAt ? `Worked ${formatDateTime(provider.testedAt)}` : 'Not yet'}</dd>

@@ -54,12 +54,11 @@ export function AuditDetails({ event, onClose }: { event: AuditEvent | null; onC
             <dt>Target id</dt>
             <dd className="copyable">
               <code>{event.target.id}</code>{' '}
-              <CopyButton text={event.target.id} label="Copy id" name="Copy id of the target" />
+              <CopyButton text={event.target.id} label="Copy id" context="of the target" />
             </dd>
             <dt>Event id</dt>
             <dd className="copyable">
-              <code>{event.id}</code>{' '}
-              <CopyButton text={event.id} label="Copy id" name="Copy id of the event" />
+              <code>{event.id}</code> <CopyButton text={event.id} label="Copy id" context="of the event" />
             </dd>
           </dl>
           <details className="raw-json">

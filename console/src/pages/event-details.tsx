@@ -118,12 +118,12 @@ export function EventDetails({
             <dt>On</dt>
             <dd className="copyable">
               {record && <RecordName record={record} />} <code>{event.resource.id}</code>{' '}
-              <CopyButton text={event.resource.id} label="Copy id" name="Copy id of the record" />
+              <CopyButton text={event.resource.id} label="Copy id" context="of the record" />
             </dd>
             <dt>Event id</dt>
             <dd className="copyable">
               <code className="event-id">{event.id}</code>{' '}
-              <CopyButton text={event.id} label="Copy id" name="Copy id of the event" />
+              <CopyButton text={event.id} label="Copy id" context="of the event" />
             </dd>
           </dl>
           <h3>Payload</h3>
