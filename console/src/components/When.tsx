@@ -9,13 +9,16 @@ export function When({ at }: { at: string }) {
   const recent = relativeWords(at);
   return (
     <time dateTime={at} title={formatDateTime(at)}>
-      {recent ? (
-        <span className="nowrap">{recent}</span>
-      ) : (
-        <>
-          <span className="nowrap">{formatDate(at)},</span> <span className="nowrap">{formatTime(at)}</span>
-        </>
-      )}
+      {recent ? <span className="nowrap">{recent}</span> : <DayAndTime at={at} />}
     </time>
+  );
+}
+
+/** An instant's day and time ("Nov 27, 2026, 1:09 PM"), a line breaking between the two only. */
+export function DayAndTime({ at }: { at: string }) {
+  return (
+    <>
+      <span className="nowrap">{formatDate(at)},</span> <span className="nowrap">{formatTime(at)}</span>
+    </>
   );
 }

@@ -201,10 +201,10 @@ export function Members() {
                         {ROLE_WORDS[member.role]}
                       </span>
                     </td>
-                    <td data-label="Joined" className="member-date">
+                    <td data-label="Joined" className="date-cell">
                       {formatDate(member.joinedAt)}
                     </td>
-                    <td data-label="Last active" className="member-date">
+                    <td data-label="Last active" className="date-cell">
                       {member.lastActiveAt ? (
                         <When at={member.lastActiveAt} />
                       ) : (
