@@ -8,8 +8,10 @@ import { startServer, type TestServer } from '../support/server.js';
 import { setPassword } from '../support/session.js';
 import { expectAccessible, openConsole, pageHeading, screenshots, signInAs } from './console-page.js';
 
-// The Events page's table read as a person reads it (docs/console.md, /developers/events): each date whole
-// (its day and its time never broken), and the record an event is on ("On") given room to be read at a glance, at 1280 px and on a phone.
+// The console's dense tables read as a person reads them, at 1280 px and on a phone: on the Events page
+// (docs/console.md, /developers/events) each date whole (its day and its time never broken) and the record an
+// event is on ("On") given room to be read at a glance; on the audit log, API keys and Members pages, dates
+// whole, headings on one line and the audit log's filters on one row.
 
 let server: TestServer;
 let chromium: TestBrowser | undefined;
@@ -97,13 +99,6 @@ describe('the Events page', () => {
     // Saved at 1280 and 360 px (nothing may be wider than the phone), for a person to look at.
     await screenshots(page, 'events-layout');
     await read('1280 px');
-    // Back to now: the recent words ("11 sec. ago") on one line too.
-    await page.clock.setFixedTime(new Date());
-    await page.reload();
-    await expect.poll(() => times.first().textContent()).toMatch(/ago$|^now$/);
-    await expect.poll(() => on.allTextContents()).toContain('Person Ada Admin');
-    await read('1280 px, recent');
-    expect(await linesOf(times.first()), 'recent words at 1280 px').toBe(1);
     // The table fits its box: nothing hides to the right on a desktop.
     const overflow = await page
       .locator('main .table-scroll')
@@ -113,13 +108,86 @@ describe('the Events page', () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     await read('390 px');
-    // A card as wide as the phone: the date on one line.
+    // A card as wide as the phone: the whole date on one line.
     expect(await linesOf(times.first()), 'the date on a 390 px phone').toBe(1);
     await page.screenshot({
       path: join(import.meta.dirname, 'screenshots', 'events-layout-390.png'),
       fullPage: true,
     });
     await expectAccessible(page, 'the Events page at 390 px');
+
+    // Back to now at 1280 px: the recent words ("11 sec. ago") on one line too.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.clock.setFixedTime(new Date());
+    await page.reload();
+    await expect.poll(() => times.first().textContent()).toMatch(/ago$|^now$/);
+    await expect.poll(() => on.allTextContents()).toContain('Person Ada Admin');
+    await read('1280 px, recent');
+    expect(await linesOf(times.first()), 'recent words at 1280 px').toBe(1);
+    expect(problems).toEqual([]);
+    await close();
+  });
+});
+
+/** The top of each element's box, rounded. */
+const tops = (elements: Locator) =>
+  elements.evaluateAll((all) => all.map((element) => Math.round(element.getBoundingClientRect().top)));
+
+describe('the audit log, API keys and Members tables', () => {
+  it('keep dates and headings whole, and the audit filters on one row that a phone stacks', {
+    timeout: 90_000,
+  }, async () => {
+    const { page, problems, close } = await openConsole(browser);
+    await signInAs(page, server.url, `owner@${org.slug}.test`, '/audit');
+    await expect.poll(() => pageHeading(page).textContent()).toBe('Audit log');
+    const rows = page.getByRole('table', { name: 'Audit events' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBeGreaterThan(3);
+    for (const when of await rows.locator('th time').all()) {
+      const text = (await when.textContent()) ?? '';
+      expect(await linesOf(when), `"${text}"`).toBeLessThanOrEqual(2);
+      for (const part of await when.locator('span').all()) {
+        expect(await linesOf(part), `"${await part.textContent()}" of "${text}"`).toBe(1);
+      }
+    }
+    // The filters: labels level, fields as tall as the Filter button, all on one row.
+    const filters = page.getByRole('form', { name: 'Filter the audit log' });
+    expect(new Set(await tops(filters.locator('.field label'))).size).toBe(1);
+    const fields = filters.locator('.field select, .field input');
+    const heights = await fields.evaluateAll((all) =>
+      all.map((e) => Math.round(e.getBoundingClientRect().height)),
+    );
+    const button = (await filters.getByRole('button', { name: 'Filter' }).boundingBox())!;
+    expect(new Set([...heights, Math.round(button.height)]).size).toBe(1);
+    expect(new Set([...(await tops(fields)), Math.round(button.y)]).size).toBe(1);
+    await expectAccessible(page, 'the audit log at 1280 px');
+    // On a phone each filter is the form's width, one under another.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const width = (await filters.boundingBox())!.width;
+    for (const field of await filters.locator('.field').all()) {
+      expect(Math.round((await field.boundingBox())!.width)).toBe(Math.round(width));
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await page.goto(`${server.url}/keys`);
+    await expect.poll(() => pageHeading(page).textContent()).toBe('API keys');
+    const keys = page.getByRole('table', { name: 'API keys' });
+    await expect.poll(() => keys.locator('tbody tr').count()).toBeGreaterThan(1);
+    const keyDates = keys.locator('td[data-label="Created"], td[data-label="Expires"]');
+    expect(await keyDates.count()).toBeGreaterThan(3);
+    for (const cell of await keyDates.all()) {
+      expect(await linesOf(cell), `"${await cell.textContent()}"`).toBe(1);
+    }
+
+    await page.goto(`${server.url}/members`);
+    await expect.poll(() => pageHeading(page).textContent()).toBe('Members');
+    const members = page.locator('main table').first();
+    await expect.poll(() => members.locator('tbody tr').count()).toBeGreaterThan(2);
+    for (const heading of await members.locator('thead th').all()) {
+      expect(await linesOf(heading), `"${await heading.textContent()}"`).toBeLessThanOrEqual(1);
+    }
+    for (const cell of await members.locator('td[data-label="Joined"]').all()) {
+      expect(await linesOf(cell), `"${await cell.textContent()}"`).toBe(1);
+    }
     expect(problems).toEqual([]);
     await close();
   });
