@@ -109,4 +109,32 @@ describe('copy buttons', () => {
     expect(problems).toEqual([]);
     await close();
   });
+
+  it('says "Copied" for two seconds after the last click, not the first', async () => {
+    const name = `@${org.slug}/${uniqueName('recopied')}`;
+    await published(server, org.ownerKey, expertBody(name, '1.0.0'));
+    const { context, page, problems, close } = await openConsole(browser);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    // The page's clock is the test's: time passes only when the test says so.
+    await page.clock.install();
+    await page.goto(`${server.url}/experts/${name}@1.0.0`);
+    await expect.poll(() => pageHeading(page).textContent()).toContain(name);
+    const snippet = page.locator('.expert-side button', { hasText: /^Copy snippet$|^Copied$/ });
+    await expect.poll(() => snippet.textContent()).toBe('Copy snippet');
+
+    await snippet.click();
+    await expect.poll(() => snippet.textContent()).toBe('Copied');
+    await page.clock.runFor(1_500);
+    await snippet.click();
+    await expect
+      .poll(() => clipboard(page))
+      .toBe((await page.locator('pre.code').first().textContent()) ?? '');
+    // 2.1 s after the first click, 0.6 s after the second: still "Copied".
+    await page.clock.runFor(600);
+    expect(await snippet.textContent()).toBe('Copied');
+    await page.clock.runFor(1_500);
+    await expect.poll(() => snippet.textContent()).toBe('Copy snippet');
+    expect(problems).toEqual([]);
+    await close();
+  });
 });

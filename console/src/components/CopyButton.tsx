@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 /**
- * Copies `text`, and says so in words: the button shows "Copied" (or "Copy failed") for two seconds, and a
- * polite live region beside it tells a screen reader.
+ * Copies `text`, and says so in words: the button shows "Copied" (or "Copy failed") for two seconds after the
+ * last click, and a polite live region beside it tells a screen reader.
  *
  * Its name says what it copies, never the text itself (a screen reader would read a whole API key or snippet
  * aloud): `label` is the words it shows ("Copy id"); `context`, when the place needs more words to tell this
@@ -11,6 +11,9 @@ import { useState } from 'react';
  */
 export function CopyButton({ text, label, context }: { text: string; label: string; context?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  // One timer: a second click's two seconds start again, not end at the first click's.
+  const reset = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(reset.current), []);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
@@ -18,7 +21,8 @@ export function CopyButton({ text, label, context }: { text: string; label: stri
     } catch {
       setState('failed');
     }
-    window.setTimeout(() => setState('idle'), 2_000);
+    window.clearTimeout(reset.current);
+    reset.current = window.setTimeout(() => setState('idle'), 2_000);
   };
   const shown = state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label;
   return (
