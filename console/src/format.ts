@@ -1,5 +1,6 @@
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const timeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 // Billing periods are whole UTC days with an exclusive end (Nov 1 00:00 UTC – Dec 1 00:00 UTC): their days
 // are read in UTC, so the period reads Nov 1 – Nov 30 in every viewer's time zone.
 const periodDayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
@@ -21,17 +22,21 @@ const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['day', 7],
 ];
 
+/** An instant's time of day in the viewer's time zone ("1:09 PM"). */
+export const formatTime = (iso: string) => timeFormat.format(new Date(iso));
+
 /**
- * A recent instant relative to now ("2 min. ago", "yesterday"); a week or more away, the absolute time.
- * Callers show the absolute time beside it (see <When>), so the relative words are never the only record.
+ * A recent instant relative to now ("2 min. ago", "yesterday"); undefined a week or more away, where the
+ * absolute time says it better. Callers show the absolute time beside it (see <When>), so the relative words
+ * are never the only record.
  */
-export function formatRelative(iso: string, now: number = Date.now()): string {
+export function relativeWords(iso: string, now: number = Date.now()): string | undefined {
   let amount = (new Date(iso).getTime() - now) / 1000;
   for (const [unit, size] of STEPS) {
     if (Math.abs(amount) < size) return relativeFormat.format(Math.round(amount), unit);
     amount /= size;
   }
-  return formatDateTime(iso);
+  return undefined;
 }
 
 /** A console link to an Expert key; `@` and `/` stay readable in the address bar. */

@@ -162,7 +162,9 @@ describe('the app shell in the browser', () => {
     // The key's id, which an API user revokes it by, is shown under its name with a copy button.
     const id = (await row.locator('.record-id code').textContent()) ?? '';
     expect(id).toMatch(/^\w+$/);
-    expect(await row.getByRole('button', { name: `Copy id: ${id}` }).count()).toBe(1);
+    // Its copy button is named by the key, not by the id it copies.
+    expect(await row.getByRole('button', { name: /^Copy id of \S/ }).count()).toBe(1);
+    expect(await row.getByRole('button', { name: id }).count()).toBe(0);
     await page.screenshot({ path: `${import.meta.dirname}/screenshots/keys-phone-labelled.png` });
     expect(problems).toEqual([]);
     await close();

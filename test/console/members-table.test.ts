@@ -71,7 +71,8 @@ describe('the members table', () => {
     // The id an API user needs, shown and copied.
     const row = rowOf(page, memberId);
     expect(await row.locator('.record-id code').textContent()).toBe(memberId);
-    await row.getByRole('button', { name: `Copy id: ${memberId}` }).click();
+    // Named by whose id it copies, not by the id.
+    await row.getByRole('button', { name: `Copy id of ${memberEmail}`, exact: true }).click();
     const clipboard = () =>
       page.evaluate(() =>
         (

@@ -128,21 +128,27 @@ export function ApiKeys() {
                     >
                       {key.name ?? <span className="muted">unnamed</span>}{' '}
                       <span className={state.className}>{state.label}</span>
-                      <p className="small muted">
+                      <span className="cell-note key-start">
                         <code>{key.start}…</code>
-                      </p>
+                      </span>
                       {/* The id API users pass to revoke it (DELETE /api/v1/api-keys/{id}); never the secret. */}
                       <span className="cell-note copyable record-id">
                         <code>{key.id}</code>
-                        <CopyButton text={key.id} label="Copy id" />
+                        <CopyButton
+                          text={key.id}
+                          label="Copy id"
+                          context={`of ${key.name ?? `${key.start}…`}`}
+                        />
                       </span>
                     </th>
                     <td data-label="Rights">{grantInWords(key.grants)}</td>
-                    <td data-label="Created">{formatDate(key.createdAt)}</td>
-                    <td data-label="Last used">
+                    <td data-label="Created" className="date-cell">
+                      {formatDate(key.createdAt)}
+                    </td>
+                    <td data-label="Last used" className="date-cell">
                       {key.lastUsedAt ? <When at={key.lastUsedAt} /> : <span className="muted">never</span>}
                     </td>
-                    <td data-label="Expires">
+                    <td data-label="Expires" className="date-cell">
                       {key.revokedAt
                         ? `revoked ${formatDate(key.revokedAt)}`
                         : key.expiresAt

@@ -7,6 +7,7 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { PageHeader } from '../components/PageHeader.js';
 import { Pager, useCursors } from '../components/Pager.js';
 import { TableScroll } from '../components/TableScroll.js';
+import { DayAndTime } from '../components/When.js';
 import { formatDateTime } from '../format.js';
 import { useSession } from '../session.js';
 import { AuditDetails } from './audit-details.js';
@@ -167,22 +168,25 @@ export function AuditLog() {
             onChange={(e) => setDraft({ ...draft, to: e.target.value })}
           />
         </div>
-        <button type="submit" className="button">
-          Filter
-        </button>
-        {filtered && (
-          <button
-            type="button"
-            className="button"
-            onClick={() => {
-              setDraft(NO_FILTERS);
-              setFilters(NO_FILTERS);
-              reset();
-            }}
-          >
-            Clear
+        {/* Together: on a narrow row both move to the next line, never Clear alone. */}
+        <div className="actions">
+          <button type="submit" className="button">
+            Filter
           </button>
-        )}
+          {filtered && (
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                setDraft(NO_FILTERS);
+                setFilters(NO_FILTERS);
+                reset();
+              }}
+            >
+              Clear
+            </button>
+          )}
+        </div>
       </form>
       {!events.isError && (
         <p className="actions wrap small">
@@ -227,7 +231,9 @@ export function AuditLog() {
               {list.map((event) => (
                 <tr key={event.id}>
                   <th scope="row" className="audit-when">
-                    {formatDateTime(event.createdAt)}
+                    <time dateTime={event.createdAt}>
+                      <DayAndTime at={event.createdAt} />
+                    </time>
                   </th>
                   <td>
                     {actionWords(event.action)}

@@ -127,7 +127,7 @@ export function CreateKeyForm({ onDone }: { onDone: () => void }) {
           <code className="key" data-testid="new-secret">
             {create.data.key}
           </code>
-          <CopyButton text={create.data.key} label="Copy key" />
+          <CopyButton text={create.data.key} label="Copy API key" />
         </div>
         <div className="actions">
           <button type="button" className="button button-primary" onClick={onDone}>

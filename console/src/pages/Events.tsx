@@ -148,16 +148,16 @@ export function Events() {
                   <th scope="row" className="audit-when">
                     <When at={event.createdAt} />
                   </th>
-                  <td data-label="Event">
+                  <td data-label="Event" className="event-type">
                     {eventWords(event.type)} <code className="small">{event.type}</code>
                   </td>
-                  <td data-label="On" className="break-anywhere">
+                  <td data-label="On" className="event-on break-anywhere">
                     <RecordName record={recordOf(event)} />
                   </td>
                   <td data-label="By" className="event-by">
                     {ACTOR_WORDS[event.actor.kind]}
                   </td>
-                  <td data-label="Id" className="break-anywhere">
+                  <td data-label="Id" className="event-id-cell break-anywhere">
                     <code className="small">{event.id}</code>
                   </td>
                   <td>

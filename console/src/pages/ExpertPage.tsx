@@ -142,7 +142,7 @@ function ExpertDetails({ expertKey: key }: { expertKey: string }) {
         </div>
         <div className="key-row">
           <code className="key">{e.key}</code>
-          <CopyButton text={e.key} label="Copy key" />
+          <CopyButton text={e.key} label="Copy key" context="of this Expert version" />
         </div>
         {!isLatest && versions.data && (
           <p className="notice" role="note">

@@ -78,12 +78,12 @@ function Domains() {
                 <dt>Name</dt>
                 <dd>
                   <code>{each.dnsRecord.name}</code>{' '}
-                  <CopyButton text={each.dnsRecord.name} label="Copy name" />
+                  <CopyButton text={each.dnsRecord.name} label="Copy name" context="of the TXT record" />
                 </dd>
                 <dt>Value</dt>
                 <dd>
                   <code>{each.dnsRecord.value}</code>{' '}
-                  <CopyButton text={each.dnsRecord.value} label="Copy value" />
+                  <CopyButton text={each.dnsRecord.value} label="Copy value" context="of the TXT record" />
                 </dd>
               </dl>
               <p className="small muted">
@@ -148,13 +148,14 @@ function ScimToken() {
     <section className="card" aria-labelledby="scim-heading">
       <h2 id="scim-heading">SCIM provisioning</h2>
       <p className="small break-anywhere">
-        Base URL <code>{base}</code> <CopyButton text={base} label="Copy URL" />
+        Base URL <code>{base}</code> <CopyButton text={base} label="Copy URL" context="for SCIM" />
       </p>
       <ErrorNotice error={token.error ?? rotate.error ?? revoke.error} retry={token.refetch} />
       {shown && (
         <div className="notice" role="status">
           <p>Copy the token now: it is shown once.</p>
-          <code data-testid="scim-token">{shown}</code> <CopyButton text={shown} label="Copy token" />
+          <code data-testid="scim-token">{shown}</code>{' '}
+          <CopyButton text={shown} label="Copy token" context="for SCIM" />
         </div>
       )}
       {token.data === null && <p className="muted">No SCIM token yet.</p>}

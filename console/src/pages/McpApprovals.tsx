@@ -53,7 +53,7 @@ export function McpApprovals({ organization }: { organization: string }) {
   return (
     <section aria-labelledby="mcp-approvals-heading" className="card">
       <h2 id="mcp-approvals-heading">Waiting for approval</h2>
-      <p ref={outcomeRef} tabIndex={-1} role="status" className="success">
+      <p ref={outcomeRef} tabIndex={-1} role="status" className="success outcome">
         {outcome.words}
       </p>
       <ErrorNotice error={approvals.error} retry={approvals.refetch} />

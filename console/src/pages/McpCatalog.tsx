@@ -91,7 +91,8 @@ function AccessCard({ settings }: { settings: Settings }) {
       <dl className="facts">
         <dt>Address for IDEs</dt>
         <dd>
-          <code>{settings.url}</code> <CopyButton text={settings.url} label="Copy the address" />
+          <code>{settings.url}</code>{' '}
+          <CopyButton text={settings.url} label="Copy the address" context="for IDEs" />
         </dd>
         <dt>Who may read it</dt>
         <dd>{ACCESS_WORDS[settings.access]}</dd>
@@ -113,7 +114,7 @@ function AccessCard({ settings }: { settings: Settings }) {
             ))}
           </fieldset>
           <ErrorNotice error={save.error} title="The access was not changed." />
-          <div className="actions">
+          <div className="actions wrap">
             <button type="submit" className="button button-primary" disabled={save.isPending}>
               Save access
             </button>
@@ -126,14 +127,14 @@ function AccessCard({ settings }: { settings: Settings }) {
               {settings.linkCreated ? 'Rotate the catalog link' : 'Create a catalog link'}
             </button>
           </div>
-          <p role="status" className="success">
+          <p role="status" className="success outcome">
             {save.isSuccess ? 'Access saved.' : ''}
           </p>
           <ErrorNotice error={rotate.error} title="No link was made." />
           {link && (
             <p role="status">
               The new catalog link, shown once (the old one no longer works): <code>{link}</code>{' '}
-              <CopyButton text={link} label="Copy the link" />
+              <CopyButton text={link} label="Copy the catalog link" />
             </p>
           )}
         </form>
@@ -159,14 +160,18 @@ function Servers({ organization }: { organization: string }) {
   return (
     <section aria-labelledby="mcp-servers-heading" className="card">
       <h2 id="mcp-servers-heading">Servers</h2>
-      <label htmlFor={searchId}>Search by name</label>
-      <input
-        id={searchId}
-        type="search"
-        value={search}
-        spellCheck={false}
-        onChange={(event) => setSearch(event.target.value)}
-      />
+      <div className="toolbar">
+        <div className="field grow">
+          <label htmlFor={searchId}>Search by name</label>
+          <input
+            id={searchId}
+            type="search"
+            value={search}
+            spellCheck={false}
+            onChange={(event) => setSearch(event.target.value)}
+          />
+        </div>
+      </div>
       <ErrorNotice error={servers.error} retry={servers.refetch} />
       {servers.data?.length === 0 && (
         <p className="muted">No server {search ? 'matches' : 'is published yet'}.</p>

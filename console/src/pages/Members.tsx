@@ -192,7 +192,7 @@ export function Members() {
                       {/* The id API users pass (members/{memberId}, the audit log's actor, a transfer). */}
                       <span className="cell-note copyable record-id">
                         <code>{member.userId}</code>
-                        <CopyButton text={member.userId} label="Copy id" />
+                        <CopyButton text={member.userId} label="Copy id" context={`of ${who(member)}`} />
                       </span>
                     </th>
                     <td data-label="Email">{member.email ?? <span className="muted">not shown</span>}</td>
@@ -201,10 +201,10 @@ export function Members() {
                         {ROLE_WORDS[member.role]}
                       </span>
                     </td>
-                    <td data-label="Joined" className="member-date">
+                    <td data-label="Joined" className="date-cell">
                       {formatDate(member.joinedAt)}
                     </td>
-                    <td data-label="Last active" className="member-date">
+                    <td data-label="Last active" className="date-cell">
                       {member.lastActiveAt ? (
                         <When at={member.lastActiveAt} />
                       ) : (

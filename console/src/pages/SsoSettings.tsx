@@ -70,7 +70,8 @@ function ProviderPart({ provider }: { provider: Provider | null }) {
           </dd>
           <dt>Redirect URI</dt>
           <dd className="copyable break-anywhere">
-            <code>{provider.redirectUri}</code> <CopyButton text={provider.redirectUri} label="Copy" />
+            <code>{provider.redirectUri}</code>{' '}
+            <CopyButton text={provider.redirectUri} label="Copy" context="the redirect URI" />
           </dd>
           <dt>Test sign-in</dt>
           <dd>{provider.testedAt ? `Worked ${formatDateTime(provider.testedAt)}` : 'Not yet'}</dd>

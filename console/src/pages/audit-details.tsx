@@ -53,11 +53,12 @@ export function AuditDetails({ event, onClose }: { event: AuditEvent | null; onC
             </dd>
             <dt>Target id</dt>
             <dd className="copyable">
-              <code>{event.target.id}</code> <CopyButton text={event.target.id} label="Copy id" />
+              <code>{event.target.id}</code>{' '}
+              <CopyButton text={event.target.id} label="Copy id" context="of the target" />
             </dd>
             <dt>Event id</dt>
             <dd className="copyable">
-              <code>{event.id}</code> <CopyButton text={event.id} label="Copy id" />
+              <code>{event.id}</code> <CopyButton text={event.id} label="Copy id" context="of the event" />
             </dd>
           </dl>
           <details className="raw-json">

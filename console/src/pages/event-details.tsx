@@ -15,7 +15,8 @@ import { type Endpoint, endpointName } from './webhook-parts.js';
 type Event = components['schemas']['Event'];
 
 export const ACTOR_WORDS: Record<Event['actor']['kind'], string> = {
-  apiKey: 'through an API key',
+  // A no-break space: a narrow column breaks the words as "through an / API key", never "API / key".
+  apiKey: 'through an API\u00a0key',
   session: 'in the console',
   admin: 'by the operator',
   system: 'by Cadre',
@@ -117,11 +118,12 @@ export function EventDetails({
             <dt>On</dt>
             <dd className="copyable">
               {record && <RecordName record={record} />} <code>{event.resource.id}</code>{' '}
-              <CopyButton text={event.resource.id} label="Copy id" />
+              <CopyButton text={event.resource.id} label="Copy id" context="of the record" />
             </dd>
             <dt>Event id</dt>
             <dd className="copyable">
-              <code className="event-id">{event.id}</code> <CopyButton text={event.id} label="Copy id" />
+              <code className="event-id">{event.id}</code>{' '}
+              <CopyButton text={event.id} label="Copy id" context="of the event" />
             </dd>
           </dl>
           <h3>Payload</h3>

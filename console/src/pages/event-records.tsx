@@ -140,7 +140,9 @@ export function RecordName({ record }: { record: EventRecord }) {
   return (
     <>
       <span className="muted">{record.kind}</span>{' '}
-      {record.link ? <Link to={record.link}>{record.name}</Link> : record.name}
+      <span className="record-name">
+        {record.link ? <Link to={record.link}>{record.name}</Link> : record.name}
+      </span>
     </>
   );
 }

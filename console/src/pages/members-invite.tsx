@@ -143,7 +143,7 @@ function ShownLink({
         <code className="key" data-testid={testId}>
           {link.url}
         </code>
-        <CopyButton text={link.url} label="Copy link" />
+        <CopyButton text={link.url} label="Copy link" context={`for ${link.email}`} />
       </div>
       <p className="muted small">
         It works once, until {formatDate(link.expiresAt)}, for {link.email} as{' '}
