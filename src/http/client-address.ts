@@ -8,6 +8,8 @@ const MAPPED_IPV4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
  * request, so counting single IPv6 addresses would hand out a fresh budget each time.
  */
 export function addressKey(ip: string): string {
+  // Most clients: an IPv4 address has no colon, and needs neither the regular expressions nor isIPv6's.
+  if (!ip.includes(':')) return ip;
   const mapped = MAPPED_IPV4.exec(ip);
   if (mapped) return mapped[1] as string;
   const address = ip.split('%', 1)[0] as string; // a zone (fe80::1%eth0) names the interface, not the client

@@ -30,7 +30,10 @@ function decoded(raw: string): string {
   }
 }
 
-const normalizedName = (raw: string): string => decoded(raw).replace(/[-_]/g, '');
+// A name already in normal form (lower-case letters and digits: `limit`, `cursor`) is the common case.
+const NORMAL_NAME = /^[a-z0-9]*$/;
+const normalizedName = (raw: string): string =>
+  NORMAL_NAME.test(raw) ? raw : decoded(raw).replace(/[-_]/g, '');
 
 /** `lcs_[redacted]` for a path segment or query value holding a capability token, else the part as is. */
 function withoutCapability(part: string): string {
