@@ -6,7 +6,8 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyRouteSchemaDef } from 'fastify/types/schema.js';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { managementErrorSchema, registryErrorSchema } from './errors.js';
 
@@ -59,3 +60,33 @@ export const registryErrors = (...statuses: ErrorStatus[]) =>
 type Security = Array<Record<string, string[]>>;
 export const bearerSecurity: Security = [{ apiKey: [] }, { consoleSession: [] }];
 export const adminSecurity: Security = [{ adminToken: [] }];
+
+/**
+ * A route's validator compiler that leaves its query string to the handler (`queryValidator`), validating
+ * every other part as usual: a route answering from a cache keyed by the query's text validates only on a
+ * miss (a text answered before was valid). The schema still documents the query in OpenAPI.
+ */
+export const queryInHandler = (route: FastifyRouteSchemaDef<unknown>) =>
+  route.httpPart === 'querystring'
+    ? (value: unknown) => ({ value })
+    : validatorCompiler(route as FastifyRouteSchemaDef<z.ZodType>);
+
+/**
+ * Validates a query string in the handler, failing exactly as Fastify's own validation does (the same error
+ * reaches the error handler, answered in the face's shape).
+ */
+export function queryValidator<T extends z.ZodType>(schema: T): (query: unknown) => z.output<T> {
+  const validate = validatorCompiler({ schema, method: 'GET', url: '', httpPart: 'querystring' }) as (
+    value: unknown,
+  ) => { value?: z.output<T>; error?: unknown };
+  return (query) => {
+    const result = validate(query);
+    if (result.error === undefined) return result.value as z.output<T>;
+    throw Object.assign(new Error('querystring failed validation'), {
+      statusCode: 400,
+      code: 'FST_ERR_VALIDATION',
+      validation: result.error,
+      validationContext: 'querystring',
+    });
+  };
+}

@@ -216,7 +216,13 @@ describe('the v0.1 list', () => {
     const bad = await read<{ code: number; error: string; reason: string }>('/servers?cursor=not-ours');
     expect(bad.status).toBe(400);
     expect(bad.body.reason).toMatch(/cursor/i);
-    expect((await read('/servers?limit=0')).status).toBe(400);
+    const limit = await read<{ code: number; error: string; reason: string }>('/servers?limit=0');
+    expect(limit.status).toBe(400);
+    expect(limit.body).toEqual({
+      code: 400,
+      error: 'Bad Request',
+      reason: expect.stringContaining('query.limit'),
+    });
     expect((await read('/servers?limit=101')).status).toBe(400);
     expect((await read('/servers?updated_since=yesterday')).status).toBe(400);
     expect((await read('/servers/not-a-name/versions')).status).toBe(400);

@@ -1,5 +1,11 @@
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
-import { type App, registryErrors, sendSerialized } from '../../http/route-kit.js';
+import {
+  type App,
+  queryInHandler,
+  queryValidator,
+  registryErrors,
+  sendSerialized,
+} from '../../http/route-kit.js';
 import type { CatalogReadEvents } from '../metrics/index.js';
 import {
   catalogParams,
@@ -16,6 +22,8 @@ import {
 import type { Answer, Catalog, McpCatalogService } from './mcp-catalog.service.js';
 
 const tags = ['MCP catalog'];
+
+const parseListQuery = queryValidator(listServersQuery);
 
 /**
  * What IDEs need to read a catalog from a web view or another origin (VS Code, Copilot): any origin may read
@@ -111,10 +119,13 @@ function registerReads(
       querystring: listServersQuery,
       response: { 200: serverListAnswer, ...registryErrors(401, 403, 404) },
     },
+    validatorCompiler: queryInHandler,
     handler: (request, reply) => {
       const queryAt = request.url.indexOf('?');
       const queryText = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
-      return respond(request, reply, (catalog) => catalogs.list(catalog, request.query, queryText));
+      return respond(request, reply, (catalog) =>
+        catalogs.list(catalog, queryText, () => parseListQuery(request.query)),
+      );
     },
   });
 

@@ -85,11 +85,16 @@ export function createMcpCatalogService(deps: McpCatalogServiceDeps) {
 
   /**
    * A page of the list. `queryText` is the request's query string as sent, the answer's cache key: the same
-   * text always parses to the same query, and keying on it spares building a key from the parsed query on
-   * every read (a query spelled another way is stored once more, within the cache's bounds).
+   * text always parses to the same query, so `parseQuery` (validation) runs only when the answer is read
+   * (a text answered before was valid), and no key is built from the parsed query on every read (a query
+   * spelled another way is stored once more, within the cache's bounds).
    */
-  function list(catalog: Catalog, query: ListServersQuery, queryText: string): Answer | Promise<Answer> {
-    return answered(catalog, `list?${queryText}`, () => readList(catalog, query));
+  function list(
+    catalog: Catalog,
+    queryText: string,
+    parseQuery: () => ListServersQuery,
+  ): Answer | Promise<Answer> {
+    return answered(catalog, `list?${queryText}`, () => readList(catalog, parseQuery()));
   }
 
   async function readList(catalog: Catalog, query: ListServersQuery): Promise<ServerListAnswer> {
