@@ -123,6 +123,10 @@ export async function startCadre(env: Record<string, string> = {}, main = 'dist/
       CADRE_RATE_LIMIT_WRITE: '1000000000',
       CADRE_RATE_LIMIT_ANONYMOUS_READ: '1000000000',
       CADRE_RATE_LIMIT_ANONYMOUS_WRITE: '1000000000',
+      // In-flight limits too: one key's 50 connections would otherwise queue 18 requests behind its 32 slots, and
+      // a route would be measured waiting its turn (a promise and a timer per queued request) rather than working.
+      CADRE_CONCURRENCY_PER_CREDENTIAL: '1000000',
+      CADRE_CONCURRENCY_PER_ORGANIZATION: '1000000',
       // A saturated loopback benchmark lags the event loop; measure throughput, not load shedding.
       CADRE_OVERLOAD_EVENT_LOOP_DELAY_MS: '60000',
       ...(process.env.DATABASE_URL
