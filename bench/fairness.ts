@@ -29,10 +29,16 @@ const DEFAULT_RATE_LIMITS = {
   CADRE_RATE_LIMIT_READ: '6000',
   CADRE_RATE_LIMIT_WRITE: '1200',
 };
-// The in-flight limits under test may be set from the environment (CADRE_CONCURRENCY_*).
+// The in-flight limits are what this bench tests: the service's defaults (startCadre raises them for every
+// other bench), or what the environment sets (CADRE_CONCURRENCY_*).
+const DEFAULT_IN_FLIGHT_LIMITS = {
+  CADRE_CONCURRENCY_PER_CREDENTIAL: '32',
+  CADRE_CONCURRENCY_PER_ORGANIZATION: '64',
+};
 const cadre = await startCadre(
   {
     ...(UNLIMITED ? {} : DEFAULT_RATE_LIMITS),
+    ...DEFAULT_IN_FLIGHT_LIMITS,
     ...(Object.fromEntries(
       Object.entries(process.env).filter(([name]) => name.startsWith('CADRE_CONCURRENCY_')),
     ) as Record<string, string>),
