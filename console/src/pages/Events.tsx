@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client.js';
 import type { components } from '../api/schema.js';
@@ -15,6 +15,27 @@ import { RecordName, useEventRecords } from './event-records.js';
 import { EVENT_GROUPS, eventWords } from './event-words.js';
 
 type Event = components['schemas']['Event'];
+
+/**
+ * An event's type, which may break after a dot (`webhook_endpoint.` / `disabled`) and nowhere else: unbroken,
+ * the longest types widened the column until the Details buttons left the table at 1280 px.
+ */
+function EventTypeCode({ type }: { type: string }) {
+  const [first, ...rest] = type.split('.');
+  // Each piece keyed by the type up to it (unique within the type).
+  const pieces = rest.map((part, at) => ({ part, upTo: [first, ...rest.slice(0, at + 1)].join('.') }));
+  return (
+    <code className="small">
+      {first}
+      {pieces.map(({ part, upTo }) => (
+        <Fragment key={upTo}>
+          .<wbr />
+          {part}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
 type Order = 'newest' | 'oldest';
 const PAGE = 25;
 
@@ -149,7 +170,7 @@ export function Events() {
                     <When at={event.createdAt} />
                   </th>
                   <td data-label="Event" className="event-type">
-                    {eventWords(event.type)} <code className="small">{event.type}</code>
+                    {eventWords(event.type)} <EventTypeCode type={event.type} />
                   </td>
                   <td data-label="On" className="event-on break-anywhere">
                     <RecordName record={recordOf(event)} />
