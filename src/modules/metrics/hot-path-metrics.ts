@@ -26,28 +26,31 @@ function register(registry: Registry, metric: CollectedMetric): void {
   registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 }
 
+/** A counter whose samples are read from plain numbers when the registry renders. */
+function registerCounter(
+  registry: Registry,
+  metric: { name: string; help: string },
+  samples: () => Sample[],
+) {
+  const { name, help } = metric;
+  register(registry, {
+    name,
+    help,
+    type: 'counter',
+    aggregator: 'sum',
+    get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: samples() }),
+  });
+}
+
 /** A counter with one label whose values are known up front: `inc(value)` is an array increment. */
 export function fastCounter<V extends string>(
   registry: Registry,
   options: { name: string; help: string; label: string; values: readonly V[] },
 ): Record<V, (by?: number) => void> {
   const counts = new Float64Array(options.values.length);
-  register(registry, {
-    name: options.name,
-    help: options.help,
-    type: 'counter',
-    aggregator: 'sum',
-    get: async () => ({
-      name: options.name,
-      help: options.help,
-      type: 'counter',
-      aggregator: 'sum',
-      values: options.values.map((value, index) => ({
-        labels: { [options.label]: value },
-        value: counts[index]!,
-      })),
-    }),
-  });
+  registerCounter(registry, options, () =>
+    options.values.map((value, index) => ({ labels: { [options.label]: value }, value: counts[index]! })),
+  );
   return Object.fromEntries(
     options.values.map((value, index) => [
       value,
@@ -69,24 +72,14 @@ export function fastCounterBy<V extends string>(
   const [firstLabel, secondLabel] = options.labels;
   const indexOf = new Map(options.values.map((value, index) => [value, index]));
   const counts = new Map<string, Float64Array>();
-  register(registry, {
-    name: options.name,
-    help: options.help,
-    type: 'counter',
-    aggregator: 'sum',
-    get: async () => ({
-      name: options.name,
-      help: options.help,
-      type: 'counter',
-      aggregator: 'sum',
-      values: [...counts].flatMap(([first, values]) =>
-        options.values.map((value, index) => ({
-          labels: { [firstLabel]: first, [secondLabel]: value },
-          value: values[index]!,
-        })),
-      ),
-    }),
-  });
+  registerCounter(registry, options, () =>
+    [...counts].flatMap(([first, values]) =>
+      options.values.map((value, index) => ({
+        labels: { [firstLabel]: first, [secondLabel]: value },
+        value: values[index]!,
+      })),
+    ),
+  );
   return (first, value) => {
     let values = counts.get(first);
     if (!values) {
